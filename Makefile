@@ -1,0 +1,42 @@
+# Two commands set everything up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint format migrate demo bench clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+migrate: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+
+demo: migrate
+	$(BIN)/python manage.py load_demo
+
+## run: install, migrate, load demo data, then start web + worker + beat (Ctrl-C stops all)
+run: demo
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
+
+## test: install and run the whole suite
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(STAMP)
+	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

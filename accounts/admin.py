@@ -1,0 +1,133 @@
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from accounts.models import Account, ApiKey, Plan, Subscription
+from accounts.services import api_key_create, api_key_revoke
+
+
+@admin.register(Plan)
+class PlanAdmin(admin.ModelAdmin):
+    list_display = ["name", "requests_per_minute", "max_active_sessions", "messages_per_day", "max_webhooks"]
+
+
+class SubscriptionInline(admin.TabularInline):
+    model = Subscription
+    extra = 0
+
+
+@admin.register(Account)
+class AccountAdmin(admin.ModelAdmin):
+    list_display = ["name", "customer", "plan", "is_active", "created_at"]
+    list_filter = ["plan", "is_active"]
+    search_fields = ["name", "customer", "email"]
+    inlines = [SubscriptionInline]
+
+
+@admin.register(Subscription)
+class SubscriptionAdmin(admin.ModelAdmin):
+    list_display = ["account", "product", "status", "current_period_end"]
+    list_filter = ["product", "status"]
+    search_fields = ["account__name"]
+
+
+class KeyStatusFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [("active", "Active"), ("expired", "Expired"), ("revoked", "Revoked")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> QuerySet[ApiKey]:
+        now = timezone.now()
+        if self.value() == "revoked":
+            return queryset.filter(revoked_at__isnull=False)
+        if self.value() == "expired":
+            return queryset.filter(revoked_at__isnull=True, expires_at__lte=now)
+        if self.value() == "active":
+            return queryset.filter(revoked_at__isnull=True).exclude(expires_at__lte=now)
+        return queryset
+
+
+class ApiKeyIssueForm(forms.ModelForm):
+    """Issuing a key: the prefix and secret are generated, never typed in."""
+
+    class Meta:
+        model = ApiKey
+        fields = ["account", "name", "role", "expires_at", "allowed_ips", "allowed_sessions"]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = [
+        "prefix",
+        "name",
+        "account",
+        "role",
+        "status_label",
+        "expires_at",
+        "last_used_at",
+        "created_at",
+    ]
+    list_filter = ["role", KeyStatusFilter, "account"]
+    search_fields = ["prefix", "name", "account__name"]
+    readonly_fields = ["prefix", "last_used_at", "revoked_at", "created_at"]
+    actions = ["revoke_selected"]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is None:
+            kwargs["form"] = ApiKeyIssueForm
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ApiKeyIssueForm.Meta.fields
+        return [
+            "account",
+            "name",
+            "role",
+            "prefix",
+            "expires_at",
+            "allowed_ips",
+            "allowed_sessions",
+            "last_used_at",
+            "revoked_at",
+            "created_at",
+        ]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["account", *self.readonly_fields] if obj else []
+
+    def save_model(self, request, obj: ApiKey, form, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        key, plaintext = api_key_create(
+            account=obj.account,
+            role=obj.role,
+            name=obj.name,
+            expires_at=obj.expires_at,
+            allowed_ips=obj.allowed_ips,
+            allowed_sessions=obj.allowed_sessions,
+        )
+        obj.pk, obj.prefix = key.pk, key.prefix
+        messages.warning(
+            request,
+            f"New API key (shown only this once, copy it now): {plaintext}",
+        )
+
+    @admin.display(description="status")
+    def status_label(self, obj: ApiKey) -> str:
+        return obj.status
+
+    @admin.action(description="Revoke selected keys")
+    def revoke_selected(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        count = 0
+        for key in queryset.filter(revoked_at__isnull=True):
+            api_key_revoke(key=key)
+            count += 1
+        self.message_user(request, f"Revoked {count} key(s).", messages.SUCCESS)

@@ -1,0 +1,138 @@
+"""The base of every keyed REST view (messaging and gateway)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import ApiKey
+from accounts.permissions import IsAdmin, IsViewer, require_session_allowed
+from accounts.ratelimit import EndpointRateThrottle, PlanRateThrottle, ratelimit_headers
+from accounts.services import api_key_create, api_key_revoke
+from config.errors import NotFound
+
+
+class KeyedAPIView(APIView):
+    """An APIView authenticated by `X-API-Key`, rate limited per key, with rate-limit headers on
+    every reply (errors included).
+
+    Subclasses set `permission_classes` (accounts.permissions) and, for a stricter per-endpoint
+    limit, `rate_limits = {"POST": "5/m"}`.
+    """
+
+    throttle_classes = [PlanRateThrottle, EndpointRateThrottle]
+    rate_limits: dict[str, str] = {}
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        self.format_kwarg = self.get_format_suffix(**kwargs)
+        request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
+        request.version, request.versioning_scheme = self.determine_version(request, *args, **kwargs)
+        # Count the call before checking who makes it, so 401 and 403 replies carry the headers too.
+        self.check_throttles(request)
+        self.perform_authentication(request)
+        self.check_permissions(request)
+
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        for name, value in ratelimit_headers(request._request).items():
+            response[name] = value
+        return response
+
+    @property
+    def api_key(self) -> ApiKey:
+        return self.request.auth
+
+    def require_session(self, session_id: Any) -> None:
+        """Refuse (403) a session this key is not allowed to touch."""
+        require_session_allowed(self.api_key, session_id)
+
+
+class KeyOutputSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = ApiKey
+        fields = [
+            "id",
+            "name",
+            "role",
+            "prefix",
+            "status",
+            "expires_at",
+            "allowed_ips",
+            "allowed_sessions",
+            "last_used_at",
+            "revoked_at",
+            "created_at",
+        ]
+
+
+class MeApi(KeyedAPIView):
+    """Who am I: the calling key, its account and plan limits. Any role."""
+
+    permission_classes = [IsViewer]
+
+    class OutputSerializer(serializers.Serializer):
+        account = serializers.CharField(source="account.name")
+        plan = serializers.CharField(source="account.plan.name")
+        requests_per_minute = serializers.IntegerField(
+            source="account.plan.requests_per_minute", allow_null=True
+        )
+        max_active_sessions = serializers.IntegerField(source="account.plan.max_active_sessions")
+        messages_per_day = serializers.IntegerField(source="account.plan.messages_per_day", allow_null=True)
+        max_webhooks = serializers.IntegerField(source="account.plan.max_webhooks", allow_null=True)
+        key = KeyOutputSerializer(source="*")
+
+    @extend_schema(responses=OutputSerializer, operation_id="me")
+    def get(self, request: Request) -> Response:
+        return Response(self.OutputSerializer(self.api_key).data)
+
+
+class KeyListCreateApi(KeyedAPIView):
+    """List the account's keys, or issue one (admin keys only). A new key is shown once."""
+
+    permission_classes = [IsAdmin]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100, required=False, default="")
+        role = serializers.ChoiceField(choices=ApiKey.Role.values)
+        expires_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+        allowed_ips = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+        allowed_sessions = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+
+    class CreatedSerializer(KeyOutputSerializer):
+        key = serializers.CharField(read_only=True, help_text="The full key, shown only in this reply.")
+
+        class Meta(KeyOutputSerializer.Meta):
+            fields = [*KeyOutputSerializer.Meta.fields, "key"]
+
+    @extend_schema(responses=KeyOutputSerializer(many=True), operation_id="keys_list")
+    def get(self, request: Request) -> Response:
+        keys = self.api_key.account.api_keys.all()
+        return Response({"data": KeyOutputSerializer(keys, many=True).data})
+
+    @extend_schema(request=InputSerializer, responses={201: CreatedSerializer}, operation_id="keys_create")
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        key, plaintext = api_key_create(account=self.api_key.account, **data.validated_data)
+        key.key = plaintext
+        return Response(self.CreatedSerializer(key).data, status=201)
+
+
+class KeyRevokeApi(KeyedAPIView):
+    """Revoke one of the account's keys (admin keys only)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(responses=KeyOutputSerializer, operation_id="keys_revoke")
+    def delete(self, request: Request, key_id: int) -> Response:
+        key = self.api_key.account.api_keys.filter(pk=key_id).first()
+        if key is None:
+            raise NotFound("No such key in this account.")
+        return Response(KeyOutputSerializer(api_key_revoke(key=key)).data)

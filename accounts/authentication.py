@@ -1,0 +1,57 @@
+"""Resolve the caller's API key from the three accepted styles.
+
+* `X-API-Key` header (messaging and gateway; header names are case-insensitive in HTTP and in Django);
+* `Authorization: Bearer <key>` and `?key=<key>` (bonds and MCP).
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.request import Request
+
+from accounts.models import ApiKey
+from accounts.netaddr import client_address
+from accounts.services import api_key_authenticate
+from config.errors import ApplicationError
+
+
+def presented_header_key(request: HttpRequest) -> str | None:
+    value = request.META.get("HTTP_X_API_KEY")
+    return value.strip() if value and value.strip() else None
+
+
+def presented_bearer_or_query_key(request: HttpRequest) -> str | None:
+    """The key from `Authorization: Bearer` (preferred) or the `key` query parameter."""
+    authorization = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    query_key = request.GET.get("key", "").strip()
+    return query_key or None
+
+
+def authenticate_presented(request: HttpRequest, plaintext: str) -> ApiKey:
+    return api_key_authenticate(plaintext=plaintext, client_ip=client_address(request))
+
+
+class ApiKeyHeaderAuthentication(BaseAuthentication):
+    """DRF authentication by `X-API-Key`. No header → anonymous (permissions then answer 401)."""
+
+    def authenticate(self, request: Request) -> tuple[None, ApiKey] | None:
+        plaintext = presented_header_key(request._request)
+        if plaintext is None:
+            return None
+        try:
+            return None, authenticate_presented(request._request, plaintext)
+        except ApplicationError as error:
+            # DRF only treats its own exceptions as authentication failures (and then marks the
+            # request anonymous), so translate; config.errors maps them back to Ponte's shapes.
+            if error.status_code == 403:
+                raise exceptions.PermissionDenied(error.message) from None
+            raise exceptions.AuthenticationFailed(error.message) from None
+
+    def authenticate_header(self, request: Request) -> str:
+        # Makes DRF answer 401 (not 403) to unauthenticated calls.
+        return "X-API-Key"

@@ -1,0 +1,48 @@
+"""Client addresses and IP/CIDR allow-lists."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from django.conf import settings
+from django.http import HttpRequest
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_networks(values: list[str]) -> list[Network]:
+    """Parse IPs or CIDRs; raise ValueError naming the first bad one."""
+    networks = []
+    for value in values:
+        try:
+            networks.append(ipaddress.ip_network(str(value).strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"{value!r} is not an IP address or CIDR") from None
+    return networks
+
+
+def address_in(address: str, networks: list[str]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return any(ip in network for network in parse_networks(networks))
+
+
+def client_address(request: HttpRequest) -> str:
+    """The caller's address: REMOTE_ADDR, or, behind a trusted proxy, the nearest untrusted hop.
+
+    X-Forwarded-For is read right to left and only while each hop is one of PONTE_TRUSTED_PROXIES,
+    so a client cannot choose its own address by sending the header itself.
+    """
+    remote = request.META.get("REMOTE_ADDR", "")
+    trusted = settings.PONTE_TRUSTED_PROXIES
+    if not trusted or not address_in(remote, trusted):
+        return remote
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if not address_in(hop, trusted):
+            return hop
+    return hops[0] if hops else remote

@@ -1,0 +1,130 @@
+"""Writes on accounts and keys. Every function is keyword-only and typed."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.keys import digest_of, digests_match, key_material_new, prefix_of
+from accounts.models import Account, ApiKey, Plan, Subscription
+from accounts.netaddr import address_in, parse_networks
+from config.errors import Forbidden, NotAuthenticated, ValidationFailed
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+# Compared against when the prefix is unknown, so unknown and wrong keys cost the same time.
+_DUMMY_DIGEST = digest_of("ponte_xxxxxxxx_never-a-real-key")
+
+
+class KeyIpNotAllowed(Forbidden):
+    default_message = "This API key may not be used from this IP address."
+
+
+@transaction.atomic
+def account_create(
+    *, name: str, plan: Plan, customer: str = "", email: str = "", bonds_subscription: str | None = None
+) -> Account:
+    account = Account(name=name, customer=customer or name, email=email, plan=plan)
+    account.full_clean()
+    account.save()
+    if bonds_subscription:
+        subscription_set(account=account, product=Subscription.Product.BONDS, status=bonds_subscription)
+    return account
+
+
+@transaction.atomic
+def subscription_set(
+    *, account: Account, product: str, status: str, current_period_end: datetime | None = None
+) -> Subscription:
+    subscription, _ = Subscription.objects.get_or_create(account=account, product=product)
+    subscription.status = status
+    subscription.current_period_end = current_period_end
+    subscription.full_clean()
+    subscription.save()
+    return subscription
+
+
+def _clean_restrictions(allowed_ips: list[str], allowed_sessions: list[str]) -> tuple[list[str], list[str]]:
+    try:
+        ips = [str(network) for network in parse_networks(allowed_ips)]
+    except ValueError as exc:
+        raise ValidationFailed(f"allowed_ips: {exc}") from None
+    sessions = []
+    for value in allowed_sessions:
+        try:
+            sessions.append(str(UUID(str(value))))
+        except ValueError:
+            raise ValidationFailed(f"allowed_sessions: {value!r} is not a session UUID") from None
+    return ips, sessions
+
+
+@transaction.atomic
+def api_key_create(
+    *,
+    account: Account,
+    role: str,
+    name: str = "",
+    expires_at: datetime | None = None,
+    allowed_ips: list[str] | None = None,
+    allowed_sessions: list[str] | None = None,
+) -> tuple[ApiKey, str]:
+    """Create a key and return it with its plaintext, which is never stored."""
+    if role not in ApiKey.Role.values:
+        raise ValidationFailed(f"role must be one of {', '.join(ApiKey.Role.values)}; got {role!r}")
+    ips, sessions = _clean_restrictions(allowed_ips or [], allowed_sessions or [])
+    plaintext, prefix, digest = key_material_new()
+    key = ApiKey(
+        account=account,
+        role=role,
+        name=name,
+        prefix=prefix,
+        digest=digest,
+        expires_at=expires_at,
+        allowed_ips=ips,
+        allowed_sessions=sessions,
+    )
+    key.full_clean()
+    key.save()
+    return key, plaintext
+
+
+def api_key_revoke(*, key: ApiKey) -> ApiKey:
+    if key.revoked_at is None:
+        key.revoked_at = timezone.now()
+        key.save(update_fields=["revoked_at", "updated_at"])
+    return key
+
+
+def api_key_authenticate(*, plaintext: str, client_ip: str) -> ApiKey:
+    """Resolve a presented key, or raise.
+
+    Unknown, malformed, revoked and expired keys all raise the same NotAuthenticated, so a caller
+    learns nothing about which keys exist. A valid key used from outside its allow-list raises
+    KeyIpNotAllowed (403).
+    """
+    prefix = prefix_of(plaintext.strip())
+    key = (
+        ApiKey.objects.select_related("account", "account__plan").filter(prefix=prefix).first()
+        if prefix
+        else None
+    )
+    matches = digests_match(key.digest if key else _DUMMY_DIGEST, plaintext.strip())
+    now = timezone.now()
+    if key is None or not matches or key.is_revoked or key.is_expired(now) or not key.account.is_active:
+        raise NotAuthenticated()
+    if key.allowed_ips and not address_in(client_ip, key.allowed_ips):
+        raise KeyIpNotAllowed()
+    _touch(key, now)
+    return key
+
+
+def _touch(key: ApiKey, now: datetime) -> None:
+    """Record last use at most once a minute, with one conditional UPDATE and no read."""
+    if key.last_used_at and now - key.last_used_at < LAST_USED_RESOLUTION:
+        return
+    ApiKey.objects.filter(pk=key.pk).exclude(last_used_at__gt=now - LAST_USED_RESOLUTION).update(
+        last_used_at=now
+    )
+    key.last_used_at = now

@@ -1,0 +1,52 @@
+"""Liveness and readiness probes."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
+
+from config.celery import app as celery_app
+
+
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """The process is up and serving requests."""
+    return JsonResponse({"status": "ok"})
+
+
+def _database() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+
+
+def _cache() -> None:
+    probe = f"readyz:{uuid.uuid4().hex}"
+    cache.set(probe, "1", 10)
+    if cache.get(probe) != "1":
+        raise RuntimeError("value written was not read back")
+    cache.delete(probe)
+
+
+def _broker() -> None:
+    with celery_app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, timeout=2)
+
+
+@require_GET
+def readyz(request: HttpRequest) -> JsonResponse:
+    """Database, cache and broker all reachable; 503 naming the ones that are not."""
+    checks: dict[str, str] = {}
+    for name, probe in (("database", _database), ("cache", _cache), ("broker", _broker)):
+        try:
+            probe()
+            checks[name] = "ok"
+        except Exception as exc:  # a probe reports any failure as "not ready", never a 500
+            checks[name] = f"error: {type(exc).__name__}: {exc}"[:300]
+    ready = all(value == "ok" for value in checks.values())
+    return JsonResponse(
+        {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503
+    )

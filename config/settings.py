@@ -1,0 +1,302 @@
+"""Ponte's one settings file.
+
+Driven by the environment, and it runs with no environment at all: an SQLite file, the local-memory
+cache, a filesystem Celery broker and the sandbox messaging engine. Set DATABASE_URL and REDIS_URL to
+run on PostgreSQL and Redis instead (CI and production).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("PONTE_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name} must be one of 1/0, true/false, yes/no, on/off; got {raw!r}.")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number; got {raw!r}.") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict:
+    """Turn postgres://user:pass@host:port/name or sqlite:///path into a DATABASES entry."""
+    parsed = urlparse(url)
+    if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
+        options = {key: values[-1] for key, values in parse_qs(parsed.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parsed.path.lstrip("/")) or "ponte",
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "OPTIONS": options,
+            "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 0),
+            "TEST": {"NAME": "test_" + (unquote(parsed.path.lstrip("/")) or "ponte")},
+        }
+    if parsed.scheme == "sqlite":
+        path = unquote(parsed.path)
+        return _sqlite(Path(path[1:] if path.startswith("//") else path))
+    raise ImproperlyConfigured(
+        f"DATABASE_URL must start with postgres:// or sqlite://; got scheme {parsed.scheme!r}."
+    )
+
+
+def _sqlite(path: Path) -> dict:
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": path,
+        # WAL and a busy timeout let web, worker and beat share one file without "database is locked".
+        "OPTIONS": {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+        # A file, not :memory:, so a Celery worker started by a test sees the test database.
+        "TEST": {"NAME": str(VAR_DIR / f"test_ponte_{os.getpid()}.sqlite3")},
+    }
+
+
+# --- Core ---------------------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", True)
+_INSECURE_DEV_KEY = "django-insecure-ponte-development-key-do-not-use-in-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. With DEBUG off Ponte refuses to start without it: "
+            "set SECRET_KEY to a long random string, e.g. the output of "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
+        )
+    SECRET_KEY = _INSECURE_DEV_KEY
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
+    "accounts",
+    "bonds",
+    "messaging",
+    "webhooks",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -----------------------------------------------------------------------------------
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+DATABASES = {
+    "default": database_from_url(DATABASE_URL) if DATABASE_URL else _sqlite(VAR_DIR / "ponte.sqlite3")
+}
+# Every request runs in one transaction, so an error rolls back everything the request wrote.
+DATABASES["default"]["ATOMIC_REQUESTS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache (rate limits, the 5-second rule, bond list replies) ------------------------------------
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "ponte"),
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "ponte",
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
+        }
+    }
+
+# django-ratelimit warns that LocMemCache is per process; the embedded default runs one web process,
+# where it is exact. With REDIS_URL set the shared Redis cache is used.
+RATELIMIT_USE_CACHE = "default"
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+
+# --- Internationalisation -----------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.environ.get("TIME_ZONE", "America/Sao_Paulo")
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files -------------------------------------------------------------------------------
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve static files straight from the apps, so `make run` needs no collectstatic step.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- Security -----------------------------------------------------------------------------------
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+
+# --- REST framework and OpenAPI -----------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyHeaderAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Ponte API",
+    "DESCRIPTION": (
+        "Bonds (fixed-income offers with net and real returns), messaging sessions, and webhooks. "
+        "See docs/ in the repository for the guide of each interface."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {},
+}
+
+# --- API keys and rate limits -------------------------------------------------------------------
+
+# Client addresses behind these proxies (CIDRs) are read from X-Forwarded-For; otherwise REMOTE_ADDR.
+PONTE_TRUSTED_PROXIES = env_list("PONTE_TRUSTED_PROXIES", [])
+# A plan with no per-minute limit ("unlimited") still gets this safety ceiling per key.
+PONTE_UNLIMITED_REQUESTS_PER_MINUTE = env_int("PONTE_UNLIMITED_REQUESTS_PER_MINUTE", 6000)
+# Requests without a usable key are limited per client address.
+PONTE_ANONYMOUS_REQUESTS_PER_MINUTE = env_int("PONTE_ANONYMOUS_REQUESTS_PER_MINUTE", 60)
+RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
+
+# --- Celery -------------------------------------------------------------------------------------
+
+if REDIS_URL:
+    CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
+        # Above the longest retry wait (64 s) plus the delivery timeout, so an unacked delivery is
+        # not handed to a second worker while the first is still on it.
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+    }
+else:
+    # A broker that needs no server: messages are files under var/broker/.
+    _BROKER_DIR = VAR_DIR / "broker"
+    for _sub in ("queue", "processed"):
+        (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "processed_folder": str(_BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_ENABLE_UTC = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Periodic jobs are rows in django-celery-beat's tables (created by data migrations), so staff can
+# edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.
+CELERY_BEAT_SCHEDULE: dict = {}
+
+# --- Messaging ----------------------------------------------------------------------------------
+
+MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
+
+# --- Logging ------------------------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

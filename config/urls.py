@@ -1,0 +1,51 @@
+"""URL map (../DESIGN.md "URL map"). Each mount ends in a catch-all, so an unknown route answers in
+that interface's own error shape rather than an HTML page, whatever DEBUG says."""
+
+from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.urls import include, path, re_path
+from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from accounts import urls as accounts_urls
+from config import health
+from config.errors import ApplicationError, NotFound, json_error_response
+from messaging import urls as messaging_urls
+from webhooks import urls as webhooks_urls
+
+
+@csrf_exempt
+def unknown_route(request: HttpRequest, rest: str = "") -> HttpResponse:
+    return json_error_response(request, NotFound(f"No route {request.method} {request.path}."))
+
+
+def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return json_error_response(request, NotFound(f"No route {request.method} {request.path}."))
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    return json_error_response(request, ApplicationError())
+
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("bonds/", include("bonds.urls")),
+    re_path(r"^bonds/(?P<rest>.*)$", unknown_route),
+    path("api/", include(accounts_urls.urlpatterns + messaging_urls.urlpatterns)),
+    re_path(r"^api/(?P<rest>.*)$", unknown_route),
+    path(
+        "gateway/",
+        include(
+            accounts_urls.gateway_urlpatterns
+            + messaging_urls.gateway_urlpatterns
+            + webhooks_urls.gateway_urlpatterns
+        ),
+    ),
+    re_path(r"^gateway/(?P<rest>.*)$", unknown_route),
+    path("instances/", include(webhooks_urls.instance_urlpatterns)),
+    re_path(r"^instances/(?P<rest>.*)$", unknown_route),
+]
