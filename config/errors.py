@@ -151,6 +151,17 @@ class EngineUnavailable(ApplicationError):
     default_message = "The session engine is unreachable or not answering; try again shortly."
 
 
+class WebhookNotFound(NotFound):
+    code = "WEBHOOK_NOT_FOUND"
+    gateway_text = "Webhook not found"
+    default_message = "Webhook not found."
+
+
+class WebhookLimitReached(PlanLimitReached):
+    gateway_text = "Webhook limit reached"
+    default_message = "The account's plan allows no more webhooks."
+
+
 # --- Rendering per interface ---------------------------------------------------------------------
 
 

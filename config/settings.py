@@ -290,6 +290,21 @@ CELERY_BEAT_SCHEDULE: dict = {}
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
 
+# --- Webhook deliveries (webhooks.outbox, docs/webhooks.md) --------------------------------------
+
+# Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
+PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
+# A claim older than this (seconds) belongs to a dead worker and may be taken again; above the 10 s
+# delivery timeout with a margin.
+PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 60)
+# The sweeper (beat, every 30 s) re-enqueues deliveries due for longer than this, or stuck past the lease.
+PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 30)
+PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
+# At most this many sends in flight per target URL, so one hanging receiver cannot hold every worker
+# thread; a delivery over the cap waits this many seconds without using an attempt. 0 disables.
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 2)
+PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1)
+
 # --- Logging ------------------------------------------------------------------------------------
 
 LOGGING = {
