@@ -290,6 +290,11 @@ CELERY_BEAT_SCHEDULE: dict = {}
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
 
+# --- Webhooks ----------------------------------------------------------------------------------
+
+# CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
+PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
+
 # --- Logging ------------------------------------------------------------------------------------
 
 LOGGING = {
