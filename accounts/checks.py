@@ -21,6 +21,16 @@ def check_settings(app_configs, **kwargs) -> list:
                 id="ponte.E001",
             )
         )
+    try:
+        parse_networks(settings.PONTE_WEBHOOK_ALLOW_NETWORKS)
+    except ValueError as exc:
+        problems.append(
+            Error(
+                f"PONTE_WEBHOOK_ALLOW_NETWORKS has a bad entry: {exc}.",
+                hint="Use comma-separated CIDRs, e.g. 10.0.0.0/8,192.168.1.0/24.",
+                id="ponte.E003",
+            )
+        )
     if not settings.DEBUG and "localhost" in settings.ALLOWED_HOSTS and len(settings.ALLOWED_HOSTS) <= 4:
         problems.append(
             Warning(

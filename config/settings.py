@@ -290,8 +290,11 @@ CELERY_BEAT_SCHEDULE: dict = {}
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
 
-# --- Webhook deliveries (webhooks.outbox, docs/webhooks.md) --------------------------------------
+# --- Webhooks ----------------------------------------------------------------------------------
 
+# CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
+PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
+# Deliveries (webhooks.outbox, docs/webhooks.md).
 # Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
 PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
 # A claim older than this (seconds) belongs to a dead worker and may be taken again; above the 10 s
