@@ -306,7 +306,9 @@ PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
 # At most this many sends in flight per target URL, so one hanging receiver cannot hold every worker
 # thread; a delivery over the cap waits this many seconds without using an attempt. 0 disables.
 PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 2)
-PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1)
+PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
+    os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
+)
 
 # --- Logging ------------------------------------------------------------------------------------
 

@@ -59,7 +59,7 @@ class Webhook(models.Model):
     url = models.URLField(max_length=2000)
     # Never returned by the API; an empty secret means deliveries are not signed.
     secret = models.CharField(max_length=500, blank=True)
-    events = models.JSONField(default=list, help_text="Canonical event names, e.g. [\"message\", \"qr\"].")
+    events = models.JSONField(default=list, help_text='Canonical event names, e.g. ["message", "qr"].')
     retry_count = models.PositiveSmallIntegerField(
         default=DEFAULT_RETRY_COUNT,
         validators=[MinValueValidator(MIN_RETRY_COUNT), MaxValueValidator(MAX_RETRY_COUNT)],

@@ -146,9 +146,7 @@ def _finish_without_sending(delivery: Delivery, token: str, reason: str) -> None
 
 
 @transaction.atomic
-def _record(
-    delivery: Delivery, *, token: str, result: PostResult, scheduled_at: Any, started_at: Any
-) -> str:
+def _record(delivery: Delivery, *, token: str, result: PostResult, scheduled_at: Any, started_at: Any) -> str:
     policy = policy_for(delivery.kind)
     finished_at = timezone.now()
     number = delivery.attempt_count + 1

@@ -67,7 +67,9 @@ def envelope(event: Event) -> dict[str, Any]:
 
 def _registered_deliveries(event: Event) -> list[Delivery]:
     """One delivery per webhook of the session listening to the event (names are stored canonical)."""
-    hooks = [hook for hook in Webhook.objects.filter(session_id=event.session_id) if hook.listens_to(event.name)]
+    hooks = [
+        hook for hook in Webhook.objects.filter(session_id=event.session_id) if hook.listens_to(event.name)
+    ]
     if not hooks:
         return []
     payload = envelope(event)
