@@ -42,6 +42,7 @@ class Receiver:
     statuses: list[int] = field(default_factory=list)
     default: int = 200
     hang: float = 0.0
+    answer: bytes | None = None
     received: list[Received] = field(default_factory=list)
     server: ThreadingHTTPServer | None = None
     _released: threading.Event = field(default_factory=threading.Event)
@@ -75,7 +76,7 @@ class Receiver:
                 receiver.arrived.set()
                 if receiver.hang:
                     receiver._released.wait(receiver.hang)
-                answer = b'{"ok": true}' if status < 400 else b"receiver says no"
+                answer = receiver.answer or (b'{"ok": true}' if status < 400 else b"receiver says no")
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
@@ -87,7 +88,7 @@ class Receiver:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def release(self) -> None:
