@@ -10,7 +10,7 @@ from tests.webhooks.support import wait_for
 from webhooks.models import Delivery
 from webhooks.services import emit, webhook_create
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_real_schedule_waits_zero_then_one_then_four_seconds(

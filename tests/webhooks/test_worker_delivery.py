@@ -21,7 +21,7 @@ from webhooks import tasks
 from webhooks.models import Delivery, Webhook
 from webhooks.services import emit, webhook_create
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
 def _register(session, url: str, **kwargs) -> Webhook:

@@ -12,7 +12,7 @@ from webhooks import tasks
 from webhooks.models import Delivery
 from webhooks.services import emit, webhook_create
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 # Short leases so the test need not wait a minute; the sweeper re-enqueues at once when due.
 FAST = {"PONTE_WEBHOOK_CLAIM_LEASE_SECONDS": "2", "PONTE_WEBHOOK_SWEEP_GRACE_SECONDS": "0"}
