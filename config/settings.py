@@ -270,6 +270,9 @@ else:
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
         "store_processed": False,
+        # kombu polls the folder; its default 1 s pause (taken whenever prefetch is full) would cap
+        # a worker at a few tasks per second.
+        "polling_interval": 0.02,
     }
 
 CELERY_TIMEZONE = TIME_ZONE
@@ -305,9 +308,14 @@ PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS",
 # The sweeper (beat, every 30 s) re-enqueues deliveries due for longer than this, or stuck past the lease.
 PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 30)
 PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
-# At most this many sends in flight per target URL, so one hanging receiver cannot hold every worker
-# thread; a delivery over the cap waits this many seconds without using an attempt. 0 disables.
-PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 2)
+# Sends in flight at once per target URL, so one hanging receiver cannot hold every worker thread: any
+# target gets at most MAX_IN_FLIGHT_PER_TARGET, a target whose last attempt took SLOW_SECONDS or more
+# (remembered SLOW_MEMORY_SECONDS) at most MAX_IN_FLIGHT_PER_SLOW_TARGET. A delivery over the cap waits
+# (at least BUSY_TARGET_DEFER_SECONDS) without using an attempt. 0 disables a cap.
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 4)
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET", 2)
+PONTE_WEBHOOK_SLOW_SECONDS = float(os.environ.get("PONTE_WEBHOOK_SLOW_SECONDS") or 2)
+PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS", 300)
 PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
 )
