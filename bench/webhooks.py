@@ -223,6 +223,7 @@ def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen:
             "--without-heartbeat",
             "--without-gossip",
             "--without-mingle",
+            *os.environ.get("BENCH_WORKER_ARGS", "").split(),
         ],
         cwd=ROOT,
         env=env,
