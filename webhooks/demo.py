@@ -11,7 +11,7 @@ from messaging.models import Session
 from webhooks.models import Webhook
 
 DEMO_URL = "https://example.com/ponte-webhook"
-DEMO_SECRET = "demo-webhook-secret"
+DEMO_SECRET = "demo-webhook-secret"  # noqa: S105 (a published demo value, not a credential)
 
 
 @transaction.atomic
