@@ -262,13 +262,15 @@ if REDIS_URL:
 else:
     # A broker that needs no server: messages are files under var/broker/.
     _BROKER_DIR = VAR_DIR / "broker"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "control"):
         (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
+        # Broadcast (pidbox) messages too, or kombu writes them to ./control in the working directory.
+        "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
         # kombu polls the folder; its default 1 s pause (taken whenever prefetch is full) would cap
         # a worker at a few tasks per second.
