@@ -12,8 +12,11 @@ from messaging.models import Session
 
 
 @pytest.fixture
-def admin_client(keyed_client, admin_key) -> APIClient:
-    return keyed_client(admin_key)
+def admin_client(admin_key) -> APIClient:
+    """Its own client, so `keyed_client(other_key)` in the same test does not change it."""
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=admin_key)
+    return client
 
 
 @pytest.fixture
