@@ -67,6 +67,11 @@ def group_suffix() -> str:
     return settings.MESSAGING_GROUP_SUFFIX
 
 
+def _members(group: SandboxGroup) -> list[tuple[str, bool]]:
+    """Admins first, then by JID: a stable order (PostgreSQL's jsonb does not keep key order)."""
+    return sorted(((j, bool(a)) for j, a in group.participants.items()), key=lambda m: (not m[1], m[0]))
+
+
 class SandboxEngine(Engine):
     label = "sandbox"
 
@@ -139,7 +144,7 @@ class SandboxEngine(Engine):
             subject_time=group.subject_time,
             creation=group.creation,
             owner=group.owner,
-            participants=tuple(Participant(jid=j, admin=bool(a)) for j, a in group.participants.items()),
+            participants=tuple(Participant(jid=j, admin=a) for j, a in _members(group)),
         )
 
     # --- connection -------------------------------------------------------------------------------
@@ -354,7 +359,7 @@ class SandboxEngine(Engine):
             "owner": group.owner,
             "participants": participants,
             "by": by,
-            "members": [{"jid": j, "admin": bool(a)} for j, a in group.participants.items()],
+            "members": [{"jid": j, "admin": a} for j, a in _members(group)],
         }
 
     @transaction.atomic

@@ -108,3 +108,18 @@ def test_the_admin_labels_sandbox_sessions_and_pairs_them(client, account, admin
     session = Session.objects.get(pk=session_id)
     assert session.status == "connected"
     assert Event.objects.filter(session=session, name="connected").count() == 1
+
+
+def test_load_demo_is_idempotent_and_makes_a_connected_sandbox_session():
+    import io
+
+    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", stdout=io.StringIO())
+    demo = Session.objects.filter(account__name="demo")
+    assert sorted(demo.values_list("name", "status")) == [
+        ("demo-sandbox", "connected"),
+        ("demo-waiting", "qr"),
+    ]
+    connected = demo.get(name="demo-sandbox")
+    assert connected.messages.count() == 2
+    assert connected.messages.filter(direction="outbound").get().content["quoted"]
