@@ -53,6 +53,21 @@ class Session(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.status})"
 
+    def clean(self) -> None:
+        """The admin refuses an engine path that does not import (the API would answer 502)."""
+        if self.engine:
+            from django.core.exceptions import ValidationError
+            from django.utils.module_loading import import_string
+
+            from messaging.engines.base import Engine
+
+            try:
+                engine_class = import_string(self.engine)
+            except ImportError as exc:
+                raise ValidationError({"engine": f"Cannot import {self.engine!r}: {exc}"}) from None
+            if not (isinstance(engine_class, type) and issubclass(engine_class, Engine)):
+                raise ValidationError({"engine": f"{self.engine!r} is not a messaging engine class."})
+
     @property
     def engine_path(self) -> str:
         from django.conf import settings

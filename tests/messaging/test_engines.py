@@ -123,3 +123,16 @@ def test_load_demo_is_idempotent_and_makes_a_connected_sandbox_session():
     connected = demo.get(name="demo-sandbox")
     assert connected.messages.count() == 2
     assert connected.messages.filter(direction="outbound").get().content["quoted"]
+
+
+def test_a_session_engine_path_is_validated_by_the_model(account):
+    from django.core.exceptions import ValidationError
+
+    session = Session(account=account, name="x", engine="nowhere.Engine")
+    with pytest.raises(ValidationError):
+        session.full_clean()
+    session.engine = "messaging.models.Session"
+    with pytest.raises(ValidationError):
+        session.full_clean()
+    session.engine = UNAVAILABLE
+    session.full_clean()
