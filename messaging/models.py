@@ -144,6 +144,24 @@ class Message(models.Model):
         return f"{self.message_id} in {self.chat}"
 
 
+class DailyMessageCount(models.Model):
+    """Messages an account sent on one calendar day (MESSAGING_QUOTA_TIME_ZONE): the daily quota.
+
+    One row per account and day, incremented under a row lock in the sending transaction, so the
+    check costs the same however many messages were sent, and a rolled-back send is not counted.
+    """
+
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="message_days")
+    day = models.DateField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["account", "day"], name="one_message_count_per_day")]
+
+    def __str__(self) -> str:
+        return f"{self.account} {self.day}: {self.count}"
+
+
 # --- Sandbox engine state ------------------------------------------------------------------------
 # The SandboxEngine (messaging/engines/sandbox.py) plays the part of WhatsApp's servers and the phone.
 # Its state lives here, in the database, so every web process sees the same sandbox.

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Account
@@ -26,7 +27,7 @@ from config.errors import (
 )
 from messaging.addressing import is_group
 from messaging.engines.base import Button, ContactCard, Quoted, SentMessage
-from messaging.models import Message, Session
+from messaging.models import DailyMessageCount, Message, Session
 from messaging.services._engine import engine_errors, engine_for, require_connected
 
 
@@ -46,27 +47,30 @@ def _day_start(now: datetime) -> tuple[datetime, datetime]:
 
 def messages_sent_today(account: Account, now: datetime | None = None) -> int:
     start, _ = _day_start(now or timezone.now())
-    return Message.objects.filter(
-        session__account=account, direction=Message.Direction.OUTBOUND, created_at__gte=start
-    ).count()
+    row = DailyMessageCount.objects.filter(account=account, day=start.date()).first()
+    return row.count if row else 0
 
 
-def quota_check(*, account: Account) -> None:
-    """The plan's messages/day per account; 429 with retryAfter until midnight (quota time zone)."""
-    # Locking the account row serialises concurrent sends of one account, so the count is exact.
-    account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
-    limit = account.plan.messages_per_day
-    if limit is None:
-        return
+def quota_take(*, account: Account) -> None:
+    """Count one message against the plan's messages/day (per account, calendar day in the quota
+    time zone); 429 with retryAfter until midnight when the quota is used up.
+
+    The day's row is locked and incremented in the caller's transaction: concurrent sends of one
+    account are serialised, and a send that fails later rolls its count back with it.
+    """
     now = timezone.now()
-    if messages_sent_today(account, now) >= limit:
-        _, tomorrow = _day_start(now)
+    start, tomorrow = _day_start(now)
+    DailyMessageCount.objects.get_or_create(account_id=account.pk, day=start.date())
+    row = DailyMessageCount.objects.select_for_update().get(account_id=account.pk, day=start.date())
+    limit = account.plan.messages_per_day
+    if limit is not None and row.count >= limit:
         raise RateLimited(
             f"The {account.plan.name} plan allows {limit} messages a day; the quota resets at midnight "
             f"({settings.MESSAGING_QUOTA_TIME_ZONE}).",
             retry_after=int((tomorrow - now).total_seconds()) + 1,
             extra={"limit": limit},
         )
+    DailyMessageCount.objects.filter(pk=row.pk).update(count=F("count") + 1)
 
 
 def _find(session: Session, chat: str, message_id: str) -> Message:
@@ -89,7 +93,7 @@ def _quoted(session: Session, chat: str, quoted: QuotedInput | None) -> Quoted |
 
 def _prepare(session: Session) -> None:
     require_connected(session)
-    quota_check(account=session.account)
+    quota_take(account=session.account)
 
 
 def _record(session: Session, sent: SentMessage, type_: str, content: dict) -> Message:

@@ -6,9 +6,10 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.db.models import F
 
 from accounts.models import Plan
-from messaging.models import Message
+from messaging.models import DailyMessageCount, Message
 from messaging.services.messages import _day_start, messages_sent_today
 
 pytestmark = pytest.mark.django_db
@@ -91,9 +92,11 @@ def test_inbound_messages_and_yesterdays_do_not_count(free_session):
     )
     _send(client, session_id)
     assert messages_sent_today(free) == 1
-    start, _ = _day_start(datetime.now(SP))
-    Message.objects.filter(direction="outbound").update(created_at=start - timedelta(seconds=1))
+    DailyMessageCount.objects.filter(account=free).update(day=F("day") - timedelta(days=1))
     assert messages_sent_today(free) == 0
+    free.plan.messages_per_day = 1
+    free.plan.save()
+    assert _send(client, session_id).status_code == 200
 
 
 def test_the_day_is_the_sao_paulo_calendar_day():
@@ -101,6 +104,25 @@ def test_the_day_is_the_sao_paulo_calendar_day():
     start, tomorrow = _day_start(datetime(2026, 3, 10, 2, 30, tzinfo=ZoneInfo("UTC")))
     assert start == datetime(2026, 3, 9, 0, 0, tzinfo=SP)
     assert tomorrow == datetime(2026, 3, 10, 0, 0, tzinfo=SP)
+
+
+def test_a_refused_or_failed_send_is_not_counted(free_session):
+    free, client, session_id = free_session
+    quoting_nothing = {
+        "sessionId": session_id,
+        "to": "5511988880002",
+        "text": "x",
+        "quoted": {"messageId": "NOPE"},
+    }
+    assert client.post("/api/messages/send", quoting_nothing, format="json").status_code == 404
+    assert messages_sent_today(free) == 0
+
+
+def test_deleting_a_session_does_not_give_the_day_back(free_session):
+    free, client, session_id = free_session
+    _send(client, session_id)
+    client.delete(f"/api/sessions/{session_id}")
+    assert messages_sent_today(free) == 1
 
 
 def test_unlimited_plans_have_no_quota(admin_client, connected_session):
