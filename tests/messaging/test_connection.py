@@ -91,8 +91,8 @@ def test_qrcode_image_is_a_png_body(admin_client, make_session):
     assert response.content.startswith(PNG_SIGNATURE)
 
 
-def test_the_png_decodes_to_the_code(admin_client, make_session):
-    """The image is a real QR code: segno re-renders the same code into the same matrix."""
+def test_the_png_is_the_qr_rendering_of_the_current_code(admin_client, make_session):
+    """The image is the QR code of the current code string (segno renders it byte for byte)."""
     import io
 
     import segno

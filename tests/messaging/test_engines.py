@@ -108,6 +108,12 @@ def test_the_admin_labels_sandbox_sessions_and_pairs_them(client, account, admin
     session = Session.objects.get(pk=session_id)
     assert session.status == "connected"
     assert Event.objects.filter(session=session, name="connected").count() == 1
+    for page in (
+        "/admin/messaging/message/",
+        "/admin/messaging/group/",
+        f"/admin/messaging/session/{session_id}/change/",
+    ):
+        assert client.get(page).status_code == 200, page
 
 
 def test_load_demo_is_idempotent_and_makes_a_connected_sandbox_session():
