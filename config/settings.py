@@ -289,6 +289,16 @@ CELERY_BEAT_SCHEDULE: dict = {}
 # --- Messaging ----------------------------------------------------------------------------------
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
+# Fixed domain parts of JIDs: individuals `<digits>@<user>`, groups `<digits>@<group>`.
+MESSAGING_USER_SUFFIX = os.environ.get("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
+MESSAGING_GROUP_SUFFIX = os.environ.get("MESSAGING_GROUP_SUFFIX", "g.us")
+MESSAGING_QR_TTL_SECONDS = env_int("MESSAGING_QR_TTL_SECONDS", 60)
+# "Delete for everyone" is refused after this long (WhatsApp allows about two and a half days).
+MESSAGING_DELETE_WINDOW_SECONDS = env_int("MESSAGING_DELETE_WINDOW_SECONDS", 60 * 60 * 60)
+# The plan's messages/day quota counts per calendar day in this time zone.
+MESSAGING_QUOTA_TIME_ZONE = os.environ.get("MESSAGING_QUOTA_TIME_ZONE", "America/Sao_Paulo")
+MESSAGING_PROFILE_PICTURE_MAX_BYTES = env_int("MESSAGING_PROFILE_PICTURE_MAX_BYTES", 5 * 1024 * 1024)
+MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT", 10)
 
 # --- Webhooks ----------------------------------------------------------------------------------
 
