@@ -290,6 +290,23 @@ CELERY_BEAT_SCHEDULE: dict = {}
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
 
+# --- Bonds --------------------------------------------------------------------------------------
+
+# Provider addresses are settings so tests (and mirrors) can point them elsewhere.
+BONDS_TESOURO_CSV_URL = os.environ.get(
+    "BONDS_TESOURO_CSV_URL",
+    "https://www.tesourotransparente.gov.br/ckan/dataset/df56aa42-484a-4a59-8184-7676580c81e3/resource/"
+    "796d2059-14e9-44e3-80c9-2d9e30b405c1/download/PrecoTaxaTesouroDireto.csv",
+)
+BONDS_FOCUS_BASE_URL = os.environ.get(
+    "BONDS_FOCUS_BASE_URL", "https://olinda.bcb.gov.br/olinda/servico/Expectativas/versao/v1/odata"
+)
+BONDS_SGS_BASE_URL = os.environ.get("BONDS_SGS_BASE_URL", "https://api.bcb.gov.br/dados/serie")
+BONDS_HTTP_TIMEOUT = env_int("BONDS_HTTP_TIMEOUT", 30)  # seconds, per provider request
+BONDS_KEY_INTERVAL_SECONDS = env_int("BONDS_KEY_INTERVAL_SECONDS", 5)  # seed 000 §8
+BONDS_PREVIEW_LIMIT = env_int("BONDS_PREVIEW_LIMIT", 5)  # seed 000 §8
+BONDS_REPLY_CACHE_SECONDS = env_int("BONDS_REPLY_CACHE_SECONDS", 300)
+
 # --- Logging ------------------------------------------------------------------------------------
 
 LOGGING = {
