@@ -72,7 +72,7 @@ DEMO_IPCA = {"2026": 4.46, "2027": 4.0, "2028": 3.75, "2029": 3.5, "2030": 3.5}
 
 def demo_offers(*, count: int = 300, today: date | None = None, seed: int = 2026) -> list[Offer]:
     """`count` bank offers plus the Tesouro Direto ones, the same for the same day and seed."""
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # noqa: S311 (reproducible demo data, not secrets)
     today = today or timezone.localdate()
     offers: list[Offer] = []
     products = list(PRODUCTS)

@@ -145,19 +145,22 @@ def test_a_feed_answering_a_non_ok_status_is_refused(fake_source):
         feeds.fetch(url=csv_url, fmt="csv", timeout=5, what="feed")
 
 
+BASE = {"name": "x", "bank": 1, "product": "cdb", "index": "pre", "rate": 0.1, "maturity_date": "2030-01-01"}
+
+
 @pytest.mark.parametrize(
-    ("bond", "message"),
+    ("change", "message"),
     [
-        ({"name": "x", "bank": 1, "product": "abc", "index": "pre", "rate": 0.1, "maturity_date": "2030-01-01"}, "product"),
-        ({"name": "x", "bank": 1, "product": "cdb", "index": "pre", "rate": 0.1, "maturity_date": "01/01/2030"}, "YYYY-MM-DD"),
-        ({"name": "x", "bank": 1, "product": "cdb", "index": "pre", "maturity_date": "2030-01-01"}, "missing rate"),
-        ({"name": "x", "bank": 1, "product": "cdb", "index": "pre", "rate": 0.1, "maturity_date": "2030-01-01",
-          "tax_free": "maybe"}, "tax_free"),
+        ({"product": "abc"}, "product"),
+        ({"maturity_date": "01/01/2030"}, "YYYY-MM-DD"),
+        ({"rate": None}, "missing rate"),
+        ({"tax_free": "maybe"}, "tax_free"),
+        ({"bank": "BB"}, "bank"),
     ],
-)  # fmt: skip
-def test_a_feed_with_a_bad_bond_is_rejected_whole_with_the_reason(bond, message):
-    content = json.dumps({"bonds": [bond]}).encode()
-    with pytest.raises(ProviderError, match=f"bond 1: .*{message}"):
+)
+def test_a_feed_with_a_bad_bond_is_rejected_whole_with_the_reason(change, message):
+    content = json.dumps({"bonds": [BASE, {**BASE, **change}]}).encode()
+    with pytest.raises(ProviderError, match=f"bond 2: .*{message}"):
         feeds.parse(content, fmt="json", what="feed")
 
 
