@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from django.contrib import admin, messages
+from django.db import models
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -147,3 +148,4 @@ class BrokerFeedAdmin(admin.ModelAdmin):
     )
     list_filter = ("is_active", "format")
     readonly_fields = ("last_fetched_at", "last_count", "last_error")
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}

@@ -36,7 +36,9 @@ def list_status(request: Any) -> str:
     return bonds_status_for_key(key=key)
 
 
-class BondOutputSerializer(serializers.Serializer):
+class BondSerializer(serializers.Serializer):
+    """One Bond of seed 000 §2 (component `Bond`)."""
+
     name = serializers.CharField()
     bank = serializers.IntegerField()
     bank_name = serializers.CharField()
@@ -63,15 +65,19 @@ class BondListApi(APIView):
     throttle_classes: list = []
     renderer_classes = [JSONRenderer]
 
-    class OutputSerializer(serializers.Serializer):
-        response = inline_serializer(
-            "BondListStatus",
-            fields={
-                "status": serializers.ChoiceField(choices=list(statuses.ALL)),
-                "description": serializers.CharField(),
-            },
-        )
-        bonds = BondOutputSerializer(many=True)
+    OutputSerializer = inline_serializer(
+        "BondList",
+        fields={
+            "response": inline_serializer(
+                "BondListResponse",
+                fields={
+                    "status": serializers.ChoiceField(choices=list(statuses.ALL)),
+                    "description": serializers.CharField(),
+                },
+            ),
+            "bonds": BondSerializer(many=True),
+        },
+    )
 
     def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple:
         # `format` is this endpoint's own parameter (json|csv), not DRF's renderer override.

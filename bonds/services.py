@@ -364,6 +364,9 @@ def bonds_refresh(*, trigger: str = "command", progress: Progress | None = None)
     run.finished_at = timezone.now()
     run.save()
     if snapshot_changed or recomputed or totals.created or totals.updated or totals.deactivated:
+        # Now, and again once the caller's transaction (if any) commits, so no process caches a
+        # version derived from the data as it was before this refresh.
+        data_version_bump()
         transaction.on_commit(data_version_bump)
     return run
 
