@@ -164,7 +164,7 @@ def test_csv_has_the_seed_columns_true_false_and_the_status_header(api_client, b
 def test_csv_pt_br_uses_decimal_comma_verdadeiro_and_semicolons(api_client, bonds, bonds_key):
     response = get(api_client, "format=csv&locale=pt-BR&product=lci", **bearer(bonds_key))
     assert response.content.decode().startswith("name;bank;bank_name;")
-    header, row = csv_rows(response, delimiter=";")
+    _header, row = csv_rows(response, delimiter=";")
     assert row[5] == "0,06" and row[6:9] == ["VERDADEIRO", "VERDADEIRO", "FALSO"] and row[14] == "0,13"
 
 
@@ -200,8 +200,10 @@ def test_a_key_used_outside_its_ip_allow_list_is_unauthorized(api_client, bonds,
     assert status_of(get(api_client, REMOTE_ADDR="10.1.2.3", **bearer(key))) == "ok"
 
 
-@pytest.mark.parametrize(("subscription", "status"), [(None, "no_subscription"), ("canceled", "no_subscription"),
-                                                       ("past_due", "payment_issue")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("subscription", "status"),
+    [(None, "no_subscription"), ("canceled", "no_subscription"), ("past_due", "payment_issue")],
+)
 def test_subscription_decides_the_status(api_client, bonds, make_account, make_key, subscription, status):
     account = make_account(bonds_subscription=subscription)
     key = make_key(ApiKey.Role.VIEWER, for_account=account)
