@@ -53,13 +53,14 @@ FIELDS = (
     (
         "payment_probability",
         "number or null",
-        "Historical probability that the issuer pays at maturity, from its rating and the term (see formulas).",
+        "Historical probability that the issuer pays at maturity, from its rating and the term "
+        "(see formulas).",
     ),
     (
         "net_annualized_return",
         "number or null",
-        "Net annualized return after income tax (and custody fee) if held to maturity, from today; null when a "
-        "projection is missing.",
+        "Net annualized return after income tax (and custody fee) if held to maturity, from today; "
+        "null when a projection is missing.",
     ),
     ("real_annualized_return", "number or null", "Annualized gain above projected IPCA (Fisher equation)."),
     ("years_to_maturity", "number", "Calendar years from today to maturity (MCP only)."),
@@ -120,7 +121,8 @@ FORMULAS = (
     (
         "Real return (Fisher)",
         "real_annualized_return = (1 + net) / (1 + pi) - 1",
-        "pi = projected IPCA annualized over the same business days (prod (1 + IPCA_y)^(du_y/252))^(252/du) - 1.",
+        "pi = projected IPCA annualized over the same business days: "
+        "(prod (1 + IPCA_y)^(du_y/252))^(252/du) - 1.",
     ),
     (
         "Amount at maturity",
@@ -131,9 +133,9 @@ FORMULAS = (
         "Payment probability",
         "P = 1 - CDR(rating bucket, T years); geometric interpolation of survival between whole years",
         "S&P Global emerging-markets average cumulative default rates (2024 study). National-scale ratings "
-        "(brAA, AA(bra), AA.br) are first mapped to the global scale (Austin table: brAAA -> BB+, brA -> BB-, "
-        "...), which is conservative. Tesouro (sovereign, domestic) counts as 1. A historical frequency, not a "
-        "forecast; FGC coverage is shown separately in fgc_protection.",
+        "(brAA, AA(bra), AA.br) are first mapped to the global scale (Austin table: brAAA -> BB+, "
+        "brA -> BB-, ...), which is conservative. Tesouro (sovereign, domestic) counts as 1. A historical "
+        "frequency, not a forecast; FGC coverage is shown separately in fgc_protection.",
     ),
 )
 
@@ -192,7 +194,8 @@ def bond_guide(assumptions) -> BondGuide:
             f"Without a key: a preview of at most {limit} bonds.",
             f"With a key: calls to list_bonds and project_bond (and GET /bonds/api/) must be at least "
             f"{interval} seconds apart per key; a call that breaks the interval gets 'rate_limited'.",
-            "list_bonds returns at most `limit` bonds (1 to 200, default 20); `matching` tells how many match.",
+            "list_bonds returns at most `limit` bonds (1 to 200, default 20); `matching` tells how many "
+            "match.",
         ],
         sources=list(SOURCES),
         how_to_answer=list(HOW_TO_ANSWER),
