@@ -35,8 +35,8 @@ INSTRUCTIONS = (
     "with min_maturity/max_maturity around today + N years, amount=X, sort='net_return'; then "
     "project_bond(bond_id, X) for the details of a candidate; explain_bonds documents every field and "
     "formula. Returns are decimals (0.1165 = 11.65% a year). Every result carries a `status`: 'preview' "
-    "means no API key was sent (at most 5 bonds); other statuses other than 'ok' carry no bonds and a "
-    "`description` saying what to do. Keyed calls must be 5 seconds apart."
+    "means no API key was sent (at most 5 bonds); every status other than 'ok' and 'preview' carries no "
+    "bonds and a `description` saying what to do. Keyed calls must be 5 seconds apart."
 )
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -87,10 +87,6 @@ def _caller(ctx: Context):
     )
 
 
-def _status(request) -> str:
-    return reads.caller_status(request)
-
-
 @mcp.tool(annotations=READ_ONLY)
 async def list_bonds(
     ctx: Context,
@@ -134,7 +130,7 @@ async def list_bonds(
 
     def work() -> BondListResult:
         return reads.bonds_for_agent(
-            status=_status(request),
+            status=reads.caller_status(request),
             products=list(product or []),
             indexes=list(index or []),
             banks=list(bank or []),
@@ -165,7 +161,7 @@ async def project_bond(
     request = _caller(ctx)
 
     def work() -> BondProjectionResult:
-        return reads.bond_projection(status=_status(request), bond_id=bond_id, amount=amount)
+        return reads.bond_projection(status=reads.caller_status(request), bond_id=bond_id, amount=amount)
 
     try:
         return await _off_loop(work)

@@ -548,6 +548,8 @@ def test_hosts_outside_allowed_hosts_and_foreign_origins_are_refused(mcp_url, se
     assert evil_host.status_code == 421
     evil_origin = httpx2.post(mcp_url, headers={**base, "Origin": "https://evil.example"}, content=body)
     assert evil_origin.status_code == 403
+    not_json = httpx2.post(mcp_url, headers={**base, "Content-Type": "text/plain"}, content=body)
+    assert not_json.status_code == 400
     settings.ALLOWED_HOSTS = [".bonds.example"]
     allowed = httpx2.post(
         mcp_url,
