@@ -8,8 +8,10 @@ class BondsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
+        from accounts.models import Subscription
         from bonds.models import Bond, Issuer, ProjectionSnapshot
         from bonds.selectors import data_version_bump
+        from bonds.services import subscription_cache_key
 
         def bump(**_kwargs) -> None:
             data_version_bump()
@@ -22,3 +24,13 @@ class BondsConfig(AppConfig):
             post_delete.connect(
                 bump, sender=model, weak=False, dispatch_uid=f"bonds-bump-{model.__name__}-del"
             )
+
+        def forget_subscription(instance: Subscription, **_kwargs) -> None:
+            from django.core.cache import cache
+
+            cache.delete(subscription_cache_key(instance.account_id))
+
+        post_save.connect(forget_subscription, sender=Subscription, weak=False, dispatch_uid="bonds-sub-save")
+        post_delete.connect(
+            forget_subscription, sender=Subscription, weak=False, dispatch_uid="bonds-sub-del"
+        )

@@ -5,6 +5,8 @@ MCP server share them."""
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date
 
@@ -92,6 +94,8 @@ def data_version() -> str:
 def data_version_bump() -> None:
     """Forget the version, so every cached reply is bypassed from the next request on."""
     cache.delete(DATA_VERSION_KEY)
+    with _local_lock:
+        _local_replies.clear()
 
 
 @dataclass(frozen=True)
@@ -113,18 +117,46 @@ def _render(status: str, filters: BondFilters, fmt: str, locale: str | None) -> 
     return Reply(status, JSON_CONTENT_TYPE, body)
 
 
+# A small per-process memo in front of the shared cache: a full list is ~750 kB, and fetching and
+# unpickling it on every call (from Redis, or even from local memory) costs more than serving it.
+# Entries are keyed like the shared cache, data version included, so a refresh made anywhere makes
+# them unreachable; the memo only saves the transfer.
+_LOCAL_MAX_ENTRIES = 32
+_local_replies: OrderedDict[str, Reply] = OrderedDict()
+_local_lock = threading.Lock()
+
+
+def _local_get(key: str) -> Reply | None:
+    with _local_lock:
+        reply = _local_replies.get(key)
+        if reply is not None:
+            _local_replies.move_to_end(key)
+        return reply
+
+
+def _local_put(key: str, reply: Reply) -> None:
+    with _local_lock:
+        _local_replies[key] = reply
+        while len(_local_replies) > _LOCAL_MAX_ENTRIES:
+            _local_replies.popitem(last=False)
+
+
 def bond_list_reply(*, status: str, filters: BondFilters, fmt: str, locale: str | None) -> Reply:
     """The reply body for a status and a query, cached per (data version, normalised query, format,
     locale, status). Statuses without bonds need no database at all. A repeated query with bonds
     costs no database query while the data version is cached."""
     if status not in statuses.WITH_BONDS:
         return _render(status, filters, fmt, locale)
-    token = f"{filters.cache_token()}|{fmt}|{locale or ''}|{status}"
+    token = f"{filters.cache_token()}|{fmt}|{locale or ''}|{status}|{settings.BONDS_PREVIEW_LIMIT}"
     key = f"bonds:reply:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
+    reply = _local_get(key)
+    if reply is not None:
+        return reply
     reply = cache.get(key)
     if reply is None:
         reply = _render(status, filters, fmt, locale)
         cache.set(key, reply, settings.BONDS_REPLY_CACHE_SECONDS)
+    _local_put(key, reply)
     return reply
 
 

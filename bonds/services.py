@@ -38,15 +38,35 @@ def bonds_interval_claim(*, key_id: int) -> bool:
     return cache.add(f"bonds:interval:{key_id}", 1, timeout=interval)
 
 
+SUBSCRIPTION_CACHE_SECONDS = 60
+_NO_SUBSCRIPTION = "none"
+
+
+def subscription_cache_key(account_id: int) -> str:
+    return f"bonds:subscription:{account_id}"
+
+
+def subscription_status(*, account_id: int) -> str | None:
+    """The account's bonds subscription status (None: no subscription), cached. Every change through
+    the ORM (subscription_set, the admin) forgets the cached value at once (signals in bonds.apps);
+    the timeout bounds a change made by other means, or in another process with a per-process cache."""
+    cached = cache.get(subscription_cache_key(account_id))
+    if cached is not None:
+        return None if cached == _NO_SUBSCRIPTION else cached
+    status = (
+        Subscription.objects.filter(account_id=account_id, product=Subscription.Product.BONDS)
+        .values_list("status", flat=True)
+        .first()
+    )
+    cache.set(subscription_cache_key(account_id), status or _NO_SUBSCRIPTION, SUBSCRIPTION_CACHE_SECONDS)
+    return status
+
+
 def bonds_status_for_key(*, key: ApiKey) -> str:
     """The status of an authenticated key: its account's bonds subscription decides, then the
     interval. Only calls that would get bonds start the interval, so a wrong subscription is reported
     as such and not hidden behind `rate_limited`."""
-    subscription = (
-        Subscription.objects.filter(account_id=key.account_id, product=Subscription.Product.BONDS)
-        .values_list("status", flat=True)
-        .first()
-    )
+    subscription = subscription_status(account_id=key.account_id)
     if subscription == Subscription.Status.PAST_DUE:
         return statuses.PAYMENT_ISSUE
     if subscription != Subscription.Status.ACTIVE:

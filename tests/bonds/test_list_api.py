@@ -259,14 +259,14 @@ def test_a_repeated_preview_runs_no_database_query(api_client, bonds, django_ass
     assert again.content == first.content
 
 
-def test_a_repeated_keyed_query_costs_only_the_key_and_subscription_lookups(
+def test_a_repeated_keyed_query_costs_only_the_key_lookup(
     api_client, bonds, bonds_key, settings, django_assert_num_queries
 ):
     settings.BONDS_KEY_INTERVAL_SECONDS = 0
     first = get(api_client, "tax_free=1", **bearer(bonds_key))
-    # Two queries: the key by its prefix (accounts.services.api_key_authenticate) and the account's
-    # bonds subscription; the list itself comes from the reply cache.
-    with django_assert_num_queries(2):
+    # One query: the key by its prefix (accounts.services.api_key_authenticate). The subscription
+    # status and the list itself come from the cache.
+    with django_assert_num_queries(1):
         again = get(api_client, "tax_free=1", **bearer(bonds_key))
     assert again.content == first.content and status_of(again) == "ok"
 
@@ -301,3 +301,15 @@ def test_errors_come_in_the_bonds_shape(api_client, bonds):
 def test_a_subscription_change_applies_at_once(api_client, bonds, account, bonds_key):
     subscription_set(account=account, product="bonds", status="past_due")
     assert status_of(get(api_client, **bearer(bonds_key))) == "payment_issue"
+
+
+def test_a_subscription_change_forgets_the_cached_status(api_client, bonds, account, bonds_key, settings):
+    settings.BONDS_KEY_INTERVAL_SECONDS = 0
+    assert status_of(get(api_client, **bearer(bonds_key))) == "ok"
+    subscription = account.subscriptions.get()
+    subscription.delete()
+    assert status_of(get(api_client, **bearer(bonds_key))) == "no_subscription"
+    subscription_set(account=account, product="bonds", status="canceled")
+    assert status_of(get(api_client, **bearer(bonds_key))) == "no_subscription"
+    subscription_set(account=account, product="bonds", status="active")
+    assert status_of(get(api_client, **bearer(bonds_key))) == "ok"
