@@ -75,9 +75,10 @@ def offer_from_mapping(item: Mapping[str, Any], *, decimal_comma: bool = False) 
     rate = _float(item["rate"], "rate", decimal_comma=decimal_comma)
     minimum = _float(item.get("min_investment"), "min_investment", decimal_comma=decimal_comma) or 0.0
     name = str(item["name"]).strip()[:200]
-    rating_given = "rating" in item
     rating = item.get("rating")
     rating = None if rating is None or str(rating).strip() == "" else str(rating).strip()[:20]
+    # An empty rating means the feed does not know it: the issuer's rating (admin) applies then.
+    rating_given = rating is not None
     return Offer(
         natural_key=f"{bank}|{product}|{index}|{maturity.isoformat()}|{name}"[:240],
         name=name,

@@ -130,3 +130,14 @@ def test_refresh_task_runs_the_refresh(live_sources):
 
     run_id = refresh_bonds.apply(kwargs={"trigger": "beat"}).get()
     assert RefreshRun.objects.get(pk=run_id).trigger == "beat"
+
+
+def test_a_feed_offer_without_rating_takes_its_issuers_rating(live_sources):
+    from bonds.models import Issuer
+
+    Issuer.objects.create(code=77, name="Banco Inter", rating="brA+")
+    rows = [FEED_BONDS[0][:12] + (None, None, None, None), FEED_BONDS[1]]
+    BrokerFeed.objects.create(name="broker", url=feed_url(live_sources, rows=rows))
+    bonds_refresh()
+    assert Bond.objects.get(name="CDB Inter 110% CDI").rating == "brA+"
+    assert Bond.objects.get(name="LCA BB 95% CDI").rating == "brAAA"
