@@ -394,6 +394,17 @@ def test_a_second_keyed_call_within_the_interval_is_rate_limited(mcp_url, bonds,
     assert structured(mcp_url, "list_bonds")["status"] == statuses.PREVIEW
 
 
+def test_of_concurrent_keyed_calls_exactly_one_gets_the_bonds(mcp_url, bonds, make_key, settings):
+    settings.BONDS_KEY_INTERVAL_SECONDS = 3600
+    key = _ok_key(make_key)
+
+    async def together():
+        return await asyncio.gather(*(_call(mcp_url, "list_bonds", {}, key) for _ in range(6)))
+
+    found = sorted(result.structured_content["status"] for result in asyncio.run(together()))
+    assert found == [statuses.OK] + [statuses.RATE_LIMITED] * 5
+
+
 def test_the_interval_is_shared_with_the_rest_api(mcp_url, live_server_url, bonds, make_key, settings):
     settings.BONDS_KEY_INTERVAL_SECONDS = 3600
     key = _ok_key(make_key)
