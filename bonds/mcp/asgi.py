@@ -73,29 +73,49 @@ async def protected_resource_metadata_root(request: Request) -> JSONResponse:
     return await protected_resource_metadata(request)
 
 
-# The Host/Origin check happens in `guarded` (Django's rules), so the SDK's own DNS-rebinding check,
-# which only knows exact hosts and `host:*`, is off; it still insists on a JSON Content-Type.
-sdk_app = mcp.streamable_http_app(
-    streamable_http_path=MCP_PATH,
-    stateless_http=True,
-    json_response=True,
-    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-)
+def build_sdk_app() -> ASGIApp:
+    """A fresh SDK app (and session manager). The Host/Origin check happens in `McpApp` (Django's
+    rules), so the SDK's own DNS-rebinding check, which only knows exact hosts and `host:*`, is off;
+    the SDK still insists on a JSON Content-Type."""
+    return mcp.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
 
 
-def guard(app: ASGIApp) -> ASGIApp:
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = Headers(scope=scope)
-            if not host_allowed(headers.get("host", "")):
-                await PlainTextResponse("Invalid Host header", status_code=421)(scope, receive, send)
-                return
-            if not origin_allowed(headers.get("origin")):
-                await PlainTextResponse("Invalid Origin header", status_code=403)(scope, receive, send)
-                return
-        await app(scope, receive, send)
+class McpApp:
+    """The ASGI app the router sends MCP paths and the lifespan to.
 
-    return guarded
+    The SDK's session manager can run once per instance, so each lifespan (each server start, e.g.
+    several test servers in one process) builds a fresh SDK app and runs its manager.
+    """
+
+    def __init__(self) -> None:
+        self.sdk_app: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            self.sdk_app = build_sdk_app()
+            await self.sdk_app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = Headers(scope=scope)
+        if not host_allowed(headers.get("host", "")):
+            response = PlainTextResponse("Invalid Host header", status_code=421)
+        elif not origin_allowed(headers.get("origin")):
+            response = PlainTextResponse("Invalid Origin header", status_code=403)
+        elif self.sdk_app is None:
+            response = PlainTextResponse(
+                "The MCP server is not started: serve config.asgi:application with the ASGI lifespan on.",
+                status_code=503,
+            )
+        else:
+            await self.sdk_app(scope, receive, send)
+            return
+        await response(scope, receive, send)
 
 
-mcp_app = guard(sdk_app)
+mcp_app = McpApp()

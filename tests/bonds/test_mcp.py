@@ -5,6 +5,7 @@ database (`transactional_db`, so the server's threads see what the test wrote)."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import threading
@@ -40,15 +41,12 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def live_server_url(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """uvicorn in a thread of this process: same settings, same cache, and the test database (its
-    name is set by django_db_setup). One server per module, because the SDK's session manager can be
-    started once per process."""
-    from config.asgi import application
-
+@contextlib.contextmanager
+def serving(app, *, lifespan: str = "on") -> Iterator[str]:
+    """uvicorn serving `app` in a thread of this process on a free 127.0.0.1 port: same settings, same
+    cache, and the test database (its name is set by django_db_setup)."""
     config = uvicorn.Config(
-        application, host="127.0.0.1", port=_free_port(), lifespan="on", log_level="warning", access_log=False
+        app, host="127.0.0.1", port=_free_port(), lifespan=lifespan, log_level="warning", access_log=False
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="uvicorn-mcp", daemon=True)
@@ -58,9 +56,20 @@ def live_server_url(django_db_setup, django_db_blocker) -> Iterator[str]:
         assert thread.is_alive(), "uvicorn stopped while starting"
         assert time.monotonic() < deadline, "uvicorn did not start within 30 s"
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{config.port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def live_server_url(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """`config.asgi.application`, the router `make run` serves, once for the module."""
+    from config.asgi import application
+
+    with serving(application) as url:
+        yield url
 
 
 @pytest.fixture
@@ -568,3 +577,21 @@ def test_hosts_outside_allowed_hosts_and_foreign_origins_are_refused(mcp_url, se
         content=body,
     )
     assert allowed.status_code == 200
+
+
+def test_each_server_start_runs_its_own_session_manager(bonds):
+    from bonds.mcp.asgi import McpApp
+
+    app = McpApp()
+    for _ in range(2):  # the SDK's manager can run once: a restart must build a new one
+        with serving(app) as url:
+            assert structured(url + MCP, "list_bonds", {"limit": 1})["status"] == statuses.PREVIEW
+
+
+def test_without_the_lifespan_the_endpoint_says_how_to_serve_it(transactional_db):
+    from bonds.mcp.asgi import McpApp
+
+    with serving(McpApp(), lifespan="off") as url:
+        reply = httpx2.post(url + MCP, headers={"Content-Type": "application/json"}, content=b"{}")
+    assert reply.status_code == 503
+    assert "lifespan" in reply.text
