@@ -339,3 +339,8 @@ def test_concurrent_calls_with_one_key_get_exactly_one_ok(live_server, make_acco
     for thread in threads:
         thread.join()
     assert sorted(seen) == ["ok"] + ["rate_limited"] * 7
+
+
+def test_the_path_without_a_slash_redirects_with_the_query(api_client):
+    response = api_client.get("/bonds/api?format=csv&key=abc")
+    assert response.status_code == 302 and response["Location"] == "/bonds/api/?format=csv&key=abc"
