@@ -313,3 +313,34 @@ def test_a_subscription_change_forgets_the_cached_status(api_client, bonds, acco
     assert status_of(get(api_client, **bearer(bonds_key))) == "no_subscription"
     subscription_set(account=account, product="bonds", status="active")
     assert status_of(get(api_client, **bearer(bonds_key))) == "ok"
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_concurrent_calls_with_one_key_get_exactly_one_ok(live_server, make_account):
+    import json
+    import urllib.request
+
+    from accounts.services import api_key_create
+
+    account = make_account(name="racer")
+    _, key = api_key_create(account=account, role="viewer")
+    barrier = threading.Barrier(8)
+    seen: list[str] = []
+
+    def call() -> None:
+        request = urllib.request.Request(live_server.url + URL, headers={"Authorization": f"Bearer {key}"})
+        barrier.wait()
+        with urllib.request.urlopen(request, timeout=30) as response:
+            seen.append(json.loads(response.read())["response"]["status"])
+
+    threads = [threading.Thread(target=call) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(seen) == ["ok"] + ["rate_limited"] * 7
+
+
+def test_the_path_without_a_slash_redirects_with_the_query(api_client):
+    response = api_client.get("/bonds/api?format=csv&key=abc")
+    assert response.status_code == 302 and response["Location"] == "/bonds/api/?format=csv&key=abc"

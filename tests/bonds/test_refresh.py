@@ -136,7 +136,7 @@ def test_a_feed_offer_without_rating_takes_its_issuers_rating(live_sources):
     from bonds.models import Issuer
 
     Issuer.objects.create(code=77, name="Banco Inter", rating="brA+")
-    rows = [FEED_BONDS[0][:12] + (None, None, None, None), FEED_BONDS[1]]
+    rows = [(*FEED_BONDS[0][:12], None, None, None, None), FEED_BONDS[1]]
     BrokerFeed.objects.create(name="broker", url=feed_url(live_sources, rows=rows))
     bonds_refresh()
     assert Bond.objects.get(name="CDB Inter 110% CDI").rating == "brA+"
