@@ -202,8 +202,17 @@ def bonds_for_agent(
 # --- project_bond -----------------------------------------------------------------------------------
 
 
-def bond_projection(*, status: str, bond_id: int, amount: float) -> BondProjectionResult:
-    """What `amount` invested today in bond `bond_id` becomes at maturity, step by step."""
+def active_bond(bond_id: int) -> Bond:
+    bond = Bond.objects.filter(pk=bond_id, is_active=True).first()
+    if bond is None:
+        raise BondNotFound(
+            f"No active bond has id {bond_id}. Call list_bonds and use the `id` of one of its bonds."
+        )
+    return bond
+
+
+def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjectionResult:
+    """What `amount` invested today in `bond` becomes at maturity, step by step."""
     today = timezone.localdate()
     result = BondProjectionResult(
         status=status,
@@ -231,11 +240,6 @@ def bond_projection(*, status: str, bond_id: int, amount: float) -> BondProjecti
     )
     if status not in statuses.WITH_BONDS:
         return result
-    bond = Bond.objects.filter(pk=bond_id, is_active=True).first()
-    if bond is None:
-        raise BondNotFound(
-            f"No active bond has id {bond_id}. Call list_bonds and use the `id` of one of its bonds."
-        )
     snapshot = projection_latest()
     projected = bond_net_amount_at_maturity(bond=bond, amount=amount, snapshot=snapshot)
     returns = projected.returns

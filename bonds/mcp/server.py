@@ -161,7 +161,9 @@ async def project_bond(
     request = _caller(ctx)
 
     def work() -> BondProjectionResult:
-        return reads.bond_projection(status=reads.caller_status(request), bond_id=bond_id, amount=amount)
+        # The bond first: a mistyped id is an error that does not use up the key's 5-second slot.
+        bond = reads.active_bond(bond_id)
+        return reads.bond_projection(status=reads.caller_status(request), bond=bond, amount=amount)
 
     try:
         return await _off_loop(work)

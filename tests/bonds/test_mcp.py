@@ -473,12 +473,16 @@ def test_project_bond_without_a_key_is_a_labelled_preview(mcp_url, bonds):
     assert result["bond"]["index"] == "cdi*"
 
 
-def test_project_bond_of_an_unknown_or_inactive_bond_is_a_tool_error(mcp_url, bonds):
+def test_project_bond_of_an_unknown_or_inactive_bond_is_a_tool_error(mcp_url, bonds, make_key, settings):
+    settings.BONDS_KEY_INTERVAL_SECONDS = 3600
+    key = _ok_key(make_key)
     Bond.objects.filter(pk=bonds["H"].pk).update(is_active=False)
     for bond_id in (bonds["H"].pk, 999_999_999):
-        result = call(mcp_url, "project_bond", {"bond_id": bond_id, "amount": 1000})
+        result = call(mcp_url, "project_bond", {"bond_id": bond_id, "amount": 1000}, key=key)
         assert result.is_error
         assert f"No active bond has id {bond_id}" in result.content[0].text
+    # A mistyped id does not use up the key's interval.
+    assert structured(mcp_url, "list_bonds", key=key)["status"] == statuses.OK
 
 
 def test_explain_bonds_documents_fields_formulas_statuses_and_current_projections(mcp_url, bonds):
