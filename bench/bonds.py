@@ -54,11 +54,14 @@ def prepare(workdir: Path) -> tuple[str, dict[str, str]]:
         name="bench", plan=Plan.objects.get(name="Empresarial"), bonds_subscription="active"
     )
     _, key = api_key_create(account=account, role="viewer")
+    # keyed_*: a subscribed key, every one of the 2,000 offers (one key lookup per call);
+    # preview_*: no key, the first 5 of the 2,000 (no database work on a cached reply).
     cases = {
-        "full_json": "/bonds/api/",
-        "full_csv": "/bonds/api/?format=csv",
-        "full_csv_ptbr": "/bonds/api/?format=csv&locale=pt-BR",
+        "keyed_json": "/bonds/api/",
+        "keyed_csv": "/bonds/api/?format=csv",
+        "keyed_csv_ptbr": "/bonds/api/?format=csv&locale=pt-BR",
         "preview_json": "/bonds/api/",
+        "preview_csv": "/bonds/api/?format=csv",
     }
     bodies = workdir / "bodies"
     bodies.mkdir()
@@ -112,7 +115,7 @@ def main() -> None:
     os.environ.update(
         {
             "PONTE_VAR_DIR": str(workdir),
-            "DJANGO_SETTINGS_MODULE": "bench.bonds_settings",
+            "DJANGO_SETTINGS_MODULE": "bench.bonds_server.settings",
             "BENCH_BODIES_DIR": str(workdir / "bodies"),
             "BONDS_KEY_INTERVAL_SECONDS": "0",
             "DEBUG": "false",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from django.contrib import admin, messages
-from django.db import models
+from django.db import models, transaction
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -113,7 +113,9 @@ class RefreshRunAdmin(admin.ModelAdmin):
         return format_html("<table><tr><th>Provider</th><th>Outcome</th><th>Detail</th></tr>{}</table>", rows)
 
     def get_urls(self):
-        refresh = require_POST(self.admin_site.admin_view(self.refresh_now))
+        # Not one request-wide transaction: providers are fetched over the network, and each one's
+        # upsert commits on its own (a long transaction would hold SQLite's write lock meanwhile).
+        refresh = transaction.non_atomic_requests(require_POST(self.admin_site.admin_view(self.refresh_now)))
         return [path("refresh-now/", refresh, name="bonds_refreshrun_refresh_now"), *super().get_urls()]
 
     def refresh_now(self, request: HttpRequest) -> HttpResponseRedirect:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date
@@ -76,9 +77,27 @@ def bond_rows(*, filters: BondFilters, limit: int | None = None) -> list[tuple]:
 # --- Data version and cached replies ----------------------------------------------------------------
 
 
+# The process also remembers the version for a second, so a hot path makes no cache round trip at
+# all (Redis included). A bump in this process forgets it at once; one made in another process is
+# seen within this delay.
+_LOCAL_VERSION_SECONDS = 1.0
+_local_version: tuple[float, str] | None = None
+
+
 def data_version() -> str:
-    """A token that changes whenever listed data changes (refresh, admin edits); from the cache, or
-    derived from the database when the cache has none."""
+    """A token that changes whenever listed data changes (refresh, admin edits); from the process
+    memo, the cache, or derived from the database when the cache has none."""
+    global _local_version
+    remembered = _local_version
+    now = time.monotonic()
+    if remembered is not None and now - remembered[0] < _LOCAL_VERSION_SECONDS:
+        return remembered[1]
+    version = _shared_data_version()
+    _local_version = (now, version)
+    return version
+
+
+def _shared_data_version() -> str:
     version = cache.get(DATA_VERSION_KEY)
     if version is None:
         bonds = Bond.objects.aggregate(
@@ -93,7 +112,9 @@ def data_version() -> str:
 
 def data_version_bump() -> None:
     """Forget the version, so every cached reply is bypassed from the next request on."""
+    global _local_version
     cache.delete(DATA_VERSION_KEY)
+    _local_version = None
     with _local_lock:
         _local_replies.clear()
 

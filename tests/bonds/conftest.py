@@ -80,6 +80,16 @@ class FakeSource:
         self.server.server_close()
 
 
+@pytest.fixture(autouse=True)
+def _forget_bond_replies():
+    """The per-process memos of bonds.selectors outlive tests/conftest.py's cache.clear()."""
+    from bonds.selectors import data_version_bump
+
+    data_version_bump()
+    yield
+    data_version_bump()
+
+
 @pytest.fixture
 def fake_source() -> Iterator[FakeSource]:
     source = FakeSource()
