@@ -237,7 +237,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"KeyRoleEnum": "accounts.models.ApiKey.Role"},
+    "ENUM_NAME_OVERRIDES": {
+        "KeyRoleEnum": "accounts.models.ApiKey.Role",
+        "BondListStatusEnum": "bonds.statuses.ALL",
+    },
 }
 
 # --- API keys and rate limits -------------------------------------------------------------------
@@ -305,6 +308,23 @@ MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FET
 # CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
 PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
 
+# --- Bonds --------------------------------------------------------------------------------------
+
+# Provider addresses are settings so tests (and mirrors) can point them elsewhere.
+BONDS_TESOURO_CSV_URL = os.environ.get(
+    "BONDS_TESOURO_CSV_URL",
+    "https://www.tesourotransparente.gov.br/ckan/dataset/df56aa42-484a-4a59-8184-7676580c81e3/resource/"
+    "796d2059-14e9-44e3-80c9-2d9e30b405c1/download/PrecoTaxaTesouroDireto.csv",
+)
+BONDS_FOCUS_BASE_URL = os.environ.get(
+    "BONDS_FOCUS_BASE_URL", "https://olinda.bcb.gov.br/olinda/servico/Expectativas/versao/v1/odata"
+)
+BONDS_SGS_BASE_URL = os.environ.get("BONDS_SGS_BASE_URL", "https://api.bcb.gov.br/dados/serie")
+BONDS_HTTP_TIMEOUT = env_int("BONDS_HTTP_TIMEOUT", 30)  # seconds, per provider request
+BONDS_KEY_INTERVAL_SECONDS = env_int("BONDS_KEY_INTERVAL_SECONDS", 5)  # seed 000 §8
+BONDS_PREVIEW_LIMIT = env_int("BONDS_PREVIEW_LIMIT", 5)  # seed 000 §8
+BONDS_REPLY_CACHE_SECONDS = env_int("BONDS_REPLY_CACHE_SECONDS", 300)
+
 # --- Logging ------------------------------------------------------------------------------------
 
 LOGGING = {
@@ -313,5 +333,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # The MCP SDK logs "Terminating session: None" at INFO for every stateless /bonds/mcp call.
+        "mcp.server.streamable_http": {"level": "WARNING"},
+    },
 }
