@@ -315,7 +315,7 @@ def test_a_subscription_change_forgets_the_cached_status(api_client, bonds, acco
     assert status_of(get(api_client, **bearer(bonds_key))) == "ok"
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_concurrent_calls_with_one_key_get_exactly_one_ok(live_server, make_account):
     import json
     import urllib.request
