@@ -230,8 +230,14 @@ def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | No
         custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=bond.min_investment),
     )
     years = max(0, (bond.maturity_date - today).days) / 365.25
-    sovereign = bond.issuer is not None and bond.issuer.sovereign
-    probability = finance.payment_probability(bond.rating, years, sovereign=sovereign)
+    issuer = bond.issuer
+    sovereign = issuer is not None and issuer.sovereign
+    # The issuer's rating (copied to the bond) is read on the issuer's scale; a feed's own rating by
+    # its notation.
+    national = (
+        issuer is not None and bond.rating == issuer.rating and issuer.rating_scale == Issuer.Scale.NATIONAL
+    )
+    probability = finance.payment_probability(bond.rating, years, sovereign=sovereign, national=national)
     return _round(result.net_annualized), _round(result.real_annualized), _round(probability)
 
 
