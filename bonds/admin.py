@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
-from bonds.services import bonds_refresh
+from bonds.services import bonds_refresh, issuer_rating_apply
 
 
 @admin.register(Bond)
@@ -44,6 +44,14 @@ class IssuerAdmin(admin.ModelAdmin):
     list_filter = ("rating_scale", "sovereign")
     search_fields = ("name", "code")
     list_editable = ("rating",)
+
+    def save_model(self, request: HttpRequest, obj: Issuer, form, change: bool) -> None:
+        previous = (
+            Issuer.objects.filter(pk=obj.pk).values_list("rating", flat=True).first() if change else None
+        )
+        super().save_model(request, obj, form, change)
+        if change and previous != obj.rating:
+            issuer_rating_apply(issuer=obj, previous=previous)
 
 
 @admin.register(ProjectionSnapshot)

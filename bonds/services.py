@@ -271,6 +271,19 @@ def bond_returns_recompute(*, today: date | None = None, snapshot: ProjectionSna
     return len(changed)
 
 
+@transaction.atomic
+def issuer_rating_apply(*, issuer: Issuer, previous: str | None) -> int:
+    """After staff change an issuer's rating: offers that carried the previous issuer rating (not one
+    of their own from a feed) take the new one, and payment probabilities are recomputed."""
+    bonds = Bond.objects.filter(issuer=issuer)
+    bonds = bonds.filter(rating__isnull=True) if previous is None else bonds.filter(rating=previous)
+    changed = bonds.update(rating=issuer.rating, updated_at=timezone.now())
+    if changed:
+        bond_returns_recompute()
+        data_version_bump()
+    return changed
+
+
 # --- The refresh ------------------------------------------------------------------------------------
 
 Progress = Callable[[str], None]

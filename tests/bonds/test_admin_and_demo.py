@@ -77,3 +77,22 @@ def test_refresh_now_button_runs_a_refresh(staff_client, live_sources):
 
 def test_refresh_now_needs_a_post(staff_client):
     assert staff_client.get("/admin/bonds/refreshrun/refresh-now/").status_code == 405
+
+
+def test_changing_an_issuers_rating_in_the_admin_reaches_its_offers(staff_client):
+    demo.load(stdout=io.StringIO())
+    issuer = Issuer.objects.get(code=630)  # brBB in the demo
+    before = Bond.objects.filter(bank=630, is_active=True).first()
+    response = staff_client.post(
+        f"/admin/bonds/issuer/{issuer.pk}/change/",
+        {
+            "code": 630,
+            "name": issuer.name,
+            "rating": "brAAA",
+            "rating_scale": "national",
+            "rating_agency": "S&P",
+        },
+    )
+    assert response.status_code == 302
+    after = Bond.objects.get(pk=before.pk)
+    assert after.rating == "brAAA" and after.payment_probability > before.payment_probability
