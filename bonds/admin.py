@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
-from bonds.services import bonds_refresh, issuer_rating_apply
+from bonds.services import bond_returns_recompute, bonds_refresh, issuer_rating_apply
 
 
 @admin.register(Bond)
@@ -36,6 +36,12 @@ class BondAdmin(admin.ModelAdmin):
     readonly_fields = ("first_seen_at", "last_seen_at", "returns_computed_on", "updated_at")
     list_select_related = ("issuer",)
     list_per_page = 100
+
+    def save_model(self, request: HttpRequest, obj: Bond, form, change: bool) -> None:
+        """Staff may correct an offer: its returns follow at once. (The next refresh of its provider
+        overwrites provider fields again.)"""
+        super().save_model(request, obj, form, change)
+        bond_returns_recompute(pks=[obj.pk])
 
 
 @admin.register(Issuer)

@@ -242,14 +242,17 @@ def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | No
 
 
 @transaction.atomic
-def bond_returns_recompute(*, today: date | None = None, snapshot: ProjectionSnapshot | None = None) -> int:
-    """Recompute every active bond's returns and payment probability; write only what changed.
-    Returns the number of bonds whose figures changed."""
+def bond_returns_recompute(
+    *, today: date | None = None, snapshot: ProjectionSnapshot | None = None, pks: list[int] | None = None
+) -> int:
+    """Recompute every active bond's (or only `pks`') returns and payment probability; write only what
+    changed. Returns the number of bonds whose figures changed."""
     today = today or timezone.localdate()
     projection = projection_of(snapshot if snapshot is not None else projection_latest())
     now = timezone.now()
     changed = []
-    for bond in Bond.objects.filter(is_active=True).select_related("issuer"):
+    bonds = Bond.objects.filter(is_active=True).select_related("issuer")
+    for bond in bonds if pks is None else bonds.filter(pk__in=pks):
         figures = bond_figures(bond=bond, today=today, projection=projection)
         current = (bond.net_annualized_return, bond.real_annualized_return, bond.payment_probability)
         if figures == current:

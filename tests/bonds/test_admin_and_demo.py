@@ -96,3 +96,15 @@ def test_changing_an_issuers_rating_in_the_admin_reaches_its_offers(staff_client
     assert response.status_code == 302
     after = Bond.objects.get(pk=before.pk)
     assert after.rating == "brAAA" and after.payment_probability > before.payment_probability
+
+
+def test_editing_a_bond_in_the_admin_recomputes_its_returns(staff_client):
+    demo.load(stdout=io.StringIO())
+    bond = Bond.objects.filter(index="pre", tax_free=False, is_active=True).first()
+    fields = ("source", "natural_key", "name", "bank", "bank_name", "product", "index", "min_investment")
+    data = {field: getattr(bond, field) for field in (*fields, "maturity_date", "rating")}
+    data.update(rate=bond.rate + 0.02, is_active="on", fgc_protection="on" if bond.fgc_protection else "")
+    data = {key: value for key, value in data.items() if value not in ("", None)}
+    response = staff_client.post(f"/admin/bonds/bond/{bond.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Bond.objects.get(pk=bond.pk).net_annualized_return > bond.net_annualized_return
