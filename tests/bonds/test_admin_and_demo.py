@@ -108,3 +108,19 @@ def test_editing_a_bond_in_the_admin_recomputes_its_returns(staff_client):
     response = staff_client.post(f"/admin/bonds/bond/{bond.pk}/change/", data)
     assert response.status_code == 302, response.content.decode()[:2000]
     assert Bond.objects.get(pk=bond.pk).net_annualized_return > bond.net_annualized_return
+
+
+def test_a_broker_feed_needs_a_url_or_a_file(staff_client):
+    from bonds.models import BrokerFeed
+
+    response = staff_client.post(
+        "/admin/bonds/brokerfeed/add/", {"name": "empty", "format": "auto", "is_active": "on"}
+    )
+    assert (
+        response.status_code == 200 and "Give the feed a URL or upload a file." in response.content.decode()
+    )
+    staff_client.post(
+        "/admin/bonds/brokerfeed/add/",
+        {"name": "other-ponte", "url": "https://other.example/bonds/api/?format=csv", "format": "auto"},
+    )
+    assert BrokerFeed.objects.get().source == "feed:other-ponte"
