@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
-from bonds.services import bonds_refresh
+from bonds.services import bond_returns_recompute, bonds_refresh, issuer_rating_apply
 
 
 @admin.register(Bond)
@@ -37,6 +37,12 @@ class BondAdmin(admin.ModelAdmin):
     list_select_related = ("issuer",)
     list_per_page = 100
 
+    def save_model(self, request: HttpRequest, obj: Bond, form, change: bool) -> None:
+        """Staff may correct an offer: its returns follow at once. (The next refresh of its provider
+        overwrites provider fields again.)"""
+        super().save_model(request, obj, form, change)
+        bond_returns_recompute(pks=[obj.pk])
+
 
 @admin.register(Issuer)
 class IssuerAdmin(admin.ModelAdmin):
@@ -44,6 +50,14 @@ class IssuerAdmin(admin.ModelAdmin):
     list_filter = ("rating_scale", "sovereign")
     search_fields = ("name", "code")
     list_editable = ("rating",)
+
+    def save_model(self, request: HttpRequest, obj: Issuer, form, change: bool) -> None:
+        previous = (
+            Issuer.objects.filter(pk=obj.pk).values_list("rating", flat=True).first() if change else None
+        )
+        super().save_model(request, obj, form, change)
+        if change and previous != obj.rating:
+            issuer_rating_apply(issuer=obj, previous=previous)
 
 
 @admin.register(ProjectionSnapshot)

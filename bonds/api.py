@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -24,7 +22,7 @@ from config.errors import ApplicationError
 STATUS_HEADER = "X-Ponte-Status"
 
 
-def list_status(request: Any) -> str:
+def list_status(request: HttpRequest) -> str:
     """none → preview; a bad key → unauthorized; otherwise the subscription and the 5-second rule."""
     plaintext = presented_bearer_or_query_key(request)
     if plaintext is None:

@@ -8,10 +8,10 @@ class BondsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
-        from accounts.models import Subscription
+        from accounts.models import Account, Subscription
         from bonds.models import Bond, Issuer, ProjectionSnapshot
         from bonds.selectors import data_version_bump
-        from bonds.services import subscription_cache_key
+        from bonds.services import subscription_forget
 
         def bump(**_kwargs) -> None:
             data_version_bump()
@@ -26,11 +26,15 @@ class BondsConfig(AppConfig):
             )
 
         def forget_subscription(instance: Subscription, **_kwargs) -> None:
-            from django.core.cache import cache
+            subscription_forget(account_id=instance.account_id)
 
-            cache.delete(subscription_cache_key(instance.account_id))
+        def forget_account(instance: Account, **_kwargs) -> None:
+            # A new account may reuse the id of a deleted one (SQLite): forget what was remembered.
+            subscription_forget(account_id=instance.pk)
 
         post_save.connect(forget_subscription, sender=Subscription, weak=False, dispatch_uid="bonds-sub-save")
         post_delete.connect(
             forget_subscription, sender=Subscription, weak=False, dispatch_uid="bonds-sub-del"
         )
+        post_save.connect(forget_account, sender=Account, weak=False, dispatch_uid="bonds-account-save")
+        post_delete.connect(forget_account, sender=Account, weak=False, dispatch_uid="bonds-account-del")

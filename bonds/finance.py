@@ -366,18 +366,18 @@ NATIONAL_TO_GLOBAL: dict[str, str] = {
 _MOODYS = {"AAA": "AAA", "AA": "AA", "A": "A", "BAA": "BBB", "BA": "BB", "B": "B", "CAA": "CCC", "CA": "CCC"}
 
 
-def rating_bucket(rating: str | None) -> str | None:
+def rating_bucket(rating: str | None, *, national: bool = False) -> str | None:
     """The global letter bucket (AAA, AA, A, BBB, BB, B, CCC, D) a rating string maps to, or None.
 
     National-scale notations (`brAA+`, `AA+(bra)`, `AA+.br`) go through the national→global table;
-    global ones (`BB-`, Moody's `Ba2`) map directly.
+    global ones (`BB-`, Moody's `Ba2`) map directly. `national=True` reads a plain notation (`AA`, as
+    Liberum and others write it) on the national scale.
     """
     if rating is None:
         return None
     text = rating.strip()
     if not text or text == "-":
         return None
-    national = False
     lowered = text.lower()
     if lowered.startswith("br"):
         text, national = text[2:], True
@@ -397,13 +397,15 @@ def rating_bucket(rating: str | None) -> str | None:
     return letters if letters in EM_CUMULATIVE_DEFAULT_PCT or letters == "D" else None
 
 
-def payment_probability(rating: str | None, years: float, *, sovereign: bool = False) -> float | None:
+def payment_probability(
+    rating: str | None, years: float, *, sovereign: bool = False, national: bool = False
+) -> float | None:
     """P(paid at maturity) = 1 - CDR(bucket, T), with the survival curve interpolated geometrically
     between whole years, `(1 - CDR_1)^T` below a year and the last marginal hazard beyond 10 years.
     Sovereign (Tesouro) bonds are the domestic risk-free asset: 1.0. None when the rating is unknown."""
     if sovereign:
         return 1.0
-    bucket = rating_bucket(rating)
+    bucket = rating_bucket(rating, national=national)
     if bucket is None:
         return None
     if bucket == "D":

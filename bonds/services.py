@@ -46,20 +46,37 @@ def subscription_cache_key(account_id: int) -> str:
     return f"bonds:subscription:{account_id}"
 
 
+# Each process also remembers a status for a second, which spares a keyed call the Redis round trip.
+_LOCAL_SUBSCRIPTION_SECONDS = 1.0
+_local_subscriptions: dict[int, tuple[float, str]] = {}
+
+
+def subscription_forget(*, account_id: int) -> None:
+    cache.delete(subscription_cache_key(account_id))
+    _local_subscriptions.pop(account_id, None)
+
+
 def subscription_status(*, account_id: int) -> str | None:
     """The account's bonds subscription status (None: no subscription), cached. Every change through
     the ORM (subscription_set, the admin) forgets the cached value at once (signals in bonds.apps);
-    the timeout bounds a change made by other means, or in another process with a per-process cache."""
-    cached = cache.get(subscription_cache_key(account_id))
-    if cached is not None:
-        return None if cached == _NO_SUBSCRIPTION else cached
-    status = (
-        Subscription.objects.filter(account_id=account_id, product=Subscription.Product.BONDS)
-        .values_list("status", flat=True)
-        .first()
-    )
-    cache.set(subscription_cache_key(account_id), status or _NO_SUBSCRIPTION, SUBSCRIPTION_CACHE_SECONDS)
-    return status
+    other processes see it within a second with Redis, and the timeout bounds a change made by other
+    means (or in another process with a per-process cache)."""
+    now = time.monotonic()
+    remembered = _local_subscriptions.get(account_id)
+    if remembered is not None and now - remembered[0] < _LOCAL_SUBSCRIPTION_SECONDS:
+        cached: str | None = remembered[1]
+    else:
+        cached = cache.get(subscription_cache_key(account_id))
+        if cached is None:
+            status = (
+                Subscription.objects.filter(account_id=account_id, product=Subscription.Product.BONDS)
+                .values_list("status", flat=True)
+                .first()
+            )
+            cached = status or _NO_SUBSCRIPTION
+            cache.set(subscription_cache_key(account_id), cached, SUBSCRIPTION_CACHE_SECONDS)
+        _local_subscriptions[account_id] = (now, cached)
+    return None if cached == _NO_SUBSCRIPTION else cached
 
 
 def bonds_status_for_key(*, key: ApiKey) -> str:
@@ -230,20 +247,29 @@ def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | No
         custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=bond.min_investment),
     )
     years = max(0, (bond.maturity_date - today).days) / 365.25
-    sovereign = bond.issuer is not None and bond.issuer.sovereign
-    probability = finance.payment_probability(bond.rating, years, sovereign=sovereign)
+    issuer = bond.issuer
+    sovereign = issuer is not None and issuer.sovereign
+    # The issuer's rating (copied to the bond) is read on the issuer's scale; a feed's own rating by
+    # its notation.
+    national = (
+        issuer is not None and bond.rating == issuer.rating and issuer.rating_scale == Issuer.Scale.NATIONAL
+    )
+    probability = finance.payment_probability(bond.rating, years, sovereign=sovereign, national=national)
     return _round(result.net_annualized), _round(result.real_annualized), _round(probability)
 
 
 @transaction.atomic
-def bond_returns_recompute(*, today: date | None = None, snapshot: ProjectionSnapshot | None = None) -> int:
-    """Recompute every active bond's returns and payment probability; write only what changed.
-    Returns the number of bonds whose figures changed."""
+def bond_returns_recompute(
+    *, today: date | None = None, snapshot: ProjectionSnapshot | None = None, pks: list[int] | None = None
+) -> int:
+    """Recompute every active bond's (or only `pks`') returns and payment probability; write only what
+    changed. Returns the number of bonds whose figures changed."""
     today = today or timezone.localdate()
     projection = projection_of(snapshot if snapshot is not None else projection_latest())
     now = timezone.now()
     changed = []
-    for bond in Bond.objects.filter(is_active=True).select_related("issuer"):
+    bonds = Bond.objects.filter(is_active=True).select_related("issuer")
+    for bond in bonds if pks is None else bonds.filter(pk__in=pks):
         figures = bond_figures(bond=bond, today=today, projection=projection)
         current = (bond.net_annualized_return, bond.real_annualized_return, bond.payment_probability)
         if figures == current:
@@ -263,6 +289,19 @@ def bond_returns_recompute(*, today: date | None = None, snapshot: ProjectionSna
         batch_size=500,
     )
     return len(changed)
+
+
+@transaction.atomic
+def issuer_rating_apply(*, issuer: Issuer, previous: str | None) -> int:
+    """After staff change an issuer's rating: offers that carried the previous issuer rating (not one
+    of their own from a feed) take the new one, and payment probabilities are recomputed."""
+    bonds = Bond.objects.filter(issuer=issuer)
+    bonds = bonds.filter(rating__isnull=True) if previous is None else bonds.filter(rating=previous)
+    changed = bonds.update(rating=issuer.rating, updated_at=timezone.now())
+    if changed:
+        bond_returns_recompute()
+        data_version_bump()
+    return changed
 
 
 # --- The refresh ------------------------------------------------------------------------------------

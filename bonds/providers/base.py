@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from urllib.parse import urlsplit
 
 import requests
 
@@ -61,7 +62,10 @@ def http_get(url: str, *, timeout: float, what: str) -> requests.Response:
     except requests.Timeout:
         raise ProviderError(f"{what}: no answer within {timeout:g} s from {url}") from None
     except requests.RequestException as exc:
-        raise ProviderError(f"{what}: could not connect to {url} ({type(exc).__name__}: {exc})") from None
+        # requests wraps the cause (name resolution, refused connection...) in retries; name the cause.
+        cause = getattr(exc.args[0], "reason", None) if exc.args else None
+        reason = f"{type(cause or exc).__name__}: {cause or exc}"
+        raise ProviderError(f"{what}: could not connect to {urlsplit(url).netloc} ({reason})") from None
     if response.status_code != 200:
         kind = "an HTML error page" if "html" in response.headers.get("Content-Type", "") else "an error"
         snippet = response.text[:200].strip().replace("\n", " ")

@@ -83,11 +83,14 @@ class FakeSource:
 @pytest.fixture(autouse=True)
 def _forget_bond_replies():
     """The per-process memos of bonds.selectors outlive tests/conftest.py's cache.clear()."""
+    from bonds import services
     from bonds.selectors import data_version_bump
 
     data_version_bump()
+    services._local_subscriptions.clear()
     yield
     data_version_bump()
+    services._local_subscriptions.clear()
 
 
 @pytest.fixture

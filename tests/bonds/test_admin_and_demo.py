@@ -77,3 +77,50 @@ def test_refresh_now_button_runs_a_refresh(staff_client, live_sources):
 
 def test_refresh_now_needs_a_post(staff_client):
     assert staff_client.get("/admin/bonds/refreshrun/refresh-now/").status_code == 405
+
+
+def test_changing_an_issuers_rating_in_the_admin_reaches_its_offers(staff_client):
+    demo.load(stdout=io.StringIO())
+    issuer = Issuer.objects.get(code=630)  # brBB in the demo
+    before = Bond.objects.filter(bank=630, is_active=True).first()
+    response = staff_client.post(
+        f"/admin/bonds/issuer/{issuer.pk}/change/",
+        {
+            "code": 630,
+            "name": issuer.name,
+            "rating": "brAAA",
+            "rating_scale": "national",
+            "rating_agency": "S&P",
+        },
+    )
+    assert response.status_code == 302
+    after = Bond.objects.get(pk=before.pk)
+    assert after.rating == "brAAA" and after.payment_probability > before.payment_probability
+
+
+def test_editing_a_bond_in_the_admin_recomputes_its_returns(staff_client):
+    demo.load(stdout=io.StringIO())
+    bond = Bond.objects.filter(index="pre", tax_free=False, is_active=True).first()
+    fields = ("source", "natural_key", "name", "bank", "bank_name", "product", "index", "min_investment")
+    data = {field: getattr(bond, field) for field in (*fields, "maturity_date", "rating")}
+    data.update(rate=bond.rate + 0.02, is_active="on", fgc_protection="on" if bond.fgc_protection else "")
+    data = {key: value for key, value in data.items() if value not in ("", None)}
+    response = staff_client.post(f"/admin/bonds/bond/{bond.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Bond.objects.get(pk=bond.pk).net_annualized_return > bond.net_annualized_return
+
+
+def test_a_broker_feed_needs_a_url_or_a_file(staff_client):
+    from bonds.models import BrokerFeed
+
+    response = staff_client.post(
+        "/admin/bonds/brokerfeed/add/", {"name": "empty", "format": "auto", "is_active": "on"}
+    )
+    assert (
+        response.status_code == 200 and "Give the feed a URL or upload a file." in response.content.decode()
+    )
+    staff_client.post(
+        "/admin/bonds/brokerfeed/add/",
+        {"name": "other-ponte", "url": "https://other.example/bonds/api/?format=csv", "format": "auto"},
+    )
+    assert BrokerFeed.objects.get().source == "feed:other-ponte"

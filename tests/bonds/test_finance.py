@@ -198,3 +198,9 @@ def test_payment_probability_follows_the_em_table_and_interpolates():
     assert finance.payment_probability("brAAA", 5) == finance.payment_probability("BB", 5)
     assert finance.payment_probability("-", 3) is None
     assert finance.payment_probability(None, 3, sovereign=True) == 1.0
+
+
+def test_a_plain_rating_can_be_read_on_the_national_scale():
+    assert finance.rating_bucket("AA") == "AA"
+    assert finance.rating_bucket("AA", national=True) == "BB"
+    assert finance.payment_probability("A", 3, national=True) == finance.payment_probability("BB", 3)
