@@ -250,6 +250,8 @@ def main() -> None:
     if not os.environ.get("DATABASE_URL"):
         os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
     os.environ["PONTE_WEBHOOK_ALLOW_NETWORKS"] = "127.0.0.0/8"
+    # Persistent database connections, as docs/webhooks.md recommends for workers.
+    os.environ.setdefault("DB_CONN_MAX_AGE", "60")
     os.environ["LOG_LEVEL"] = "WARNING"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
