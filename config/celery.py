@@ -3,6 +3,10 @@
 import os
 
 from celery import Celery
+from kombu.transport import TRANSPORT_ALIASES
+
+# filesystem:// (the embedded default broker) with atomic writes: see config/kombu_filesystem.py.
+TRANSPORT_ALIASES["filesystem"] = "config.kombu_filesystem:Transport"
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 

@@ -268,8 +268,6 @@ else:
     for _sub in ("queue", "processed", "control"):
         (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
-    # kombu's filesystem transport, with atomic writes (a worker must never read a half-written file).
-    CELERY_BROKER_TRANSPORT = "config.kombu_filesystem:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),

@@ -132,7 +132,7 @@ def filesystem_broker(tmp_path) -> Iterator[dict[str, str]]:
     folder = tmp_path / "broker" / "queue"
     folder.mkdir(parents=True)
     (tmp_path / "broker" / "processed").mkdir()
-    saved = (app.conf.broker_url, app.conf.broker_transport, app.conf.broker_transport_options)
+    saved = (app.conf.broker_url, app.conf.broker_transport_options)
 
     def reset_pools() -> None:
         # Forget the cached pools (kombu keeps one per broker URL, so the other one stays usable).
@@ -141,7 +141,6 @@ def filesystem_broker(tmp_path) -> Iterator[dict[str, str]]:
 
     reset_pools()
     app.conf.broker_url = "filesystem://"
-    app.conf.broker_transport = "config.kombu_filesystem:Transport"
     app.conf.broker_transport_options = {
         "data_folder_in": str(folder),
         "data_folder_out": str(folder),
@@ -150,7 +149,7 @@ def filesystem_broker(tmp_path) -> Iterator[dict[str, str]]:
     }
     yield {"REDIS_URL": "", "CELERY_BROKER_URL": "filesystem://", "PONTE_VAR_DIR": str(tmp_path)}
     reset_pools()
-    app.conf.broker_url, app.conf.broker_transport, app.conf.broker_transport_options = saved
+    app.conf.broker_url, app.conf.broker_transport_options = saved
 
 
 def test_the_worker_delivers_over_the_filesystem_broker(
