@@ -16,6 +16,7 @@ Each routed event becomes one `Delivery` of kind `instance` in the same outbox a
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -43,6 +44,7 @@ SETTINGS: dict[str, str] = {
     "webhookFormat": "webhook_format",
     **URL_SETTINGS,
 }
+logger = logging.getLogger(__name__)
 _NUMBER = re.compile(r"^\d{6,20}$")
 _UNSET: Any = object()
 
@@ -203,13 +205,19 @@ def instance_deliveries(event: Event) -> list[Delivery]:
     url = route(config, event, data)
     if not url:
         return []
+    try:
+        payload = render(config, config.session, event, data)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        # Malformed event data must not fail the caller's transaction (the message is still stored).
+        logger.exception("Could not render the instance webhook body of event %s", event.pk)
+        return []
     delivery = Delivery.objects.create(
         kind=Delivery.Kind.INSTANCE,
         event=event,
         session_id=event.session_id,
         webhook=None,
         target_url=url,
-        payload=render(config, config.session, event, data),
+        payload=payload,
         max_attempts=INSTANCE.default_attempts,
         timeout_seconds=INSTANCE.timeout_seconds,
         next_attempt_at=event.created_at,

@@ -212,7 +212,7 @@ def _contacts_object(data: dict[str, Any]) -> list[dict[str, Any]]:
     return result
 
 
-def _type_object(session: Session, kind: str, data: dict[str, Any], *, message_id: str) -> dict[str, Any]:
+def _type_object(session: Session, kind: str, data: dict[str, Any], *, message_id: str) -> Any:
     """The object named after the message's type (seed 002 b, table of `messages[]` types)."""
     if kind == "text":
         return {"body": _text(data.get("text") or data.get("body"))}
@@ -244,6 +244,8 @@ def _type_object(session: Session, kind: str, data: dict[str, Any], *, message_i
             "name": _text(data.get("locationName") or data.get("name")),
             "address": _text(data.get("address")),
         }
+    if kind == "contacts":
+        return _contacts_object(data)
     if kind == "reaction":
         nested = data.get("reaction") if isinstance(data.get("reaction"), dict) else {}
         target = nested.get("targetId") or nested.get("messageId") or data.get("targetId")
