@@ -100,7 +100,7 @@ class KeyListCreateApi(KeyedAPIView):
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100, required=False, default="")
-        role = serializers.ChoiceField(choices=ApiKey.Role.values)
+        role = serializers.ChoiceField(choices=ApiKey.Role.choices)
         expires_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
         allowed_ips = serializers.ListField(child=serializers.CharField(), required=False, default=list)
         allowed_sessions = serializers.ListField(child=serializers.CharField(), required=False, default=list)
@@ -136,3 +136,11 @@ class KeyRevokeApi(KeyedAPIView):
         if key is None:
             raise NotFound("No such key in this account.")
         return Response(KeyOutputSerializer(api_key_revoke(key=key)).data)
+
+
+class GatewayMeApi(MeApi):
+    """The same identity endpoint on the gateway mount."""
+
+    @extend_schema(responses=MeApi.OutputSerializer, operation_id="gateway_me")
+    def get(self, request: Request) -> Response:
+        return super().get(request)

@@ -6,4 +6,4 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts and API keys"
 
     def ready(self) -> None:
-        from accounts import checks  # noqa: F401  (registers the system checks)
+        from accounts import checks, schema  # noqa: F401  (register the system checks and schema extension)

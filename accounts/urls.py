@@ -10,5 +10,5 @@ urlpatterns = [
     path("keys/<int:key_id>", api.KeyRevokeApi.as_view(), name="key-revoke"),
 ]
 gateway_urlpatterns = [
-    path("me", api.MeApi.as_view(), name="gateway-me"),
+    path("me", api.GatewayMeApi.as_view(), name="gateway-me"),
 ]

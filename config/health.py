@@ -5,13 +5,14 @@ from __future__ import annotations
 import uuid
 
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, transaction
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
 from config.celery import app as celery_app
 
 
+@transaction.non_atomic_requests
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
     """The process is up and serving requests."""
@@ -36,6 +37,7 @@ def _broker() -> None:
         conn.ensure_connection(max_retries=1, timeout=2)
 
 
+@transaction.non_atomic_requests
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
     """Database, cache and broker all reachable; 503 naming the ones that are not."""

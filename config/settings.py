@@ -237,7 +237,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {"KeyRoleEnum": "accounts.models.ApiKey.Role"},
 }
 
 # --- API keys and rate limits -------------------------------------------------------------------
@@ -280,6 +280,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Webhook deliveries have their own queue, so workers can be scaled for I/O apart from other jobs.
+CELERY_TASK_ROUTES = {"webhooks.deliver": {"queue": "webhooks"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic jobs are rows in django-celery-beat's tables (created by data migrations), so staff can

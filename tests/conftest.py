@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from importlib import import_module
 
 import pytest
 from django.core.cache import cache
@@ -39,12 +40,22 @@ def api_client() -> APIClient:
 
 
 @pytest.fixture
-def plan(db) -> Callable[[str], Plan]:
+def default_plans(db) -> None:
+    """The plans the data migration seeds. Transactional tests (live_server, a real worker) flush
+    the tables afterwards, so seed them again whenever they are missing."""
+    if not Plan.objects.exists():
+        from django.apps import apps
+
+        import_module("accounts.migrations.0002_seed_plans").seed(apps, None)
+
+
+@pytest.fixture
+def plan(default_plans) -> Callable[[str], Plan]:
     return lambda name: Plan.objects.get(name=name)
 
 
 @pytest.fixture
-def make_account(db) -> Callable[..., Account]:
+def make_account(default_plans) -> Callable[..., Account]:
     counter = iter(range(1, 10_000))
 
     def make(plan_name: str = "Empresarial", bonds_subscription: str | None = "active", **kwargs) -> Account:
@@ -93,3 +104,20 @@ def keyed_client(api_client) -> Callable[[str], APIClient]:
         return api_client
 
     return make
+
+
+def database_url_of_test_db() -> str:
+    """A DATABASE_URL naming the test database, for processes a test starts (commands, workers)."""
+    from django.db import connection
+
+    params = connection.settings_dict
+    if params["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{params['NAME']}"
+    auth = params["USER"] + (f":{params['PASSWORD']}" if params["PASSWORD"] else "")
+    return f"postgres://{auth}@{params['HOST']}:{params['PORT'] or 5432}/{params['NAME']}"
+
+
+@pytest.fixture
+def subprocess_env(db) -> dict[str, str]:
+    """The environment for a child process that must use the test database."""
+    return {**os.environ, "DATABASE_URL": database_url_of_test_db()}

@@ -1,4 +1,5 @@
-"""Celery tasks: thin, they take ids and call one service. Deliveries run on the `webhooks` queue."""
+"""Celery tasks: thin, they take ids and call one service. Deliveries are routed to the `webhooks` queue
+(CELERY_TASK_ROUTES)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from celery import shared_task
 from webhooks import outbox
 
 
-@shared_task(name="webhooks.deliver", queue="webhooks", acks_late=True, ignore_result=True)
+@shared_task(name="webhooks.deliver", acks_late=True, ignore_result=True)
 def deliver(delivery_id: int) -> str:
     return outbox.delivery_attempt(delivery_id=delivery_id)
 

@@ -1,0 +1,16 @@
+"""OpenAPI description of Ponte's key authentication (drf-spectacular extension)."""
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+
+class ApiKeyHeaderScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.ApiKeyHeaderAuthentication"
+    name = "ApiKeyHeader"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key",
+            "description": "An API key issued in the admin or with `manage.py issue_key`.",
+        }

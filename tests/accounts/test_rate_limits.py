@@ -1,0 +1,97 @@
+"""Per-key limits from the plan, per-endpoint limits, headers on every reply, 429 under concurrency."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.api import KeyedAPIView
+from accounts.permissions import IsViewer
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_reply_carries_the_rate_limit_headers(keyed_client, make_account, make_key) -> None:
+    key = make_key("viewer", for_account=make_account("Free"))
+    response = keyed_client(key).get("/api/me")
+    assert response["X-RateLimit-Limit"] == "40"
+    assert response["X-RateLimit-Remaining"] == "39"
+    assert int(response["X-RateLimit-Reset"]) > time.time()
+    assert keyed_client(key).get("/api/me")["X-RateLimit-Remaining"] == "38"
+
+
+def test_error_replies_carry_the_headers_too(api_client) -> None:
+    response = api_client.get("/api/me", HTTP_X_API_KEY="ponte_badbadba_nope")
+    assert response.status_code == 401
+    assert "X-RateLimit-Remaining" in response
+
+
+def test_gateway_replies_carry_the_headers(keyed_client, viewer_key) -> None:
+    assert "X-RateLimit-Limit" in keyed_client(viewer_key).get("/gateway/me")
+
+
+def test_exceeding_the_plan_limit_answers_429_with_retry_after(keyed_client, make_account, make_key) -> None:
+    client = keyed_client(make_key("viewer", for_account=make_account("Free")))
+    statuses = [client.get("/api/me").status_code for _ in range(41)]
+    assert statuses.count(200) == 40 and statuses[-1] == 429
+    refused = client.get("/api/me")
+    body = refused.json()
+    assert body["statusCode"] == 429 and body["error"] == "TOO_MANY_REQUESTS"
+    assert body["retryAfter"] == int(refused["Retry-After"]) >= 1
+    assert refused["X-RateLimit-Remaining"] == "0"
+
+
+def test_the_gateway_429_uses_its_own_text(keyed_client, make_account, make_key) -> None:
+    client = keyed_client(make_key("viewer", for_account=make_account("Free")))
+    for _ in range(40):
+        client.get("/gateway/me")
+    refused = client.get("/gateway/me")
+    assert refused.status_code == 429 and refused.json() == {"error": "Rate limit exceeded"}
+    assert "Retry-After" in refused
+
+
+def test_limits_are_counted_per_key(keyed_client, make_account, make_key) -> None:
+    account = make_account("Free")
+    first, second = make_key("viewer", for_account=account), make_key("viewer", for_account=account)
+    for _ in range(40):
+        keyed_client(first).get("/api/me")
+    assert keyed_client(first).get("/api/me").status_code == 429
+    assert keyed_client(second).get("/api/me").status_code == 200
+
+
+def test_an_unlimited_plan_reports_the_safety_ceiling(keyed_client, make_key, settings) -> None:
+    settings.PONTE_UNLIMITED_REQUESTS_PER_MINUTE = 6000
+    assert keyed_client(make_key("viewer")).get("/api/me")["X-RateLimit-Limit"] == "6000"
+
+
+class _StrictApi(KeyedAPIView):
+    permission_classes = [IsViewer]
+    rate_limits = {"GET": "2/m"}
+
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
+
+
+def test_a_stricter_endpoint_limit_wins_and_is_reported(rf, make_key) -> None:
+    key = make_key("viewer")
+    view = _StrictApi.as_view()
+    replies = [view(rf.get("/api/strict", HTTP_X_API_KEY=key)) for _ in range(3)]
+    assert [r.status_code for r in replies] == [200, 200, 429]
+    assert replies[0]["X-RateLimit-Limit"] == "2" and replies[1]["X-RateLimit-Remaining"] == "0"
+
+
+def test_concurrent_requests_never_exceed_the_limit(live_server, make_account, make_key) -> None:
+    key = make_key("viewer", for_account=make_account("Free"))
+
+    def call(_: int) -> int:
+        return requests.get(f"{live_server.url}/api/me", headers={"X-API-Key": key}, timeout=30).status_code
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        statuses = list(pool.map(call, range(50)))
+    assert statuses.count(200) == 40
+    assert statuses.count(429) == 10
