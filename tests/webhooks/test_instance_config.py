@@ -145,9 +145,20 @@ def test_other_methods_answer_405_in_the_instance_shape(client, session):
     response = client.delete(_url(session))
     assert response.status_code == 405
     assert response.json()["status"] == 405
+    assert response.json()["error"] == "METHOD_NOT_ALLOWED"
 
 
 def test_unknown_instance_routes_answer_404_in_the_instance_shape(client, session):
     response = client.get(f"/instances/{session.instance_key}/instance/webhook/error")
     assert response.status_code == 404
     assert response.json()["status"] == 404
+
+
+def test_malformed_json_and_a_wrong_content_type_are_refused_in_the_instance_shape(client, session):
+    response = client.generic("PUT", _url(session), b"{not json", content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"] == "VALIDATION_ERROR"
+    response = client.generic("PUT", _url(session), b"allowWebhook=true", content_type="text/plain")
+    assert response.status_code == 400
+    assert response.json()["error"] == "BAD_REQUEST"
+    assert response.json()["status"] == 400
