@@ -128,12 +128,15 @@ _LAST = inline_serializer(
 _RECENT = inline_serializer(
     "InstanceDeliveryRecent",
     {
+        "id": serializers.CharField(help_text="x-webhook-id of the delivery"),
         "ts": serializers.CharField(),
         "status": serializers.IntegerField(allow_null=True),
-        "duration": serializers.IntegerField(),
+        "duration": serializers.IntegerField(allow_null=True),
         "error": serializers.CharField(allow_null=True),
         "outcome": serializers.CharField(),
         "event": serializers.CharField(),
+        "attempts": serializers.IntegerField(),
+        "state": serializers.CharField(),
     },
     many=True,
 )

@@ -101,23 +101,25 @@ def test_statistics_count_a_scripted_mix_of_outcomes(
     assert delivery["attempts"] == delivery["ok"] + delivery["clientError"] + delivery["failed"]
     assert isinstance(delivery["avgMs"], int) and delivery["avgMs"] >= 0
 
+    # The newest deliveries first, each with the answer to its latest attempt.
     recent = delivery["recent"]
-    assert [(r["status"], r["outcome"]) for r in recent] == [
-        (None, "failed"),
-        (429, "failed"),
-        (200, "ok"),
-        (500, "failed"),
-        (404, "clientError"),
-        (200, "ok"),
+    assert [(r["status"], r["outcome"], r["attempts"], r["state"]) for r in recent] == [
+        (None, "queued", 0, "pending"),
+        (None, "failed", 1, "failed"),  # refused connection, retry due later
+        (429, "failed", 1, "failed"),
+        (200, "ok", 2, "delivered"),
+        (404, "clientError", 1, "dead"),
+        (200, "ok", 1, "delivered"),
     ]
-    assert recent[0]["error"].startswith("connection error")
-    assert recent[2]["error"] is None
+    assert recent[0]["duration"] is None and recent[0]["error"] is None
+    assert recent[1]["error"].startswith("connection error")
+    assert recent[3]["error"] is None
     assert {r["event"] for r in recent} == {"message"}
-    assert all(isinstance(r["duration"], int) for r in recent)
-    assert delivery["last"] == {
-        "ts": recent[0]["ts"],
+    assert all(isinstance(r["duration"], int) for r in recent[1:])
+    assert delivery["last"] == {  # the latest attempt: the refused connection
+        "ts": recent[1]["ts"],
         "status": None,
-        "ms": recent[0]["duration"],
+        "ms": recent[1]["duration"],
         "outcome": "failed",
     }
     assert data["webhook"] == {
@@ -147,6 +149,9 @@ def test_recent_is_capped_at_the_last_20(client, session, receiver, allow_loopba
     assert len(delivery["recent"]) == 20
     timestamps = [row["ts"] for row in delivery["recent"]]
     assert timestamps == sorted(timestamps, reverse=True)
+    # The 20 newest deliveries: the three oldest dropped out.
+    assert [row["id"] for row in delivery["recent"]] == [d.dispatch_id for d in reversed(deliveries[3:])]
+    assert delivery["last"]["ts"] == timestamps[0]
 
 
 def test_statistics_take_a_fixed_number_of_queries(
@@ -157,9 +162,9 @@ def test_statistics_take_a_fixed_number_of_queries(
     for n in range(3):
         _attempt(_new(session, str(n)))
     url = f"/instances/{session.instance_key}/instance/webhook/statistics"
-    # Session + configuration, queued, counters, recent attempts, worker-global queue; plus the
-    # savepoint and its release that the request's transaction (ATOMIC_REQUESTS) makes inside the test's.
-    queries = 5 + 2
+    # Session + configuration, counters, recent deliveries, worker-global queue; plus the savepoint
+    # and its release that the request's transaction (ATOMIC_REQUESTS) makes inside the test's.
+    queries = 4 + 2
     with django_assert_num_queries(queries):
         assert client.get(url).status_code == 200
     for n in range(10):
