@@ -97,6 +97,16 @@ MESSAGE = {
             },
         }
         for kind in TYPE_OBJECTS
+    ]
+    + [
+        {
+            "if": {"properties": {"type": {"const": "unsupported"}}},
+            "then": {
+                "required": ["errors"],
+                "not": {"anyOf": [{"required": [other]} for other in TYPE_OBJECTS]},
+            },
+            "else": {"not": {"required": ["errors"]}},
+        }
     ],
     "additionalProperties": False,
 }

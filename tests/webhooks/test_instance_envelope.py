@@ -415,6 +415,18 @@ def test_the_schema_refuses_an_object_the_seed_does_not_list(session):
     _only_message(body)["image"] = {"id": "1"}
     with pytest.raises(jsonschema.ValidationError):
         validate_envelope(body)
+    body = body_of(session, "message", message(type="reaction", targetId="T", emoji="👍"))
+    _only_message(body)["reaction"]["emoji"] = ""  # a removal has no emoji at all, not an empty one
+    with pytest.raises(jsonschema.ValidationError):
+        validate_envelope(body)
+    body = body_of(session, "message", message(type="poll_creation"))
+    del _only_message(body)["errors"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate_envelope(body)
+    body = body_of(session, "message", message(type="document", fileName="a.pdf", **MEDIA))
+    del _only_message(body)["document"]["caption"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate_envelope(body)
 
 
 def test_the_plain_format_carries_the_seed_message_fields(session):
