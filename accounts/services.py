@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from uuid import UUID
 
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -14,6 +15,10 @@ from accounts.netaddr import address_in, parse_networks
 from config.errors import Forbidden, NotAuthenticated, ValidationFailed
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+# Resolved keys (with account and plan) are kept in the shared cache so a keyed call costs no query.
+# Every save or delete of a key, its account or its plan forgets them at once (signals in
+# accounts.apps); the timeout bounds a change made by other means or racing a request in flight.
+KEY_CACHE_SECONDS = 30
 # Compared against when the prefix is unknown, so unknown and wrong keys cost the same time.
 _DUMMY_DIGEST = digest_of("ponte_xxxxxxxx_never-a-real-key")
 
@@ -105,11 +110,7 @@ def api_key_authenticate(*, plaintext: str, client_ip: str) -> ApiKey:
     KeyIpNotAllowed (403).
     """
     prefix = prefix_of(plaintext.strip())
-    key = (
-        ApiKey.objects.select_related("account", "account__plan").filter(prefix=prefix).first()
-        if prefix
-        else None
-    )
+    key = _key_by_prefix(prefix) if prefix else None
     matches = digests_match(key.digest if key else _DUMMY_DIGEST, plaintext.strip())
     now = timezone.now()
     if key is None or not matches or key.is_revoked or key.is_expired(now) or not key.account.is_active:
@@ -120,9 +121,29 @@ def api_key_authenticate(*, plaintext: str, client_ip: str) -> ApiKey:
     return key
 
 
+def _key_cache_key(prefix: str) -> str:
+    return f"accounts:key:{prefix}"
+
+
+def _key_by_prefix(prefix: str) -> ApiKey | None:
+    key = cache.get(_key_cache_key(prefix))
+    if key is None:
+        key = ApiKey.objects.select_related("account", "account__plan").filter(prefix=prefix).first()
+        if key is not None:  # unknown prefixes are not cached: nobody can fill the cache with them
+            cache.set(_key_cache_key(prefix), key, KEY_CACHE_SECONDS)
+    return key
+
+
+def api_keys_forget(*, prefixes: list[str]) -> None:
+    """Drop resolved keys from the cache, so the next call reads them again."""
+    cache.delete_many([_key_cache_key(prefix) for prefix in prefixes])
+
+
 def _touch(key: ApiKey, now: datetime) -> None:
-    """Record last use at most once a minute, with one conditional UPDATE and no read."""
+    """Record last use at most once a minute: an atomic cache claim, then one conditional UPDATE."""
     if key.last_used_at and now - key.last_used_at < LAST_USED_RESOLUTION:
+        return
+    if not cache.add(f"accounts:key-touched:{key.pk}", 1, int(LAST_USED_RESOLUTION.total_seconds())):
         return
     ApiKey.objects.filter(pk=key.pk).exclude(last_used_at__gt=now - LAST_USED_RESOLUTION).update(
         last_used_at=now

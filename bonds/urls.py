@@ -1,6 +1,17 @@
 """Mounted at /bonds/ (see config/urls.py)."""
 
-from django.urls import URLPattern
+from django.db import transaction
+from django.urls import URLPattern, path
+from django.views.generic import RedirectView
+
+from bonds.api import BondListApi
 
 app_name = "bonds"
-urlpatterns: list[URLPattern] = []
+urlpatterns: list[URLPattern] = [
+    # A read with no writes worth a transaction: skipping ATOMIC_REQUESTS spares a BEGIN (and, on
+    # SQLite, the write lock) per call, so a cached reply really costs no database work.
+    path("api/", transaction.non_atomic_requests(BondListApi.as_view()), name="list"),
+    # `/bonds/api` (no slash) is a common typo in spreadsheets; the bonds catch-all would answer
+    # not_found, so redirect it, query string included.
+    path("api", RedirectView.as_view(pattern_name="bonds:list", query_string=True, permanent=False)),
+]

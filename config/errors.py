@@ -151,6 +151,18 @@ class EngineUnavailable(ApplicationError):
     default_message = "The session engine is unreachable or not answering; try again shortly."
 
 
+class MessageAlreadyDeleted(Conflict):
+    code = "MESSAGE_ALREADY_DELETED"
+    gateway_text = "Message already deleted"
+    default_message = "This message was already deleted for everyone."
+
+
+class DeletionWindowExpired(Conflict):
+    code = "DELETION_WINDOW_EXPIRED"
+    gateway_text = "Deletion window expired"
+    default_message = "This message is too old to be deleted for everyone."
+
+
 class WebhookNotFound(NotFound):
     code = "WEBHOOK_NOT_FOUND"
     gateway_text = "Webhook not found"

@@ -220,7 +220,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
@@ -237,7 +237,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"KeyRoleEnum": "accounts.models.ApiKey.Role"},
+    "ENUM_NAME_OVERRIDES": {
+        "KeyRoleEnum": "accounts.models.ApiKey.Role",
+        "BondListStatusEnum": "bonds.statuses.ALL",
+    },
 }
 
 # --- API keys and rate limits -------------------------------------------------------------------
@@ -262,14 +265,19 @@ if REDIS_URL:
 else:
     # A broker that needs no server: messages are files under var/broker/.
     _BROKER_DIR = VAR_DIR / "broker"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "control"):
         (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
+        # Broadcast (pidbox) messages too, or kombu writes them to ./control in the working directory.
+        "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
+        # kombu polls the folder; its default 1 s pause (taken whenever prefetch is full) would cap
+        # a worker at a few tasks per second.
+        "polling_interval": 0.02,
     }
 
 CELERY_TIMEZONE = TIME_ZONE
@@ -291,6 +299,16 @@ CELERY_BEAT_SCHEDULE: dict = {}
 # --- Messaging ----------------------------------------------------------------------------------
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
+# Fixed domain parts of JIDs: individuals `<digits>@<user>`, groups `<digits>@<group>`.
+MESSAGING_USER_SUFFIX = os.environ.get("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
+MESSAGING_GROUP_SUFFIX = os.environ.get("MESSAGING_GROUP_SUFFIX", "g.us")
+MESSAGING_QR_TTL_SECONDS = env_int("MESSAGING_QR_TTL_SECONDS", 60)
+# "Delete for everyone" is refused after this long (WhatsApp allows about two and a half days).
+MESSAGING_DELETE_WINDOW_SECONDS = env_int("MESSAGING_DELETE_WINDOW_SECONDS", 60 * 60 * 60)
+# The plan's messages/day quota counts per calendar day in this time zone.
+MESSAGING_QUOTA_TIME_ZONE = os.environ.get("MESSAGING_QUOTA_TIME_ZONE", "America/Sao_Paulo")
+MESSAGING_PROFILE_PICTURE_MAX_BYTES = env_int("MESSAGING_PROFILE_PICTURE_MAX_BYTES", 5 * 1024 * 1024)
+MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT", 10)
 
 # --- Webhooks ----------------------------------------------------------------------------------
 
@@ -305,12 +323,34 @@ PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS",
 # The sweeper (beat, every 30 s) re-enqueues deliveries due for longer than this, or stuck past the lease.
 PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 30)
 PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
-# At most this many sends in flight per target URL, so one hanging receiver cannot hold every worker
-# thread; a delivery over the cap waits this many seconds without using an attempt. 0 disables.
-PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 2)
+# Sends in flight at once per target URL, so one hanging receiver cannot hold every worker thread: any
+# target gets at most MAX_IN_FLIGHT_PER_TARGET, a target whose last attempt took SLOW_SECONDS or more
+# (remembered SLOW_MEMORY_SECONDS) at most MAX_IN_FLIGHT_PER_SLOW_TARGET. A delivery over the cap waits
+# (at least BUSY_TARGET_DEFER_SECONDS) without using an attempt. 0 disables a cap.
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 4)
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET", 2)
+PONTE_WEBHOOK_SLOW_SECONDS = float(os.environ.get("PONTE_WEBHOOK_SLOW_SECONDS") or 2)
+PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS", 300)
 PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
 )
+
+# --- Bonds --------------------------------------------------------------------------------------
+
+# Provider addresses are settings so tests (and mirrors) can point them elsewhere.
+BONDS_TESOURO_CSV_URL = os.environ.get(
+    "BONDS_TESOURO_CSV_URL",
+    "https://www.tesourotransparente.gov.br/ckan/dataset/df56aa42-484a-4a59-8184-7676580c81e3/resource/"
+    "796d2059-14e9-44e3-80c9-2d9e30b405c1/download/PrecoTaxaTesouroDireto.csv",
+)
+BONDS_FOCUS_BASE_URL = os.environ.get(
+    "BONDS_FOCUS_BASE_URL", "https://olinda.bcb.gov.br/olinda/servico/Expectativas/versao/v1/odata"
+)
+BONDS_SGS_BASE_URL = os.environ.get("BONDS_SGS_BASE_URL", "https://api.bcb.gov.br/dados/serie")
+BONDS_HTTP_TIMEOUT = env_int("BONDS_HTTP_TIMEOUT", 30)  # seconds, per provider request
+BONDS_KEY_INTERVAL_SECONDS = env_int("BONDS_KEY_INTERVAL_SECONDS", 5)  # seed 000 §8
+BONDS_PREVIEW_LIMIT = env_int("BONDS_PREVIEW_LIMIT", 5)  # seed 000 §8
+BONDS_REPLY_CACHE_SECONDS = env_int("BONDS_REPLY_CACHE_SECONDS", 300)
 
 # --- Logging ------------------------------------------------------------------------------------
 
@@ -320,5 +360,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # The MCP SDK logs "Terminating session: None" at INFO for every stateless /bonds/mcp call.
+        "mcp.server.streamable_http": {"level": "WARNING"},
+    },
 }

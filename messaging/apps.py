@@ -3,3 +3,7 @@ from django.apps import AppConfig
 
 class MessagingConfig(AppConfig):
     name = "messaging"
+    verbose_name = "Messaging sessions"
+
+    def ready(self) -> None:
+        from messaging import checks  # noqa: F401  (registers the system checks)

@@ -12,7 +12,11 @@ def new_instance_key() -> str:
 
 
 class Session(models.Model):
-    """A messaging-app account connected through an engine."""
+    """A messaging-app account connected through an engine.
+
+    The engine is the authority on the live connection; these fields are Ponte's record of it, kept
+    current by `messaging.services.events.engine_event_receive` from what the engine reports.
+    """
 
     class Status(models.TextChoices):
         DISCONNECTED = "disconnected", "Disconnected"
@@ -32,6 +36,13 @@ class Session(models.Model):
     jid = models.CharField(max_length=100, blank=True, help_text="Own JID once paired.")
     phone = models.CharField(max_length=30, blank=True)
     instance_key = models.CharField(max_length=64, unique=True, default=new_instance_key, editable=False)
+    profile_name = models.CharField(max_length=25, blank=True)
+    profile_status = models.CharField(max_length=139, blank=True)
+    profile_picture = models.BinaryField(null=True, blank=True, editable=False)
+    profile_picture_type = models.CharField(max_length=50, blank=True, editable=False)
+    qr_code = models.TextField(blank=True, help_text="Current QR text while waiting for a scan.")
+    qr_expires_at = models.DateTimeField(null=True, blank=True)
+    connected_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -41,3 +52,161 @@ class Session(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.status})"
+
+    def clean(self) -> None:
+        """The admin refuses an engine path that does not import (the API would answer 502)."""
+        if self.engine:
+            from django.core.exceptions import ValidationError
+            from django.utils.module_loading import import_string
+
+            from messaging.engines.base import Engine
+
+            try:
+                engine_class = import_string(self.engine)
+            except ImportError as exc:
+                raise ValidationError({"engine": f"Cannot import {self.engine!r}: {exc}"}) from None
+            if not (isinstance(engine_class, type) and issubclass(engine_class, Engine)):
+                raise ValidationError({"engine": f"{self.engine!r} is not a messaging engine class."})
+
+    @property
+    def engine_path(self) -> str:
+        from django.conf import settings
+
+        return self.engine or settings.MESSAGING_ENGINE
+
+
+class Group(models.Model):
+    """A group the session belongs to, as last reported by the engine."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="groups")
+    jid = models.CharField(max_length=100)
+    subject = models.CharField(max_length=100, blank=True)
+    subject_time = models.BigIntegerField(default=0, help_text="Unix seconds of the last name change.")
+    creation = models.BigIntegerField(default=0, help_text="Unix seconds.")
+    owner = models.CharField(max_length=100, blank=True)
+    # [{"jid": "...", "admin": true}, ...]
+    participants = models.JSONField(default=list, blank=True)
+    is_member = models.BooleanField(default=True, help_text="False once the session left the group.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["subject", "jid"]
+        constraints = [models.UniqueConstraint(fields=["session", "jid"], name="one_group_row_per_session")]
+
+    def __str__(self) -> str:
+        return f"{self.subject or self.jid}"
+
+    @property
+    def size(self) -> int:
+        return len(self.participants)
+
+
+class Message(models.Model):
+    """A message sent through the API or received by the session (history, quota, reactions)."""
+
+    class Status(models.TextChoices):
+        SENT = "sent", "Sent"
+        DELIVERED = "delivered", "Delivered"
+        READ = "read", "Read"
+        DELETED = "deleted", "Deleted"
+
+    class Direction(models.TextChoices):
+        OUTBOUND = "outbound", "Sent through the API"
+        INBOUND = "inbound", "Received by the session"
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages")
+    message_id = models.CharField(max_length=100)
+    chat = models.CharField(max_length=100, help_text="Chat JID (individual or group).")
+    sender = models.CharField(max_length=100, blank=True, help_text="Sender JID.")
+    push_name = models.CharField(max_length=100, blank=True)
+    from_me = models.BooleanField(default=False)
+    direction = models.CharField(max_length=10, choices=Direction.choices, default=Direction.OUTBOUND)
+    type = models.CharField(max_length=20, default="text")
+    content = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SENT)
+    timestamp = models.DateTimeField(default=timezone.now)
+    # {"<reactor JID>": "<emoji>"}
+    reactions = models.JSONField(default=dict, blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-timestamp", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "chat", "message_id"], name="one_message_per_chat_id")
+        ]
+        indexes = [
+            models.Index(fields=["session", "chat", "timestamp"]),
+            models.Index(fields=["direction", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.message_id} in {self.chat}"
+
+
+class DailyMessageCount(models.Model):
+    """Messages an account sent on one calendar day (MESSAGING_QUOTA_TIME_ZONE): the daily quota.
+
+    One row per account and day, incremented under a row lock in the sending transaction, so the
+    check costs the same however many messages were sent, and a rolled-back send is not counted.
+    """
+
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="message_days")
+    day = models.DateField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["account", "day"], name="one_message_count_per_day")]
+
+    def __str__(self) -> str:
+        return f"{self.account} {self.day}: {self.count}"
+
+
+# --- Sandbox engine state ------------------------------------------------------------------------
+# The SandboxEngine (messaging/engines/sandbox.py) plays the part of WhatsApp's servers and the phone.
+# Its state lives here, in the database, so every web process sees the same sandbox.
+
+
+class SandboxDevice(models.Model):
+    """What the sandbox's "WhatsApp servers" know about one session."""
+
+    session_id = models.UUIDField(unique=True)
+    credentials = models.JSONField(null=True, blank=True, help_text="Pairing keys; null when logged out.")
+    qr_serial = models.PositiveIntegerField(default=0)
+    qr_code = models.TextField(blank=True)
+    qr_expires_at = models.DateTimeField(null=True, blank=True)
+    pairing_phone = models.CharField(max_length=30, blank=True)
+    pairing_code = models.CharField(max_length=9, blank=True)
+    pairing_expires_at = models.DateTimeField(null=True, blank=True)
+    jid = models.CharField(max_length=100, blank=True)
+    push_name = models.CharField(max_length=25, blank=True)
+    about = models.CharField(max_length=139, blank=True)
+    picture_sha256 = models.CharField(max_length=64, blank=True)
+    message_serial = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "sandbox device"
+
+    def __str__(self) -> str:
+        return f"sandbox {self.session_id}"
+
+
+class SandboxGroup(models.Model):
+    """A group on the sandbox's "servers", as seen by one session."""
+
+    device = models.ForeignKey(SandboxDevice, on_delete=models.CASCADE, related_name="groups")
+    jid = models.CharField(max_length=100)
+    subject = models.CharField(max_length=100)
+    subject_time = models.BigIntegerField()
+    creation = models.BigIntegerField()
+    owner = models.CharField(max_length=100)
+    # {"<jid>": true if admin}
+    participants = models.JSONField(default=dict)
+    picture_sha256 = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        verbose_name = "sandbox group"
+        constraints = [models.UniqueConstraint(fields=["device", "jid"], name="one_sandbox_group_per_device")]
+
+    def __str__(self) -> str:
+        return self.jid

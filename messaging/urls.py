@@ -1,6 +1,50 @@
 """`urlpatterns` is mounted at /api/; `gateway_urlpatterns` at /gateway/ (see config/urls.py)."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
-gateway_urlpatterns: list[URLPattern] = []
+from messaging.api import contacts, gateway, groups, messages, sandbox, sessions
+
+urlpatterns = [
+    path("sessions", sessions.SessionListCreateApi.as_view(), name="sessions"),
+    path("sessions/<str:session_id>", sessions.SessionDetailApi.as_view(), name="session"),
+    path("sessions/<str:session_id>/connect", sessions.SessionConnectApi.as_view(), name="session-connect"),
+    path("sessions/<str:session_id>/qrcode", sessions.SessionQrCodeApi.as_view(), name="session-qrcode"),
+    path(
+        "sessions/<str:session_id>/pairing-code",
+        sessions.SessionPairingCodeApi.as_view(),
+        name="session-pairing-code",
+    ),
+    path("sessions/<str:session_id>/logout", sessions.SessionLogoutApi.as_view(), name="session-logout"),
+    path("messages", messages.MessageListApi.as_view(), name="messages"),
+    path("messages/send", messages.MessageSendApi.as_view(), name="messages-send"),
+    path("messages/reaction", messages.MessageReactionApi.as_view(), name="messages-reaction"),
+    path("messages/vcard", messages.MessageVcardApi.as_view(), name="messages-vcard"),
+    path("messages/vcards", messages.MessageVcardsApi.as_view(), name="messages-vcards"),
+    path("messages/location", messages.MessageLocationApi.as_view(), name="messages-location"),
+    path("messages/buttons", messages.MessageButtonsApi.as_view(), name="messages-buttons"),
+    path("messages/delete", messages.MessageDeleteApi.as_view(), name="messages-delete"),
+    path("contacts/check", contacts.ContactCheckApi.as_view(), name="contacts-check"),
+    path("contacts/profile/picture", contacts.ProfilePictureApi.as_view(), name="profile-picture"),
+    path("contacts/profile/status", contacts.ProfileStatusApi.as_view(), name="profile-status"),
+    path("contacts/profile/name", contacts.ProfileNameApi.as_view(), name="profile-name"),
+    path("groups", groups.GroupCreateApi.as_view(), name="groups"),
+    path("groups/list", groups.GroupListApi.as_view(), name="groups-list"),
+    path("groups/leave", groups.GroupLeaveApi.as_view(), name="groups-leave"),
+    path("groups/participants/promote", groups.GroupPromoteApi.as_view(), name="groups-promote"),
+    path("groups/participants/demote", groups.GroupDemoteApi.as_view(), name="groups-demote"),
+    path("sandbox/sessions/<str:session_id>/scan", sandbox.SandboxScanApi.as_view(), name="sandbox-scan"),
+    path(
+        "sandbox/sessions/<str:session_id>/inbound",
+        sandbox.SandboxInboundApi.as_view(),
+        name="sandbox-inbound",
+    ),
+]
+gateway_urlpatterns = [
+    path("sessions", gateway.GatewaySessionListApi.as_view(), name="gateway-sessions"),
+    path("sessions/<str:session_id>/pair/qr", gateway.GatewayPairQrApi.as_view(), name="gateway-pair-qr"),
+    path(
+        "sessions/<str:session_id>/pair/phone",
+        gateway.GatewayPairPhoneApi.as_view(),
+        name="gateway-pair-phone",
+    ),
+]

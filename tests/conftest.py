@@ -42,7 +42,9 @@ def api_client() -> APIClient:
 @pytest.fixture
 def default_plans(db) -> None:
     """The plans the data migration seeds. Transactional tests (live_server, a real worker) flush
-    the tables afterwards, so seed them again whenever they are missing."""
+    the tables afterwards, so seed them again whenever they are missing. (Do not reach for
+    `serialized_rollback=True` instead: after another transactional test has flushed, restoring the
+    serialized rows collides with the content types Django recreates.)"""
     if not Plan.objects.exists():
         from django.apps import apps
 

@@ -35,6 +35,9 @@ class WebhookListCreateApi(KeyedAPIView):
         events = serializers.ListField(child=serializers.CharField(max_length=40), help_text=_EVENTS_HELP)
         retryCount = serializers.IntegerField(required=False, allow_null=True, help_text=_RETRY_HELP)
 
+        class Meta:
+            ref_name = "WebhookCreate"
+
     @extend_schema(
         operation_id="gateway_webhooks_list",
         parameters=[OpenApiParameter("sessionId", str, description="Only this session's webhooks.")],
@@ -73,6 +76,9 @@ class WebhookDetailApi(KeyedAPIView):
             child=serializers.CharField(max_length=40), required=False, help_text=_EVENTS_HELP
         )
         retryCount = serializers.IntegerField(required=False, help_text=_RETRY_HELP)
+
+        class Meta:
+            ref_name = "WebhookPatch"
 
     def _webhook(self, webhook_id: str) -> Webhook:
         webhook = selectors.webhook_get(key=self.api_key, webhook_id=webhook_id)

@@ -11,6 +11,8 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import logging
 import uuid
@@ -19,6 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -77,26 +80,72 @@ def _claim(delivery: Delivery) -> str | None:
     return token if taken else None
 
 
-def _target_busy(delivery: Delivery) -> bool:
-    """Too many sends in flight to this URL: a slow receiver must not take every worker thread."""
-    cap = int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET)
+def _target_key(url: str, what: str) -> str:
+    return f"webhooks:{what}:" + hashlib.sha256(url.encode()).hexdigest()[:32]
+
+
+def _acquire_slot(delivery: Delivery) -> bool | None:
+    """Take one of the target's send slots: True taken, None no cap applies, False the target is full.
+
+    A receiver that hangs would otherwise hold every worker thread for its timeout. Every target gets
+    at most PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET sends at once, and a target recently slow (an attempt
+    that took PONTE_WEBHOOK_SLOW_SECONDS or timed out) at most PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET.
+    The counters live in the cache (Redis in production, shared by all workers) and expire with the
+    claim lease, so a killed worker's slots come back.
+    """
+    slow = cache.get(_target_key(delivery.target_url, "slow"))
+    cap = int(
+        settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET
+        if slow
+        else settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET
+    )
     if cap <= 0:
+        return None
+    key = _target_key(delivery.target_url, "inflight")
+    cache.add(key, 0, timeout=int(_lease().total_seconds()))
+    try:
+        taken = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.add(key, 1, timeout=int(_lease().total_seconds()))
+        taken = 1
+    if taken > cap:
+        _release_slot(delivery)
         return False
-    since = timezone.now() - _lease()
-    in_flight = Delivery.objects.filter(
-        target_url=delivery.target_url, status=Delivery.Status.SENDING, claimed_at__gte=since
-    ).exclude(pk=delivery.pk)
-    return in_flight.count() >= cap
+    return True
 
 
-def _defer(delivery: Delivery) -> None:
-    """Try again shortly without using an attempt (the target has too many sends in flight)."""
+def _release_slot(delivery: Delivery) -> None:
+    with contextlib.suppress(ValueError):  # the counter expired: nothing to give back
+        cache.decr(_target_key(delivery.target_url, "inflight"))
+
+
+def _remember_speed(delivery: Delivery, result: PostResult) -> None:
+    slow_key = _target_key(delivery.target_url, "slow")
+    too_slow = result.duration_ms >= float(settings.PONTE_WEBHOOK_SLOW_SECONDS) * 1000
+    if too_slow or (result.error or "").startswith("timeout"):
+        cache.set(slow_key, True, timeout=int(settings.PONTE_WEBHOOK_SLOW_MEMORY_SECONDS))
+    elif result.error is None:
+        cache.delete(slow_key)
+
+
+def _busy_wait(delivery: Delivery) -> float:
+    """How long a delivery waits for a full target: longer when the target is slow."""
     wait = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS)
-    moved = Delivery.objects.filter(pk=delivery.pk, status__in=WAITING).update(
-        next_attempt_at=timezone.now() + timedelta(seconds=wait)
+    if cache.get(_target_key(delivery.target_url, "slow")):
+        wait = max(wait, delivery.timeout_seconds / 2)
+    return wait
+
+
+def _defer(delivery: Delivery, wait: float) -> bool:
+    """Try again after `wait` seconds without using an attempt (the target has no free slot)."""
+    now = timezone.now()
+    # Only a due delivery moves: a duplicate hint must not pull a later retry forward.
+    moved = Delivery.objects.filter(pk=delivery.pk, status__in=WAITING, next_attempt_at__lte=now).update(
+        next_attempt_at=now + timedelta(seconds=wait)
     )
     if moved:
         enqueue_on_commit([delivery.pk], countdown=wait)
+    return bool(moved)
 
 
 def _post(delivery: Delivery, *, secret: str) -> tuple[PostResult, Any]:
@@ -124,18 +173,25 @@ def delivery_attempt(*, delivery_id: int) -> str:
     claimable = delivery.status in WAITING or delivery.status == Delivery.Status.SENDING
     if not claimable:
         return "done"
-    if delivery.status in WAITING and _target_busy(delivery):
-        _defer(delivery)
-        return "deferred"
-    token = _claim(delivery)
-    if token is None:
-        return "not-claimed"
-    scheduled_at = delivery.next_attempt_at
-    if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook is None:
-        _finish_without_sending(delivery, token, "Webhook deleted before delivery.")
-        return "dead"
-    secret = delivery.webhook.secret if delivery.webhook else ""
-    result, started_at = _post(delivery, secret=secret)
+    slot = _acquire_slot(delivery)
+    if slot is False:
+        if delivery.status in WAITING:
+            return "deferred" if _defer(delivery, _busy_wait(delivery)) else "not-claimed"
+        slot = None  # a stuck claim being recovered is never held back
+    try:
+        token = _claim(delivery)
+        if token is None:
+            return "not-claimed"
+        scheduled_at = delivery.next_attempt_at
+        if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook is None:
+            _finish_without_sending(delivery, token, "Webhook deleted before delivery.")
+            return "dead"
+        secret = delivery.webhook.secret if delivery.webhook else ""
+        result, started_at = _post(delivery, secret=secret)
+    finally:
+        if slot:
+            _release_slot(delivery)
+    _remember_speed(delivery, result)
     return _record(delivery, token=token, result=result, scheduled_at=scheduled_at, started_at=started_at)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.test import RequestFactory
 from django.utils import timezone
 
 from accounts.authentication import authenticate_presented, presented_bearer_or_query_key
 from accounts.models import ApiKey
-from accounts.services import api_key_create, api_key_revoke
+from accounts.services import api_key_authenticate, api_key_create, api_key_revoke
 from config.errors import Forbidden, NotAuthenticated
 
 pytestmark = pytest.mark.django_db
@@ -156,6 +157,40 @@ def test_last_use_is_written_at_most_once_a_minute(api_client, account) -> None:
     first = ApiKey.objects.get(pk=key.pk).last_used_at
     api_client.get("/api/me", HTTP_X_API_KEY=plaintext)
     assert first is not None and ApiKey.objects.get(pk=key.pk).last_used_at == first
+    # A minute and more passes: the row ages, and the cached key and touch claim expire.
     ApiKey.objects.filter(pk=key.pk).update(last_used_at=first - timedelta(minutes=2))
+    cache.clear()
     api_client.get("/api/me", HTTP_X_API_KEY=plaintext)
     assert ApiKey.objects.get(pk=key.pk).last_used_at > first
+
+
+def test_a_repeated_keyed_call_resolves_the_key_without_a_query(account, django_assert_num_queries) -> None:
+    _, plaintext = api_key_create(account=account, role="viewer")
+    api_key_authenticate(plaintext=plaintext, client_ip="127.0.0.1")
+    with django_assert_num_queries(0):
+        key = api_key_authenticate(plaintext=plaintext, client_ip="127.0.0.1")
+    assert key.account.plan.name == "Empresarial"
+
+
+def test_revoking_a_cached_key_takes_effect_at_once(account) -> None:
+    key, plaintext = api_key_create(account=account, role="viewer")
+    api_key_authenticate(plaintext=plaintext, client_ip="127.0.0.1")
+    api_key_revoke(key=key)
+    with pytest.raises(NotAuthenticated):
+        api_key_authenticate(plaintext=plaintext, client_ip="127.0.0.1")
+
+
+def test_a_plan_change_reaches_cached_keys_at_once(api_client, account) -> None:
+    _, plaintext = api_key_create(account=account, role="viewer")
+    assert api_client.get("/api/me", HTTP_X_API_KEY=plaintext)["X-RateLimit-Limit"] == "6000"
+    account.plan.requests_per_minute = 77
+    account.plan.save()
+    assert api_client.get("/api/me", HTTP_X_API_KEY=plaintext)["X-RateLimit-Limit"] == "77"
+
+
+def test_deactivating_an_account_locks_out_its_cached_keys(api_client, account) -> None:
+    _, plaintext = api_key_create(account=account, role="viewer")
+    assert api_client.get("/api/me", HTTP_X_API_KEY=plaintext).status_code == 200
+    account.is_active = False
+    account.save()
+    assert api_client.get("/api/me", HTTP_X_API_KEY=plaintext).status_code == 401

@@ -11,11 +11,13 @@ from datetime import timedelta
 
 import pytest
 import standardwebhooks
+from django.core.cache import cache
 from django.utils import timezone
 
 from webhooks import outbox
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 from webhooks.services import emit, webhook_delete, webhook_update
+from webhooks.transport import PostResult
 
 pytestmark = pytest.mark.django_db
 
@@ -189,15 +191,35 @@ def test_waiting_deliveries_follow_a_patched_url(hook, session, make_receiver):
     assert len(moved.received) == 1
 
 
-def test_a_busy_target_defers_without_using_an_attempt(hook, session, receiver, settings):
-    settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = 1
+def test_a_slow_target_gets_few_threads_and_waits_without_using_an_attempt(hook, session, receiver, settings):
+    settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = 1
     first, second = _delivery(session), _delivery(session)
-    assert outbox._claim(first)
+    # The last attempt timed out: the target is slow, and one send to it is in flight.
+    outbox._remember_speed(first, PostResult(None, "", 10_000, "timeout: read timed out"))
+    assert outbox._acquire_slot(first) is True
     assert outbox.delivery_attempt(delivery_id=second.pk) == "deferred"
     second.refresh_from_db()
     assert second.status == Delivery.Status.PENDING
     assert second.attempt_count == 0
-    assert second.next_attempt_at > timezone.now()
+    assert receiver.received == []
+    assert second.next_attempt_at >= timezone.now() + timedelta(seconds=4)  # half the 10 s timeout
+    # A duplicate hint does not pull it forward.
+    assert outbox.delivery_attempt(delivery_id=second.pk) == "not-claimed"
+    # The slot comes back; a quick success clears the slow mark.
+    outbox._release_slot(first)
+    Delivery.objects.filter(pk=second.pk).update(next_attempt_at=timezone.now())
+    assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"
+    assert cache.get(outbox._target_key(first.target_url, "slow")) is None
+
+
+def test_a_fast_target_shares_the_workers_up_to_its_cap(hook, session, receiver, settings):
+    settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = 3
+    first, second = _delivery(session), _delivery(session)
+    assert outbox._acquire_slot(first) is True
+    assert outbox._acquire_slot(first) is True  # two sends in flight
+    assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"  # the third slot
+    assert outbox._acquire_slot(first) is True
+    assert outbox._acquire_slot(first) is False  # the cap: 3 at once
 
 
 def test_the_sweeper_finds_lost_and_stuck_deliveries(hook, session, django_capture_on_commit_callbacks):

@@ -135,7 +135,7 @@ def filesystem_broker(tmp_path) -> Iterator[dict[str, str]]:
     saved = (app.conf.broker_url, app.conf.broker_transport_options)
 
     def reset_pools() -> None:
-        app.pool.force_close_all()
+        # Forget the cached pools (kombu keeps one per broker URL, so the other one stays usable).
         app._pool = None
         app.amqp._producer_pool = None
 

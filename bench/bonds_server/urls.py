@@ -1,0 +1,37 @@
+"""Ponte's URLs plus bare views that return a prebuilt body (the bench's yardstick)."""
+
+import os
+from pathlib import Path
+
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.urls import path
+
+from accounts.authentication import authenticate_presented, presented_bearer_or_query_key
+from config.urls import urlpatterns as ponte_urlpatterns
+
+BODIES_DIR = Path(os.environ["BENCH_BODIES_DIR"])
+BODIES = {
+    item.stem: (item.read_bytes(), "text/csv; charset=utf-8" if item.suffix == ".csv" else "application/json")
+    for item in BODIES_DIR.iterdir()
+}
+
+
+@transaction.non_atomic_requests
+def bare(request: HttpRequest, name: str) -> HttpResponse:
+    body, content_type = BODIES[name]
+    return HttpResponse(body, content_type=content_type)
+
+
+urlpatterns = [path("bench/bare/<str:name>", bare), *ponte_urlpatterns]
+
+
+@transaction.non_atomic_requests
+def bare_after_key_lookup(request: HttpRequest, name: str) -> HttpResponse:
+    """The same prebuilt body after the one thing a keyed call cannot skip: the key lookup."""
+    authenticate_presented(request, presented_bearer_or_query_key(request) or "")
+    body, content_type = BODIES[name]
+    return HttpResponse(body, content_type=content_type)
+
+
+urlpatterns.insert(0, path("bench/bare-after-key-lookup/<str:name>", bare_after_key_lookup))

@@ -1,0 +1,117 @@
+"""GET /bonds/api/ (operation `listBonds`, seed 000 §4): always HTTP 200, the outcome in
+`response.status` (JSON) or the `X-Ponte-Status` header (CSV)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from accounts.authentication import authenticate_presented, presented_bearer_or_query_key
+from bonds import statuses
+from bonds.filters import INDEXES, PRODUCTS, parse_filters, parse_format, parse_locale
+from bonds.models import Index, Product
+from bonds.selectors import bond_list_reply
+from bonds.services import bonds_status_for_key
+from config.errors import ApplicationError
+
+STATUS_HEADER = "X-Ponte-Status"
+
+
+def list_status(request: HttpRequest) -> str:
+    """none → preview; a bad key → unauthorized; otherwise the subscription and the 5-second rule."""
+    plaintext = presented_bearer_or_query_key(request)
+    if plaintext is None:
+        return statuses.PREVIEW
+    try:
+        key = authenticate_presented(request, plaintext)
+    except ApplicationError:  # unknown, expired, revoked, or an address outside the key's allow-list
+        return statuses.UNAUTHORIZED
+    return bonds_status_for_key(key=key)
+
+
+class BondSerializer(serializers.Serializer):
+    """One Bond of seed 000 §2 (component `Bond`)."""
+
+    name = serializers.CharField()
+    bank = serializers.IntegerField()
+    bank_name = serializers.CharField()
+    product = serializers.ChoiceField(choices=Product.choices)
+    index = serializers.ChoiceField(choices=Index.choices)
+    rate = serializers.FloatField()
+    fgc_protection = serializers.BooleanField()
+    tax_free = serializers.BooleanField()
+    exclusive = serializers.BooleanField()
+    min_investment = serializers.FloatField()
+    maturity_date = serializers.DateField()
+    early_withdrawal = serializers.BooleanField()
+    rating = serializers.CharField(allow_null=True)
+    payment_probability = serializers.FloatField(allow_null=True)
+    net_annualized_return = serializers.FloatField(allow_null=True)
+    real_annualized_return = serializers.FloatField(allow_null=True)
+
+
+class BondListApi(APIView):
+    """List active bonds (JSON BondList or CSV). No key: a preview of at most 5 bonds."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    throttle_classes: list = []
+    renderer_classes = [JSONRenderer]
+
+    OutputSerializer = inline_serializer(
+        "BondList",
+        fields={
+            "response": inline_serializer(
+                "BondListResponse",
+                fields={
+                    "status": serializers.ChoiceField(choices=list(statuses.ALL)),
+                    "description": serializers.CharField(),
+                },
+            ),
+            "bonds": BondSerializer(many=True),
+        },
+    )
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple:
+        # `format` is this endpoint's own parameter (json|csv), not DRF's renderer override.
+        return JSONRenderer(), JSONRenderer.media_type
+
+    @extend_schema(
+        operation_id="listBonds",
+        summary="List active bonds",
+        parameters=[
+            OpenApiParameter("product", str, description="Comma-separated: " + ", ".join(PRODUCTS)),
+            OpenApiParameter(
+                "index", str, description="Comma-separated: " + ", ".join(INDEXES) + " (`+` sent as `%2B`)"
+            ),
+            OpenApiParameter("bank", str, description="Comma-separated bank/broker codes"),
+            OpenApiParameter("tax_free", int, enum=[0, 1], description="1: only tax-exempt; 0: only taxed"),
+            OpenApiParameter("fgc", int, enum=[0, 1], description="1: only FGC-covered; 0: only not covered"),
+            OpenApiParameter("format", str, enum=["json", "csv"], description="Default json"),
+            OpenApiParameter(
+                "locale", str, enum=["pt-BR"], description="With format=csv: `;`, decimal comma"
+            ),
+            OpenApiParameter("key", str, description="API key (alternative to Authorization: Bearer)"),
+        ],
+        responses={
+            200: OpenApiResponse(
+                response=OutputSerializer,
+                description="BondList (JSON) or CSV (text/csv with the X-Ponte-Status header)",
+            )
+        },
+    )
+    def get(self, request: Request) -> HttpResponse:
+        query = dict(request._request.GET.lists())
+        fmt = parse_format(query)
+        status = list_status(request._request)
+        reply = bond_list_reply(
+            status=status, filters=parse_filters(query), fmt=fmt, locale=parse_locale(query, fmt)
+        )
+        response = HttpResponse(reply.body, content_type=reply.content_type)
+        response[STATUS_HEADER] = reply.status
+        return response

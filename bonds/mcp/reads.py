@@ -1,0 +1,290 @@
+"""The database work behind each MCP tool. Plain synchronous functions (the tools run them in a
+worker thread): who the caller is (the REST statuses, via `bonds_access_status`, so the preview
+rule and the 5-second rule are the same code), the filtered list (`bond_list`), and projections of
+an amount (`bond_net_amount_at_maturity`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+
+from django.conf import settings
+from django.db.models import F, QuerySet
+from django.http import HttpRequest, QueryDict
+from django.utils import timezone
+
+from accounts.authentication import presented_bearer_or_query_key
+from accounts.netaddr import client_address
+from bonds import statuses
+from bonds.filters import parse_filters
+from bonds.mcp.schemas import (
+    AmountOutcome,
+    Assumptions,
+    BondItem,
+    BondListResult,
+    BondProjectionResult,
+    SortOrder,
+)
+from bonds.models import Bond, ProjectionSnapshot
+from bonds.selectors import bond_list, bond_net_amount_at_maturity, custody_fee_for, projection_latest
+from bonds.services import bonds_access_status
+
+MAX_LIMIT = 200
+DAYS_PER_YEAR = 365.25
+
+
+class BondNotFound(LookupError):
+    """No active bond has the id asked for."""
+
+
+# --- The caller -------------------------------------------------------------------------------------
+
+
+def caller_request(
+    *, authorization: str | None, query_string: str, remote_addr: str, forwarded_for: str | None
+) -> HttpRequest:
+    """A Django request carrying just what the key and address helpers read, so the MCP server
+    resolves keys and client addresses exactly as the REST API does (Bearer header first, then
+    `?key=`; X-Forwarded-For only behind PONTE_TRUSTED_PROXIES)."""
+    request = HttpRequest()
+    request.META["REMOTE_ADDR"] = remote_addr
+    if authorization:
+        request.META["HTTP_AUTHORIZATION"] = authorization
+    if forwarded_for:
+        request.META["HTTP_X_FORWARDED_FOR"] = forwarded_for
+    request.GET = QueryDict(query_string)
+    return request
+
+
+def caller_status(request: HttpRequest) -> str:
+    """preview (no key), unauthorized, no_subscription, payment_issue, rate_limited or ok."""
+    return bonds_access_status(
+        plaintext_key=presented_bearer_or_query_key(request), client_ip=client_address(request)
+    )
+
+
+# --- Shared pieces ----------------------------------------------------------------------------------
+
+
+def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
+    if snapshot is None:
+        return None
+    return Assumptions(
+        projection_date=snapshot.date,
+        focus_survey_date=snapshot.focus_date,
+        selic_target_pct=snapshot.selic_current,
+        cdi_pct=snapshot.cdi_current,
+        ipca_12m_pct=snapshot.ipca_12m,
+        selic_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.selic_by_year or {}).items())},
+        ipca_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.ipca_by_year or {}).items())},
+    )
+
+
+def _round(value: float | None, digits: int = 6) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _outcome(bond: Bond, amount: float, snapshot: ProjectionSnapshot | None) -> AmountOutcome:
+    projected = bond_net_amount_at_maturity(bond=bond, amount=amount, snapshot=snapshot)
+    net = projected.net_amount
+    return AmountOutcome(
+        amount=amount,
+        gross_amount=projected.gross_amount,
+        custody_fee=projected.custody_fee,
+        income_tax=projected.income_tax,
+        net_amount=net,
+        net_gain=None if net is None else round(net - amount, 2),
+        meets_min_investment=amount >= bond.min_investment,
+    )
+
+
+def bond_item(
+    bond: Bond, *, today: date, amount: float | None = None, snapshot: ProjectionSnapshot | None = None
+) -> BondItem:
+    return BondItem(
+        id=bond.pk,
+        name=bond.name,
+        bank=bond.bank,
+        bank_name=bond.bank_name,
+        product=bond.product,
+        index=bond.index,
+        rate=bond.rate,
+        fgc_protection=bond.fgc_protection,
+        tax_free=bond.tax_free,
+        exclusive=bond.exclusive,
+        min_investment=bond.min_investment,
+        maturity_date=bond.maturity_date,
+        early_withdrawal=bond.early_withdrawal,
+        rating=bond.rating,
+        payment_probability=bond.payment_probability,
+        net_annualized_return=bond.net_annualized_return,
+        real_annualized_return=bond.real_annualized_return,
+        years_to_maturity=round(max(0, (bond.maturity_date - today).days) / DAYS_PER_YEAR, 2),
+        projection=None if amount is None else _outcome(bond, amount, snapshot),
+    )
+
+
+# --- list_bonds -------------------------------------------------------------------------------------
+
+
+def _ordered(queryset: QuerySet[Bond], sort: SortOrder) -> QuerySet[Bond]:
+    # net_return is bond_list's documented default order and maturity its "maturity" order; the
+    # real-return order follows the same tie-breakers.
+    if sort == "real_return":
+        return queryset.order_by(
+            F("real_annualized_return").desc(nulls_last=True), "name", "bank", "maturity_date", "id"
+        )
+    return queryset
+
+
+def bonds_for_agent(
+    *,
+    status: str,
+    products: list[str],
+    indexes: list[str],
+    banks: list[int],
+    tax_free: bool | None,
+    fgc: bool | None,
+    min_maturity: date | None,
+    max_maturity: date | None,
+    sort: SortOrder,
+    amount: float | None,
+    limit: int,
+) -> BondListResult:
+    """The list for a status: every match (up to `limit`) for ok, at most BONDS_PREVIEW_LIMIT for
+    preview, none otherwise. With `amount`, only bonds it can buy, each with its projection."""
+    today = timezone.localdate()
+    empty = BondListResult(
+        status=status,
+        description=statuses.description(status),
+        preview=status == statuses.PREVIEW,
+        today=today,
+        matching=0,
+        returned=0,
+        sort=sort,
+        amount=amount,
+        bonds=[],
+        assumptions=None,
+    )
+    if status not in statuses.WITH_BONDS:
+        return empty
+    # The REST parser normalises the lists exactly as for GET /bonds/api/.
+    filters = parse_filters(
+        {
+            "product": [",".join(products)],
+            "index": [",".join(indexes)],
+            "bank": [",".join(map(str, banks))],
+            "tax_free": [] if tax_free is None else [str(int(tax_free))],
+            "fgc": [] if fgc is None else [str(int(fgc))],
+        }
+    )
+    filters = replace(filters, maturity_from=min_maturity, maturity_to=max_maturity)
+    queryset = _ordered(
+        bond_list(filters=filters, order="maturity" if sort == "maturity" else "default"), sort
+    )
+    if amount is not None:
+        queryset = queryset.filter(min_investment__lte=amount)
+    cap = max(1, min(limit, MAX_LIMIT))
+    if status == statuses.PREVIEW:
+        cap = min(cap, settings.BONDS_PREVIEW_LIMIT)
+    snapshot = projection_latest()
+    bonds = [bond_item(bond, today=today, amount=amount, snapshot=snapshot) for bond in queryset[:cap]]
+    return empty.model_copy(
+        update={
+            "matching": queryset.count(),
+            "returned": len(bonds),
+            "bonds": bonds,
+            "assumptions": assumptions_of(snapshot),
+        }
+    )
+
+
+# --- project_bond -----------------------------------------------------------------------------------
+
+
+def active_bond(bond_id: int) -> Bond:
+    bond = Bond.objects.filter(pk=bond_id, is_active=True).first()
+    if bond is None:
+        raise BondNotFound(
+            f"No active bond has id {bond_id}. Call list_bonds and use the `id` of one of its bonds."
+        )
+    return bond
+
+
+def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjectionResult:
+    """What `amount` invested today in `bond` becomes at maturity, step by step."""
+    today = timezone.localdate()
+    result = BondProjectionResult(
+        status=status,
+        description=statuses.description(status),
+        preview=status == statuses.PREVIEW,
+        today=today,
+        bond=None,
+        amount=amount,
+        business_days=None,
+        calendar_days=None,
+        income_tax_rate=None,
+        custody_fee_rate=None,
+        gross_amount=None,
+        custody_fee=None,
+        income_tax=None,
+        net_amount=None,
+        net_gain=None,
+        gross_annualized_return=None,
+        net_annualized_return=None,
+        real_annualized_return=None,
+        projected_inflation=None,
+        meets_min_investment=None,
+        notes=[],
+        assumptions=None,
+    )
+    if status not in statuses.WITH_BONDS:
+        return result
+    snapshot = projection_latest()
+    projected = bond_net_amount_at_maturity(bond=bond, amount=amount, snapshot=snapshot)
+    returns = projected.returns
+    fee_rate = custody_fee_for(product=bond.product, index=bond.index, amount=amount)
+    notes = []
+    if amount < bond.min_investment:
+        notes.append(f"The amount is below this bond's minimum investment of BRL {bond.min_investment:,.2f}.")
+    if returns.du <= 0:
+        notes.append("The bond matures today or earlier: there is nothing left to project.")
+    elif projected.net_amount is None:
+        notes.append(
+            "A projection this bond's index needs (Selic/CDI or IPCA) is missing, so amounts are null."
+        )
+    if bond.fgc_protection and amount > 250_000:
+        notes.append("The FGC covers at most BRL 250,000 per CPF per institution; the rest is issuer risk.")
+    if not bond.early_withdrawal:
+        notes.append("No redemption before maturity: the money is locked until maturity_date.")
+    if bond.exclusive:
+        notes.append("Restricted to qualified investors.")
+    if fee_rate:
+        notes.append(
+            f"Tesouro Direto: the B3 custody fee ({fee_rate:.2%} a year) is deducted before income tax."
+        )
+    return result.model_copy(
+        update={
+            "bond": bond_item(bond, today=today),
+            "business_days": returns.du,
+            "calendar_days": returns.dc,
+            "income_tax_rate": returns.tax_rate,
+            "custody_fee_rate": fee_rate,
+            "gross_amount": projected.gross_amount,
+            "custody_fee": projected.custody_fee,
+            "income_tax": projected.income_tax,
+            "net_amount": projected.net_amount,
+            "net_gain": None if projected.net_amount is None else round(projected.net_amount - amount, 2),
+            "gross_annualized_return": _round(returns.gross_annualized),
+            "net_annualized_return": _round(returns.net_annualized),
+            "real_annualized_return": _round(returns.real_annualized),
+            "projected_inflation": _round(returns.inflation_annualized),
+            "meets_min_investment": amount >= bond.min_investment,
+            "notes": notes,
+            "assumptions": assumptions_of(snapshot),
+        }
+    )
+
+
+def latest_assumptions() -> Assumptions | None:
+    return assumptions_of(projection_latest())

@@ -1,0 +1,154 @@
+"""Typed results of the MCP tools. Pydantic models give each tool an `outputSchema`, and the SDK
+returns them as `structured_content` (plus the same JSON as text, for clients that read text only).
+
+Bond fields keep the names, types and units of the REST Bond (seed 000 §2): rates are decimals
+(0.1165 is 11.65% a year), amounts are BRL, dates are `YYYY-MM-DD`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Status = Literal["ok", "preview", "unauthorized", "no_subscription", "payment_issue", "rate_limited"]
+ProductCode = Literal["cdb", "lci", "lca", "cri", "cra", "deb", "tpf", "td", "lf", "misc"]
+IndexCode = Literal["cdi*", "cdi+", "ipca*", "ipca+", "selic*", "selic+", "pre"]
+SortOrder = Literal["net_return", "real_return", "maturity"]
+
+
+class AmountOutcome(BaseModel):
+    """What an amount invested today becomes at maturity, in BRL (null when a projection is missing)."""
+
+    amount: float = Field(description="Amount invested today, BRL.")
+    gross_amount: float | None = Field(description="Value at maturity before fees and income tax.")
+    custody_fee: float | None = Field(description="B3 custody fee (Tesouro Direto only), BRL.")
+    income_tax: float | None = Field(description="Income tax withheld at maturity, BRL (0 if tax-free).")
+    net_amount: float | None = Field(description="What the investor receives at maturity, BRL.")
+    net_gain: float | None = Field(description="net_amount minus amount, BRL.")
+    meets_min_investment: bool = Field(description="Whether amount is at least the bond's min_investment.")
+
+
+class BondItem(BaseModel):
+    """One active offer: the REST Bond fields, plus `id` (for `project_bond`) and an optional
+    projection for the amount asked."""
+
+    id: int = Field(description="Ponte's id of the offer; pass it to project_bond.")
+    name: str
+    bank: int = Field(description="Numeric code of the issuing bank or broker.")
+    bank_name: str
+    product: ProductCode
+    index: IndexCode
+    rate: float = Field(description="Factor (cdi*, ipca*, selic*) or spread (cdi+, ipca+, selic+, pre).")
+    fgc_protection: bool = Field(
+        description="Covered by the FGC (up to BRL 250,000 per CPF per institution)."
+    )
+    tax_free: bool = Field(description="Exempt from income tax for individuals.")
+    exclusive: bool = Field(description="Restricted to qualified investors.")
+    min_investment: float = Field(description="Minimum application, BRL.")
+    maturity_date: date
+    early_withdrawal: bool = Field(description="Redemption before maturity allowed.")
+    rating: str | None = Field(description="Issuer rating; '-' when omitted for the bank; null if unknown.")
+    payment_probability: float | None = Field(description="Historical probability of payment at maturity.")
+    net_annualized_return: float | None = Field(description="Net of income tax, a year, to maturity.")
+    real_annualized_return: float | None = Field(description="Above projected IPCA (Fisher), a year.")
+    years_to_maturity: float = Field(description="Calendar years from today to maturity_date.")
+    projection: AmountOutcome | None = Field(
+        default=None, description="Present when list_bonds was called with `amount`."
+    )
+
+
+class Assumptions(BaseModel):
+    """The projections every return is computed from (BCB Focus medians and current rates, in %)."""
+
+    projection_date: date | None = Field(description="Date of the projection snapshot used.")
+    focus_survey_date: date | None = Field(description="Survey date of the Focus medians.")
+    selic_target_pct: float | None = Field(description="Current Selic target, % a year.")
+    cdi_pct: float | None = Field(description="Current CDI, % a year (model: Selic target - 0.10 pp).")
+    ipca_12m_pct: float | None = Field(description="IPCA over the last 12 months, %.")
+    selic_by_year_pct: dict[str, float] = Field(description="Focus year-end Selic target medians, %.")
+    ipca_by_year_pct: dict[str, float] = Field(description="Focus IPCA medians per calendar year, %.")
+
+
+class BondListResult(BaseModel):
+    status: Status = Field(description="Same values as the REST response.status.")
+    description: str = Field(description="What the status means and what to do about it.")
+    preview: bool = Field(description="True when this is a preview (no key): at most 5 bonds.")
+    today: date = Field(description="The date returns and years_to_maturity are counted from.")
+    matching: int = Field(description="Active bonds matching the filters (0 when the status gives none).")
+    returned: int = Field(description="Bonds in this reply (limit, and at most 5 in a preview).")
+    sort: SortOrder
+    amount: float | None = Field(description="The amount each bond's projection is for, if asked.")
+    bonds: list[BondItem]
+    assumptions: Assumptions | None = Field(description="Null when the status gives no bonds.")
+
+
+class BondProjectionResult(BaseModel):
+    status: Status
+    description: str
+    preview: bool
+    today: date
+    bond: BondItem | None = Field(description="The bond projected; null when the status gives no bonds.")
+    amount: float
+    business_days: int | None = Field(description="du: ANBIMA business days from today to maturity.")
+    calendar_days: int | None = Field(description="dc: calendar days from today to maturity.")
+    income_tax_rate: float | None = Field(description="Rate of the regressive table for dc (0 if tax-free).")
+    custody_fee_rate: float | None = Field(description="Yearly custody fee rate applied (Tesouro Direto).")
+    gross_amount: float | None
+    custody_fee: float | None
+    income_tax: float | None
+    net_amount: float | None
+    net_gain: float | None
+    gross_annualized_return: float | None
+    net_annualized_return: float | None
+    real_annualized_return: float | None
+    projected_inflation: float | None = Field(description="Projected IPCA, a year, over the same horizon.")
+    meets_min_investment: bool | None
+    notes: list[str] = Field(description="Caveats for this projection, in plain English.")
+    assumptions: Assumptions | None
+
+
+class FieldDoc(BaseModel):
+    name: str
+    type: str
+    meaning: str
+
+
+class CodeDoc(BaseModel):
+    code: str
+    meaning: str
+
+
+class FormulaDoc(BaseModel):
+    name: str
+    formula: str
+    notes: str
+
+
+class TaxBracket(BaseModel):
+    max_calendar_days: int | None = Field(description="Upper bound of the bracket; null: open-ended.")
+    rate: float
+
+
+class StatusDoc(BaseModel):
+    status: Status
+    bonds: str
+    description: str
+
+
+class BondGuide(BaseModel):
+    """Everything an agent needs to read the bond figures correctly."""
+
+    summary: str
+    today: date
+    fields: list[FieldDoc]
+    products: list[CodeDoc]
+    indexes: list[CodeDoc]
+    formulas: list[FormulaDoc]
+    income_tax_table: list[TaxBracket]
+    statuses: list[StatusDoc]
+    limits: list[str]
+    sources: list[str]
+    how_to_answer: list[str] = Field(description="Steps for questions like 'where to put BRL X for N years'.")
+    assumptions: Assumptions | None = Field(description="The latest projections; null before a refresh.")

@@ -1,0 +1,81 @@
+"""What providers return, their error, and the one HTTP helper they share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from urllib.parse import urlsplit
+
+import requests
+
+USER_AGENT = "Ponte bond refresh (+https://github.com/ponte)"
+
+
+class ProviderError(Exception):
+    """A provider could not deliver usable data; the message says why, in plain English."""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One offer as a provider sees it, in the seed's Bond field names."""
+
+    natural_key: str
+    name: str
+    bank: int
+    bank_name: str
+    product: str
+    index: str
+    rate: float
+    maturity_date: date
+    fgc_protection: bool = False
+    tax_free: bool = False
+    exclusive: bool = False
+    min_investment: float = 0.0
+    early_withdrawal: bool = False
+    # None: the provider says nothing about the rating (the issuer's rating is used).
+    rating: str | None = None
+    rating_given: bool = False
+
+
+@dataclass(frozen=True)
+class FocusMedians:
+    """Focus annual medians in % a year, per calendar year, and the survey date they come from."""
+
+    survey_date: date
+    selic_by_year: dict[int, float] = field(default_factory=dict)
+    ipca_by_year: dict[int, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CurrentRates:
+    """Current rates from SGS, in % a year (None when the series had no value)."""
+
+    selic_target: float | None
+    cdi: float | None
+    ipca_12m: float | None
+
+
+def http_get(url: str, *, timeout: float, what: str) -> requests.Response:
+    """GET with a timeout; any failure becomes a ProviderError naming the source and the reason."""
+    try:
+        response = requests.get(url, timeout=timeout, headers={"User-Agent": USER_AGENT})
+    except requests.Timeout:
+        raise ProviderError(f"{what}: no answer within {timeout:g} s from {url}") from None
+    except requests.RequestException as exc:
+        # requests wraps the cause (name resolution, refused connection...) in retries; name the cause.
+        cause = getattr(exc.args[0], "reason", None) if exc.args else None
+        reason = f"{type(cause or exc).__name__}: {cause or exc}"
+        raise ProviderError(f"{what}: could not connect to {urlsplit(url).netloc} ({reason})") from None
+    if response.status_code != 200:
+        kind = "an HTML error page" if "html" in response.headers.get("Content-Type", "") else "an error"
+        snippet = response.text[:200].strip().replace("\n", " ")
+        raise ProviderError(f"{what}: HTTP {response.status_code} with {kind} from {url}: {snippet}")
+    return response
+
+
+def json_of(response: requests.Response, *, what: str) -> object:
+    try:
+        return response.json()
+    except ValueError:
+        snippet = response.text[:120].strip().replace("\n", " ")
+        raise ProviderError(f"{what}: the answer is not JSON: {snippet!r}") from None

@@ -1,0 +1,64 @@
+"""BCB Focus market expectations through the Olinda OData API: annual Selic and IPCA medians,
+`baseCalculo` 0, the latest survey (`Data`) of each (indicator, year). Reference §1."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from urllib.parse import quote
+
+from bonds.providers.base import FocusMedians, ProviderError, http_get, json_of
+
+WHAT = "BCB Focus (Olinda)"
+RESOURCE = "ExpectativasMercadoAnuais"
+LOOKBACK_DAYS = 45  # the API has no paging: always filter by survey date
+
+
+def query_url(base_url: str, *, today: date) -> str:
+    """Build the OData URL by hand: `$` literal and spaces as %20 (servers reject `+`)."""
+    since = (today - timedelta(days=LOOKBACK_DAYS)).isoformat()
+    expression = f"(Indicador eq 'IPCA' or Indicador eq 'Selic') and baseCalculo eq 0 and Data ge '{since}'"
+    select = "Indicador,IndicadorDetalhe,Data,DataReferencia,Mediana,baseCalculo"
+    return (
+        f"{base_url.rstrip('/')}/{RESOURCE}?$filter={quote(expression, safe=quote_safe)}"
+        f"&$select={select}&$format=json"
+    )
+
+
+quote_safe = "'(),"
+
+
+def parse(payload: object) -> FocusMedians:
+    if not isinstance(payload, dict) or not isinstance(payload.get("value"), list):
+        raise ProviderError(f"{WHAT}: the answer has no 'value' list")
+    latest: dict[tuple[str, int], tuple[str, float]] = {}
+    for row in payload["value"]:
+        if not isinstance(row, dict) or row.get("baseCalculo", 0) != 0 or row.get("IndicadorDetalhe"):
+            continue
+        indicator = row.get("Indicador")
+        if indicator not in {"IPCA", "Selic"}:
+            continue
+        try:
+            year = int(str(row["DataReferencia"]))
+            median = float(row["Mediana"])
+            survey = str(row["Data"])
+            date.fromisoformat(survey)
+        except (KeyError, TypeError, ValueError):
+            continue
+        key = (indicator, year)
+        if key not in latest or survey > latest[key][0]:
+            latest[key] = (survey, median)
+    if not latest:
+        raise ProviderError(f"{WHAT}: no Selic or IPCA annual median with baseCalculo 0 in the answer")
+    selic = {year: value for (name, year), (_, value) in latest.items() if name == "Selic"}
+    ipca = {year: value for (name, year), (_, value) in latest.items() if name == "IPCA"}
+    survey_date = date.fromisoformat(max(survey for survey, _ in latest.values()))
+    return FocusMedians(
+        survey_date=survey_date,
+        selic_by_year=dict(sorted(selic.items())),
+        ipca_by_year=dict(sorted(ipca.items())),
+    )
+
+
+def fetch(*, base_url: str, timeout: float, today: date) -> FocusMedians:
+    response = http_get(query_url(base_url, today=today), timeout=timeout, what=WHAT)
+    return parse(json_of(response, what=WHAT))

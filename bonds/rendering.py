@@ -1,0 +1,94 @@
+"""Bond list bodies: the JSON BondList and the CSV reply (plain, or pt-BR with `;`).
+
+Rows are plain tuples in BOND_FIELDS order (from `selectors.bond_rows`), so rendering 2,000 offers
+is a loop over tuples, not over model instances.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import Any
+
+# The seed's CSV column order, which is also the order of the Bond fields.
+BOND_FIELDS: tuple[str, ...] = (
+    "name",
+    "bank",
+    "bank_name",
+    "product",
+    "index",
+    "rate",
+    "fgc_protection",
+    "tax_free",
+    "exclusive",
+    "min_investment",
+    "maturity_date",
+    "early_withdrawal",
+    "rating",
+    "payment_probability",
+    "net_annualized_return",
+    "real_annualized_return",
+)
+BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
+NUMBER_FIELDS = frozenset(
+    {"rate", "min_investment", "payment_probability", "net_annualized_return", "real_annualized_return"}
+)
+PT_BR = "pt-BR"
+CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
+JSON_CONTENT_TYPE = "application/json"
+
+
+def bond_dict(row: Sequence[Any]) -> dict[str, Any]:
+    item = dict(zip(BOND_FIELDS, row, strict=True))
+    maturity = item["maturity_date"]
+    if isinstance(maturity, date):
+        item["maturity_date"] = maturity.isoformat()
+    return item
+
+
+def render_json(*, status: str, description: str, rows: Iterable[Sequence[Any]]) -> bytes:
+    body = {"response": {"status": status, "description": description}, "bonds": [bond_dict(r) for r in rows]}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _number(value: float | int, decimal_comma: bool) -> str:
+    if isinstance(value, int):
+        text = str(value)
+    else:
+        # Fixed notation (never 1e-05), trailing zeros trimmed: 1.05, 0.1165, 1000.
+        text = f"{value:.10f}".rstrip("0").rstrip(".")
+        if text in {"-0", ""}:
+            text = "0"
+    return text.replace(".", ",") if decimal_comma else text
+
+
+def csv_cells(row: Sequence[Any], *, locale: str | None) -> list[str]:
+    portuguese = locale == PT_BR
+    true, false = ("VERDADEIRO", "FALSO") if portuguese else ("TRUE", "FALSE")
+    cells = []
+    for name, value in zip(BOND_FIELDS, row, strict=True):
+        if value is None:
+            cells.append("")
+        elif name in BOOLEAN_FIELDS:
+            cells.append(true if value else false)
+        elif name in NUMBER_FIELDS:
+            cells.append(_number(value, portuguese))
+        elif isinstance(value, date):
+            cells.append(value.isoformat())
+        else:
+            cells.append(str(value))
+    return cells
+
+
+def render_csv(*, rows: Iterable[Sequence[Any]], locale: str | None) -> bytes:
+    """Header row then one row per bond. pt-BR writes decimal commas, so its separator is `;`
+    (what spreadsheets configured for Brazil expect)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=";" if locale == PT_BR else ",", lineterminator="\r\n")
+    writer.writerow(BOND_FIELDS)
+    for row in rows:
+        writer.writerow(csv_cells(row, locale=locale))
+    return buffer.getvalue().encode()

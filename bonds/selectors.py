@@ -1,0 +1,233 @@
+"""Reads: the filtered bond list, its cached replies, the latest projections, and projections of
+a bond's amount at maturity. Functions take plain arguments (no request), so the REST view and the
+MCP server share them."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import date
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, F, Max, Q, QuerySet
+from django.utils import timezone
+
+from bonds import finance, statuses
+from bonds.filters import BondFilters
+from bonds.models import Bond, ProjectionSnapshot
+from bonds.rendering import (
+    BOND_FIELDS,
+    CSV_CONTENT_TYPE,
+    JSON_CONTENT_TYPE,
+    render_csv,
+    render_json,
+)
+
+DATA_VERSION_KEY = "bonds:data-version"
+# How long a process trusts the cached data version before re-deriving it from the database. With a
+# shared cache (Redis) a refresh invalidates at once; with per-process local memory, this bounds how
+# long another process can serve replies older than a refresh made elsewhere.
+DATA_VERSION_SECONDS = 60
+
+# The documented, stable order: best net return first (bonds without one last), then name, bank,
+# maturity, and the id as the final tie-breaker.
+ORDER = (
+    F("net_annualized_return").desc(nulls_last=True),
+    "name",
+    "bank",
+    "maturity_date",
+    "id",
+)
+ORDERINGS = {
+    "default": ORDER,
+    "maturity": ("maturity_date", F("net_annualized_return").desc(nulls_last=True), "name", "id"),
+}
+
+
+def bond_list(*, filters: BondFilters, order: str = "default") -> QuerySet[Bond]:
+    """Active bonds matching `filters`, in the documented order."""
+    queryset = Bond.objects.filter(is_active=True)
+    if filters.products:
+        queryset = queryset.filter(product__in=filters.products)
+    if filters.indexes:
+        queryset = queryset.filter(index__in=filters.indexes)
+    if filters.banks:
+        queryset = queryset.filter(bank__in=filters.banks)
+    if filters.tax_free is not None:
+        queryset = queryset.filter(tax_free=filters.tax_free)
+    if filters.fgc is not None:
+        queryset = queryset.filter(fgc_protection=filters.fgc)
+    if filters.maturity_from is not None:
+        queryset = queryset.filter(maturity_date__gte=filters.maturity_from)
+    if filters.maturity_to is not None:
+        queryset = queryset.filter(maturity_date__lte=filters.maturity_to)
+    return queryset.order_by(*ORDERINGS.get(order, ORDER))
+
+
+def bond_rows(*, filters: BondFilters, limit: int | None = None) -> list[tuple]:
+    """The list as tuples in BOND_FIELDS order (what the renderers take)."""
+    queryset = bond_list(filters=filters).values_list(*BOND_FIELDS)
+    return list(queryset[:limit] if limit is not None else queryset)
+
+
+# --- Data version and cached replies ----------------------------------------------------------------
+
+
+# The process also remembers the version for a second, so a hot path makes no cache round trip at
+# all (Redis included). A bump in this process forgets it at once; one made in another process is
+# seen within this delay.
+_LOCAL_VERSION_SECONDS = 1.0
+_local_version: tuple[float, str] | None = None
+
+
+def data_version() -> str:
+    """A token that changes whenever listed data changes (refresh, admin edits); from the process
+    memo, the cache, or derived from the database when the cache has none."""
+    global _local_version
+    remembered = _local_version
+    now = time.monotonic()
+    if remembered is not None and now - remembered[0] < _LOCAL_VERSION_SECONDS:
+        return remembered[1]
+    version = _shared_data_version()
+    _local_version = (now, version)
+    return version
+
+
+def _shared_data_version() -> str:
+    version = cache.get(DATA_VERSION_KEY)
+    if version is None:
+        bonds = Bond.objects.aggregate(
+            latest=Max("updated_at"), total=Count("id"), active=Count("id", filter=Q(is_active=True))
+        )
+        latest_snapshot = ProjectionSnapshot.objects.aggregate(latest=Max("updated_at"))["latest"]
+        raw = f"{bonds['latest']}|{bonds['total']}|{bonds['active']}|{latest_snapshot}"
+        version = hashlib.sha256(raw.encode()).hexdigest()[:16]
+        cache.set(DATA_VERSION_KEY, version, DATA_VERSION_SECONDS)
+    return version
+
+
+def data_version_bump() -> None:
+    """Forget the version, so every cached reply is bypassed from the next request on."""
+    global _local_version
+    cache.delete(DATA_VERSION_KEY)
+    _local_version = None
+    with _local_lock:
+        _local_replies.clear()
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: str
+    content_type: str
+    body: bytes
+
+
+def _render(status: str, filters: BondFilters, fmt: str, locale: str | None) -> Reply:
+    if status in statuses.WITH_BONDS:
+        limit = settings.BONDS_PREVIEW_LIMIT if status == statuses.PREVIEW else None
+        rows = bond_rows(filters=filters, limit=limit)
+    else:
+        rows = []
+    if fmt == "csv":
+        return Reply(status, CSV_CONTENT_TYPE, render_csv(rows=rows, locale=locale))
+    body = render_json(status=status, description=statuses.description(status), rows=rows)
+    return Reply(status, JSON_CONTENT_TYPE, body)
+
+
+# A small per-process memo in front of the shared cache: a full list is ~750 kB, and fetching and
+# unpickling it on every call (from Redis, or even from local memory) costs more than serving it.
+# Entries are keyed like the shared cache, data version included, so a refresh made anywhere makes
+# them unreachable; the memo only saves the transfer.
+_LOCAL_MAX_ENTRIES = 32
+_local_replies: OrderedDict[str, Reply] = OrderedDict()
+_local_lock = threading.Lock()
+
+
+def _local_get(key: str) -> Reply | None:
+    with _local_lock:
+        reply = _local_replies.get(key)
+        if reply is not None:
+            _local_replies.move_to_end(key)
+        return reply
+
+
+def _local_put(key: str, reply: Reply) -> None:
+    with _local_lock:
+        _local_replies[key] = reply
+        while len(_local_replies) > _LOCAL_MAX_ENTRIES:
+            _local_replies.popitem(last=False)
+
+
+def bond_list_reply(*, status: str, filters: BondFilters, fmt: str, locale: str | None) -> Reply:
+    """The reply body for a status and a query, cached per (data version, normalised query, format,
+    locale, status). Statuses without bonds need no database at all. A repeated query with bonds
+    costs no database query while the data version is cached."""
+    if status not in statuses.WITH_BONDS:
+        return _render(status, filters, fmt, locale)
+    token = f"{filters.cache_token()}|{fmt}|{locale or ''}|{status}|{settings.BONDS_PREVIEW_LIMIT}"
+    key = f"bonds:reply:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
+    reply = _local_get(key)
+    if reply is not None:
+        return reply
+    reply = cache.get(key)
+    if reply is None:
+        reply = _render(status, filters, fmt, locale)
+        cache.set(key, reply, settings.BONDS_REPLY_CACHE_SECONDS)
+    _local_put(key, reply)
+    return reply
+
+
+# --- Projections ------------------------------------------------------------------------------------
+
+
+def projection_latest() -> ProjectionSnapshot | None:
+    return ProjectionSnapshot.objects.order_by("-date").first()
+
+
+def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | None:
+    """The snapshot's figures (stored in %) as decimals for finance.py; None without a snapshot."""
+    if snapshot is None:
+        return None
+
+    def years(values: dict) -> dict[int, float]:
+        return {int(year): float(value) / 100 for year, value in (values or {}).items()}
+
+    selic = snapshot.selic_current
+    if selic is None and snapshot.cdi_current is not None:
+        selic = snapshot.cdi_current + finance.CDI_SPREAD_BELOW_SELIC * 100
+    return finance.Projection(
+        selic_by_year=years(snapshot.selic_by_year),
+        ipca_by_year=years(snapshot.ipca_by_year),
+        selic_current=None if selic is None else selic / 100,
+        ipca_12m=None if snapshot.ipca_12m is None else snapshot.ipca_12m / 100,
+    )
+
+
+def custody_fee_for(*, product: str, index: str, amount: float) -> float:
+    """Tesouro Direto pays the B3 custody fee; Tesouro Selic is exempt up to R$ 10,000."""
+    if product != "td":
+        return 0.0
+    if index.startswith("selic") and amount <= finance.TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO:
+        return 0.0
+    return finance.TESOURO_CUSTODY_FEE
+
+
+def bond_net_amount_at_maturity(
+    *, bond: Bond, amount: float, start: date | None = None, snapshot: ProjectionSnapshot | None = None
+) -> finance.AmountProjection:
+    """What `amount` BRL invested in `bond` today becomes at maturity (gross, fees, tax, net)."""
+    snapshot = snapshot or projection_latest()
+    return finance.project_amount(
+        amount=amount,
+        index=bond.index,
+        rate=bond.rate,
+        start=start or timezone.localdate(),
+        maturity=bond.maturity_date,
+        projection=projection_of(snapshot),
+        tax_free=bond.tax_free,
+        custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount),
+    )

@@ -1,0 +1,448 @@
+"""Writes and decisions: who may see the bond list (and the 5-second rule), the daily refresh
+(providers → upsert by natural key → returns recomputed → cache version bumped)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import ApiKey, Subscription
+from accounts.services import api_key_authenticate
+from bonds import finance, statuses
+from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
+from bonds.providers import feeds as feed_provider
+from bonds.providers import focus, sgs, tesouro
+from bonds.providers.base import CurrentRates, FocusMedians, Offer, ProviderError
+from bonds.selectors import custody_fee_for, data_version_bump, projection_latest, projection_of
+from config.errors import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+# --- Access -----------------------------------------------------------------------------------------
+
+
+def bonds_interval_claim(*, key_id: int) -> bool:
+    """Claim this key's call slot for BONDS_KEY_INTERVAL_SECONDS. `cache.add` is atomic (SET NX on
+    Redis, a lock in local memory), so of concurrent calls with one key exactly one wins."""
+    interval = settings.BONDS_KEY_INTERVAL_SECONDS
+    if interval <= 0:
+        return True
+    return cache.add(f"bonds:interval:{key_id}", 1, timeout=interval)
+
+
+SUBSCRIPTION_CACHE_SECONDS = 60
+_NO_SUBSCRIPTION = "none"
+
+
+def subscription_cache_key(account_id: int) -> str:
+    return f"bonds:subscription:{account_id}"
+
+
+# Each process also remembers a status for a second, which spares a keyed call the Redis round trip.
+_LOCAL_SUBSCRIPTION_SECONDS = 1.0
+_local_subscriptions: dict[int, tuple[float, str]] = {}
+
+
+def subscription_forget(*, account_id: int) -> None:
+    cache.delete(subscription_cache_key(account_id))
+    _local_subscriptions.pop(account_id, None)
+
+
+def subscription_status(*, account_id: int) -> str | None:
+    """The account's bonds subscription status (None: no subscription), cached. Every change through
+    the ORM (subscription_set, the admin) forgets the cached value at once (signals in bonds.apps);
+    other processes see it within a second with Redis, and the timeout bounds a change made by other
+    means (or in another process with a per-process cache)."""
+    now = time.monotonic()
+    remembered = _local_subscriptions.get(account_id)
+    if remembered is not None and now - remembered[0] < _LOCAL_SUBSCRIPTION_SECONDS:
+        cached: str | None = remembered[1]
+    else:
+        cached = cache.get(subscription_cache_key(account_id))
+        if cached is None:
+            status = (
+                Subscription.objects.filter(account_id=account_id, product=Subscription.Product.BONDS)
+                .values_list("status", flat=True)
+                .first()
+            )
+            cached = status or _NO_SUBSCRIPTION
+            cache.set(subscription_cache_key(account_id), cached, SUBSCRIPTION_CACHE_SECONDS)
+        _local_subscriptions[account_id] = (now, cached)
+    return None if cached == _NO_SUBSCRIPTION else cached
+
+
+def bonds_status_for_key(*, key: ApiKey) -> str:
+    """The status of an authenticated key: its account's bonds subscription decides, then the
+    interval. Only calls that would get bonds start the interval, so a wrong subscription is reported
+    as such and not hidden behind `rate_limited`."""
+    subscription = subscription_status(account_id=key.account_id)
+    if subscription == Subscription.Status.PAST_DUE:
+        return statuses.PAYMENT_ISSUE
+    if subscription != Subscription.Status.ACTIVE:
+        return statuses.NO_SUBSCRIPTION
+    if not bonds_interval_claim(key_id=key.pk):
+        return statuses.RATE_LIMITED
+    return statuses.OK
+
+
+def bonds_access_status(*, plaintext_key: str | None, client_ip: str) -> str:
+    """The list status for a presented key (None: no key → preview). An unknown, expired or revoked
+    key, or one used from outside its IP allow-list, is `unauthorized`."""
+    if not plaintext_key:
+        return statuses.PREVIEW
+    try:
+        key = api_key_authenticate(plaintext=plaintext_key, client_ip=client_ip)
+    except ApplicationError:
+        return statuses.UNAUTHORIZED
+    return bonds_status_for_key(key=key)
+
+
+# --- Upserting offers -------------------------------------------------------------------------------
+
+OFFER_FIELDS = (
+    "name",
+    "bank",
+    "bank_name",
+    "product",
+    "index",
+    "rate",
+    "fgc_protection",
+    "tax_free",
+    "exclusive",
+    "min_investment",
+    "maturity_date",
+    "early_withdrawal",
+)
+
+
+@dataclass
+class UpsertCounts:
+    offers: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deactivated: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+def issuers_ensure(*, offers: list[Offer]) -> dict[int, Issuer]:
+    names = {offer.bank: offer.bank_name for offer in offers}
+    existing = {issuer.code: issuer for issuer in Issuer.objects.filter(code__in=names)}
+    missing = [Issuer(code=code, name=name) for code, name in names.items() if code not in existing]
+    if missing:
+        Issuer.objects.bulk_create(missing, ignore_conflicts=True)
+        existing = {issuer.code: issuer for issuer in Issuer.objects.filter(code__in=names)}
+    return existing
+
+
+@transaction.atomic
+def bond_offers_upsert(*, source: str, offers: list[Offer]) -> UpsertCounts:
+    """Upsert a provider's successful run by natural key. Offers of `source` missing from it become
+    inactive (kept, never deleted); a reappearing offer becomes active again."""
+    now = timezone.now()
+    counts = UpsertCounts(offers=len(offers))
+    existing = {bond.natural_key: bond for bond in Bond.objects.filter(source=source)}
+    issuers = issuers_ensure(offers=offers)
+    to_create: list[Bond] = []
+    to_update: list[Bond] = []
+    seen: set[str] = set()
+    for offer in offers:
+        if offer.natural_key in seen:
+            continue
+        seen.add(offer.natural_key)
+        issuer = issuers[offer.bank]
+        values = {name: getattr(offer, name) for name in OFFER_FIELDS}
+        values["rating"] = offer.rating if offer.rating_given else issuer.rating
+        bond = existing.get(offer.natural_key)
+        if bond is None:
+            to_create.append(
+                Bond(source=source, natural_key=offer.natural_key, issuer=issuer, first_seen_at=now, **values)
+            )
+            continue
+        if (
+            bond.is_active
+            and bond.issuer_id == issuer.pk
+            and all(getattr(bond, name) == value for name, value in values.items())
+        ):
+            counts.unchanged += 1
+            continue
+        for name, value in values.items():
+            setattr(bond, name, value)
+        bond.issuer, bond.is_active, bond.last_seen_at, bond.updated_at = issuer, True, now, now
+        to_update.append(bond)
+    Bond.objects.bulk_create(to_create, batch_size=500)
+    Bond.objects.bulk_update(
+        to_update,
+        [*OFFER_FIELDS, "rating", "issuer", "is_active", "last_seen_at", "updated_at"],
+        batch_size=500,
+    )
+    gone = [bond.pk for key, bond in existing.items() if key not in seen and bond.is_active]
+    if gone:
+        Bond.objects.filter(pk__in=gone).update(is_active=False, updated_at=now)
+    Bond.objects.filter(source=source, is_active=True).update(last_seen_at=now)
+    counts.created, counts.updated, counts.deactivated = len(to_create), len(to_update), len(gone)
+    return counts
+
+
+# --- Projections and returns ------------------------------------------------------------------------
+
+
+@transaction.atomic
+def projection_snapshot_record(
+    *, day: date, focus_medians: FocusMedians | None, current: CurrentRates | None
+) -> tuple[ProjectionSnapshot, bool]:
+    """Record the day's projections; a source that failed keeps the previous snapshot's figures.
+    Returns the snapshot and whether anything changed."""
+    previous = ProjectionSnapshot.objects.filter(date__lte=day).order_by("-date").first()
+    values = {
+        "selic_by_year": previous.selic_by_year if previous else {},
+        "ipca_by_year": previous.ipca_by_year if previous else {},
+        "focus_date": previous.focus_date if previous else None,
+        "selic_current": previous.selic_current if previous else None,
+        "cdi_current": previous.cdi_current if previous else None,
+        "ipca_12m": previous.ipca_12m if previous else None,
+    }
+    if focus_medians is not None:
+        values["selic_by_year"] = {str(year): value for year, value in focus_medians.selic_by_year.items()}
+        values["ipca_by_year"] = {str(year): value for year, value in focus_medians.ipca_by_year.items()}
+        values["focus_date"] = focus_medians.survey_date
+    if current is not None:
+        for name, value in (
+            ("selic_current", current.selic_target),
+            ("cdi_current", current.cdi),
+            ("ipca_12m", current.ipca_12m),
+        ):
+            if value is not None:
+                values[name] = value
+    snapshot = ProjectionSnapshot.objects.filter(date=day).first()
+    if snapshot is not None and all(getattr(snapshot, name) == value for name, value in values.items()):
+        return snapshot, False
+    snapshot, _ = ProjectionSnapshot.objects.update_or_create(date=day, defaults=values)
+    return snapshot, True
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | None) -> tuple:
+    """(net_annualized_return, real_annualized_return, payment_probability) of a bond bought today."""
+    result = finance.offer_returns(
+        index=bond.index,
+        rate=bond.rate,
+        start=today,
+        maturity=bond.maturity_date,
+        projection=projection,
+        tax_free=bond.tax_free,
+        custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=bond.min_investment),
+    )
+    years = max(0, (bond.maturity_date - today).days) / 365.25
+    issuer = bond.issuer
+    sovereign = issuer is not None and issuer.sovereign
+    # The issuer's rating (copied to the bond) is read on the issuer's scale; a feed's own rating by
+    # its notation.
+    national = (
+        issuer is not None and bond.rating == issuer.rating and issuer.rating_scale == Issuer.Scale.NATIONAL
+    )
+    probability = finance.payment_probability(bond.rating, years, sovereign=sovereign, national=national)
+    return _round(result.net_annualized), _round(result.real_annualized), _round(probability)
+
+
+@transaction.atomic
+def bond_returns_recompute(
+    *, today: date | None = None, snapshot: ProjectionSnapshot | None = None, pks: list[int] | None = None
+) -> int:
+    """Recompute every active bond's (or only `pks`') returns and payment probability; write only what
+    changed. Returns the number of bonds whose figures changed."""
+    today = today or timezone.localdate()
+    projection = projection_of(snapshot if snapshot is not None else projection_latest())
+    now = timezone.now()
+    changed = []
+    bonds = Bond.objects.filter(is_active=True).select_related("issuer")
+    for bond in bonds if pks is None else bonds.filter(pk__in=pks):
+        figures = bond_figures(bond=bond, today=today, projection=projection)
+        current = (bond.net_annualized_return, bond.real_annualized_return, bond.payment_probability)
+        if figures == current:
+            continue
+        bond.net_annualized_return, bond.real_annualized_return, bond.payment_probability = figures
+        bond.returns_computed_on, bond.updated_at = today, now
+        changed.append(bond)
+    Bond.objects.bulk_update(
+        changed,
+        [
+            "net_annualized_return",
+            "real_annualized_return",
+            "payment_probability",
+            "returns_computed_on",
+            "updated_at",
+        ],
+        batch_size=500,
+    )
+    return len(changed)
+
+
+@transaction.atomic
+def issuer_rating_apply(*, issuer: Issuer, previous: str | None) -> int:
+    """After staff change an issuer's rating: offers that carried the previous issuer rating (not one
+    of their own from a feed) take the new one, and payment probabilities are recomputed."""
+    bonds = Bond.objects.filter(issuer=issuer)
+    bonds = bonds.filter(rating__isnull=True) if previous is None else bonds.filter(rating=previous)
+    changed = bonds.update(rating=issuer.rating, updated_at=timezone.now())
+    if changed:
+        bond_returns_recompute()
+        data_version_bump()
+    return changed
+
+
+# --- The refresh ------------------------------------------------------------------------------------
+
+Progress = Callable[[str], None]
+
+
+def _tesouro_issuer() -> None:
+    Issuer.objects.get_or_create(
+        code=tesouro.TESOURO_BANK_CODE,
+        defaults={
+            "name": tesouro.TESOURO_BANK_NAME,
+            "rating": "brAAA",
+            "rating_agency": "sovereign (national scale)",
+            "sovereign": True,
+        },
+    )
+
+
+def bonds_refresh(*, trigger: str = "command", progress: Progress | None = None) -> RefreshRun:
+    """Run every provider, record the run, recompute returns and invalidate cached replies.
+
+    Each provider runs on its own: one that fails leaves its data as it was and the run says why.
+    """
+    say = progress or (lambda _line: None)
+    run = RefreshRun.objects.create(trigger=trigger)
+    today = timezone.localdate()
+    timeout = settings.BONDS_HTTP_TIMEOUT
+    outcomes: dict[str, dict] = {}
+    errors: list[str] = []
+    totals = UpsertCounts()
+
+    def attempt(name: str, work: Callable[[], dict]) -> bool:
+        say(f"{name}: fetching…")
+        started = time.monotonic()
+        try:
+            detail = work()
+        except Exception as exc:  # one provider's failure must not stop the others
+            if not isinstance(exc, ProviderError):
+                logger.exception("Bond refresh: provider %s failed unexpectedly", name)
+                exc = ProviderError(f"unexpected {type(exc).__name__}: {exc}")
+            outcomes[name] = {"ok": False, "error": str(exc), "seconds": round(time.monotonic() - started, 2)}
+            errors.append(f"{name}: {exc}")
+            say(f"{name}: FAILED: {exc}")
+            return False
+        outcomes[name] = {"ok": True, **detail, "seconds": round(time.monotonic() - started, 2)}
+        say(f"{name}: ok {_describe(detail)}")
+        return True
+
+    found: dict[str, object] = {}
+
+    def focus_work() -> dict:
+        medians = focus.fetch(base_url=settings.BONDS_FOCUS_BASE_URL, timeout=timeout, today=today)
+        found["focus"] = medians
+        return {
+            "survey_date": medians.survey_date.isoformat(),
+            "selic_years": sorted(medians.selic_by_year),
+            "ipca_years": sorted(medians.ipca_by_year),
+        }
+
+    def sgs_work() -> dict:
+        rates = sgs.fetch(base_url=settings.BONDS_SGS_BASE_URL, timeout=timeout)
+        found["sgs"] = rates
+        return {"selic_target": rates.selic_target, "cdi": rates.cdi, "ipca_12m": rates.ipca_12m}
+
+    def offers_work(
+        source: str, fetch: Callable[[], list[Offer]], feed: BrokerFeed | None = None
+    ) -> Callable:
+        def work() -> dict:
+            try:
+                offers = fetch()
+            except ProviderError as exc:
+                if feed is not None:
+                    BrokerFeed.objects.filter(pk=feed.pk).update(
+                        last_fetched_at=timezone.now(), last_error=str(exc)
+                    )
+                raise
+            counts = bond_offers_upsert(source=source, offers=offers)
+            for name, value in counts.as_dict().items():
+                if name != "offers":
+                    setattr(totals, name, getattr(totals, name) + value)
+            if feed is not None:
+                BrokerFeed.objects.filter(pk=feed.pk).update(
+                    last_fetched_at=timezone.now(), last_count=len(offers), last_error=""
+                )
+            return counts.as_dict()
+
+        return work
+
+    attempt("focus", focus_work)
+    attempt("sgs", sgs_work)
+    snapshot_changed = False
+    if "focus" in found or "sgs" in found:
+        _, snapshot_changed = projection_snapshot_record(
+            day=today, focus_medians=found.get("focus"), current=found.get("sgs")
+        )
+    _tesouro_issuer()
+    attempt(
+        "tesouro",
+        offers_work("tesouro", lambda: tesouro.fetch(url=settings.BONDS_TESOURO_CSV_URL, timeout=timeout)),
+    )
+    for feed in BrokerFeed.objects.filter(is_active=True):
+        attempt(feed.source, offers_work(feed.source, lambda feed=feed: _feed_offers(feed, timeout), feed))
+
+    recomputed = bond_returns_recompute(today=today)
+    say(f"returns: {recomputed} bond(s) changed")
+    succeeded = sum(1 for outcome in outcomes.values() if outcome["ok"])
+    run.status = (
+        RefreshRun.Status.OK
+        if succeeded == len(outcomes)
+        else RefreshRun.Status.FAILED
+        if succeeded == 0
+        else RefreshRun.Status.PARTIAL
+    )
+    run.outcomes = outcomes
+    run.created, run.updated, run.deactivated = totals.created, totals.updated, totals.deactivated
+    run.recomputed = recomputed
+    run.errors = "\n".join(errors)
+    run.finished_at = timezone.now()
+    run.save()
+    if snapshot_changed or recomputed or totals.created or totals.updated or totals.deactivated:
+        # Now, and again once the caller's transaction (if any) commits, so no process caches a
+        # version derived from the data as it was before this refresh.
+        data_version_bump()
+        transaction.on_commit(data_version_bump)
+    return run
+
+
+def _feed_offers(feed: BrokerFeed, timeout: float) -> list[Offer]:
+    what = f"broker feed {feed.name!r}"
+    if feed.url:
+        return feed_provider.fetch(url=feed.url, fmt=feed.format, timeout=timeout, what=what)
+    if feed.file:
+        try:
+            with feed.file.open("rb") as handle:
+                content = handle.read()
+        except OSError as exc:
+            raise ProviderError(f"{what}: cannot read the uploaded file ({exc})") from None
+        return feed_provider.parse(content, fmt=feed.format, what=what)
+    raise ProviderError(f"{what}: has neither a URL nor an uploaded file")
+
+
+def _describe(detail: dict) -> str:
+    return ", ".join(f"{name}={value}" for name, value in detail.items())

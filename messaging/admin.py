@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from config.errors import ApplicationError
+from messaging.api.common import engine_label
+from messaging.engines.sandbox import SandboxEngine
+from messaging.models import Group, Message, Session
+from messaging.services import sessions as services
+from messaging.services._engine import engine_for
+
+
+@admin.register(Session)
+class SessionAdmin(admin.ModelAdmin):
+    list_display = ["name", "account", "status", "engine_kind", "phone", "created_at"]
+    list_filter = ["status", "provider"]
+    search_fields = ["name", "account__name", "phone", "jid", "id"]
+    readonly_fields = [
+        "id",
+        "instance_key",
+        "status",
+        "jid",
+        "phone",
+        "qr_code",
+        "qr_expires_at",
+        "connected_at",
+    ]
+    actions = ["sandbox_scan"]
+
+    @admin.display(description="engine")
+    def engine_kind(self, session: Session) -> str:
+        label = engine_label(session)
+        return "SANDBOX (simulated WhatsApp)" if label == "sandbox" else label
+
+    @admin.action(description="Sandbox: scan the QR code (pair the selected sessions)")
+    def sandbox_scan(self, request: HttpRequest, queryset: QuerySet[Session]) -> None:
+        for session in queryset:
+            if not isinstance(engine_for(session), SandboxEngine):
+                self.message_user(request, f"{session}: not a sandbox session.", messages.WARNING)
+                continue
+            try:
+                if session.status == Session.Status.DISCONNECTED:
+                    services.session_connect(session=session)
+                services.sandbox_scan(session=session)
+            except ApplicationError as error:
+                self.message_user(request, f"{session}: {error.message}", messages.ERROR)
+            else:
+                self.message_user(request, f"{session}: paired ({session.jid}).", messages.SUCCESS)
+
+
+@admin.register(Group)
+class GroupAdmin(admin.ModelAdmin):
+    list_display = ["subject", "jid", "session", "is_member", "updated_at"]
+    search_fields = ["subject", "jid"]
+
+
+@admin.register(Message)
+class MessageAdmin(admin.ModelAdmin):
+    list_display = ["message_id", "session", "chat", "direction", "type", "status", "timestamp"]
+    list_filter = ["direction", "type", "status"]
+    search_fields = ["message_id", "chat"]

@@ -1,0 +1,96 @@
+"""Pieces shared by the messaging views: pagination, the session record, the session id parameter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+
+from accounts.permissions import role_at_least
+from messaging.engines import get_engine
+from messaging.models import Session
+from messaging.selectors import Page, status_parse
+
+MAX_PAGE_LIMIT = 100
+DEFAULT_PAGE_LIMIT = 20
+
+SESSION_ID_PARAM = OpenApiParameter("session_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+
+
+class PaginationQuerySerializer(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, required=False, default=1)
+    limit = serializers.IntegerField(
+        min_value=1, max_value=MAX_PAGE_LIMIT, required=False, default=DEFAULT_PAGE_LIMIT
+    )
+
+
+class StatusField(serializers.CharField):
+    """A session status as clients send it; `QRCODE` is read as `qr`."""
+
+    def to_internal_value(self, data: Any) -> str:
+        return status_parse(super().to_internal_value(data))
+
+
+class MetaSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    page = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    totalPages = serializers.IntegerField()
+
+
+def envelope(page: Page, serializer_class: type[serializers.Serializer], **context: Any) -> dict[str, Any]:
+    return {"data": serializer_class(page.items, many=True, context=context).data, "meta": page.meta}
+
+
+def engine_label(session: Session) -> str:
+    try:
+        return get_engine(session.engine or None).label
+    except ImportError:
+        return "unavailable"
+
+
+class SessionOutputSerializer(serializers.Serializer):
+    """A session. `instanceKey` only for admin keys (context `key`)."""
+
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    status = serializers.CharField()
+    engine = serializers.SerializerMethodField()
+    provider = serializers.CharField()
+    official = serializers.BooleanField()
+    jid = serializers.CharField(allow_null=True)
+    phone = serializers.CharField(allow_null=True)
+    profileName = serializers.CharField(source="profile_name")
+    profileStatus = serializers.CharField(source="profile_status")
+    hasProfilePicture = serializers.SerializerMethodField()
+    qrExpiresAt = serializers.DateTimeField(source="qr_expires_at", allow_null=True)
+    connectedAt = serializers.DateTimeField(source="connected_at", allow_null=True)
+    createdAt = serializers.DateTimeField(source="created_at")
+    updatedAt = serializers.DateTimeField(source="updated_at")
+    instanceKey = serializers.CharField(source="instance_key", required=False)
+
+    def get_engine(self, session: Session) -> str:
+        return engine_label(session)
+
+    def get_hasProfilePicture(self, session: Session) -> bool:
+        return bool(session.profile_picture)
+
+    def to_representation(self, instance: Session) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        data["jid"] = data["jid"] or None
+        data["phone"] = data["phone"] or None
+        if not role_at_least(self.context.get("key"), "admin"):
+            data.pop("instanceKey", None)
+        return data
+
+
+class SessionListSerializer(serializers.Serializer):
+    data = SessionOutputSerializer(many=True)
+    meta = MetaSerializer()
+
+
+class SuccessSerializer(serializers.Serializer):
+    success = serializers.BooleanField()
+    message = serializers.CharField()

@@ -1,0 +1,228 @@
+"""Sandbox routes: `/api/sandbox/sessions/{id}/scan` and `/inbound` play the phone and WhatsApp.
+
+They answer 404 for sessions on any other engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.permissions import IsOperator
+from config.errors import SessionNotFound, ValidationFailed
+from messaging.addressing import is_group, normalize_group, normalize_jid, normalize_number
+from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
+from messaging.api.sessions import SessionKeyedView
+from messaging.engines.sandbox import SandboxEngine
+from messaging.models import Session
+from messaging.services import sessions as services
+from messaging.services._engine import engine_for
+
+INBOUND_EVENTS = ("message", "message_ack", "presence", "call", "group_join", "group_leave", "chat_archive")
+MESSAGE_TYPES = ("text", "image", "video", "audio", "document", "sticker", "location", "contacts", "reaction")
+
+
+class SandboxView(SessionKeyedView):
+    permission_classes = [IsOperator]
+
+    def sandbox_session(self, session_id: str) -> Session:
+        session = self.session(session_id)
+        if not isinstance(engine_for(session), SandboxEngine):
+            raise SessionNotFound(f"Session {session_id} is not a sandbox session.")
+        return session
+
+
+class SandboxScanApi(SandboxView):
+    """The phone scans the current QR code (or types the pairing code): qr → connected."""
+
+    @extend_schema_serializer(component_name="SandboxScanInput")
+    class InputSerializer(serializers.Serializer):
+        phone = serializers.CharField(required=False, default="", allow_blank=True)
+        pairingCode = serializers.CharField(required=False, default="", allow_blank=True)
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM],
+        request=InputSerializer,
+        responses=SessionOutputSerializer,
+        operation_id="sandbox_sessions_scan",
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        data = self.InputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        phone = data.validated_data["phone"]
+        if phone:
+            phone = normalize_number(phone, field="phone")
+        session = services.sandbox_scan(
+            session=self.sandbox_session(session_id),
+            phone=phone,
+            pairing_code=data.validated_data["pairingCode"],
+        )
+        return Response(self.session_data(session))
+
+
+def _jid(value: Any, field: str, **kwargs: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValidationFailed(f"{field}: required (a number with country code or a JID).")
+    return normalize_jid(value, field=field, **kwargs)
+
+
+def _string(data: dict, field: str, *, required: bool = False, max_length: int = 4096) -> str:
+    value = data.get(field, "")
+    if not isinstance(value, str) or (required and not value) or len(value) > max_length:
+        raise ValidationFailed(
+            f"{field}: {'required ' if required else ''}string of at most {max_length} characters."
+        )
+    return value
+
+
+def _number(data: dict, field: str, low: float, high: float) -> float:
+    value = data.get(field)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ValidationFailed(f"{field}: a number from {low} to {high}.")
+    return float(value)
+
+
+def inbound_clean(body: Any) -> tuple[str, dict[str, Any]]:
+    """Validate an inbound event body (documented in docs/messaging.md) into engine data."""
+    if not isinstance(body, dict):
+        raise ValidationFailed("The body must be a JSON object with an `event` field.")
+    event = body.get("event")
+    if event not in INBOUND_EVENTS:
+        raise ValidationFailed(f"event: one of {', '.join(INBOUND_EVENTS)}.")
+    if event == "message":
+        return event, _clean_message(body)
+    if event == "message_ack":
+        status = body.get("status")
+        if status not in ("delivered", "read"):
+            raise ValidationFailed("status: delivered or read.")
+        data = {"messageId": _string(body, "messageId", required=True, max_length=100), "status": status}
+        if body.get("chat"):
+            data["chat"] = _jid(body["chat"], "chat")
+        if body.get("from"):
+            data["from"] = _jid(body["from"], "from", allow_group=False)
+        return event, data
+    if event == "presence":
+        presence = body.get("presence")
+        allowed = ("available", "unavailable", "composing", "recording", "paused")
+        if presence not in allowed:
+            raise ValidationFailed(f"presence: one of {', '.join(allowed)}.")
+        data = {"from": _jid(body.get("from"), "from", allow_group=False), "presence": presence}
+        if body.get("chat"):
+            data["chat"] = _jid(body["chat"], "chat")
+        return event, data
+    if event == "call":
+        status = body.get("status", "offer")
+        if status not in ("offer", "accept", "reject", "terminate"):
+            raise ValidationFailed("status: one of offer, accept, reject, terminate.")
+        video = body.get("video", False)
+        if not isinstance(video, bool):
+            raise ValidationFailed("video: boolean.")
+        return event, {
+            "from": _jid(body.get("from"), "from", allow_group=False),
+            "callId": _string(body, "callId", max_length=100) or None,
+            "video": video,
+            "status": status,
+        }
+    if event == "chat_archive":
+        archived = body.get("archived", True)
+        if not isinstance(archived, bool):
+            raise ValidationFailed("archived: boolean.")
+        return event, {"chat": _jid(body.get("chat"), "chat"), "archived": archived}
+    # group_join / group_leave
+    participants = body.get("participants")
+    if not isinstance(participants, list) or not participants:
+        raise ValidationFailed("participants: a non-empty list of numbers or JIDs.")
+    data = {
+        "group": normalize_group(_string(body, "group", required=True, max_length=100), field="group"),
+        "participants": [_jid(p, "participants", allow_group=False) for p in participants],
+    }
+    if body.get("by"):
+        data["by"] = _jid(body["by"], "by", allow_group=False)
+    if event == "group_join":
+        data["subject"] = _string(body, "subject", max_length=100)
+        admins = body.get("admins", [])
+        if not isinstance(admins, list):
+            raise ValidationFailed("admins: a list of numbers or JIDs.")
+        data["admins"] = [_jid(a, "admins", allow_group=False) for a in admins]
+    return event, data
+
+
+def _clean_message(body: dict) -> dict[str, Any]:
+    type_ = body.get("type", "text")
+    if type_ not in MESSAGE_TYPES:
+        raise ValidationFailed(f"type: one of {', '.join(MESSAGE_TYPES)}.")
+    from_me = body.get("fromMe", False)
+    if not isinstance(from_me, bool):
+        raise ValidationFailed("fromMe: boolean.")
+    data: dict[str, Any] = {"type": type_, "fromMe": from_me}
+    if from_me:
+        data["chat"] = _jid(body.get("chat") or body.get("to") or body.get("from"), "chat")
+        data["from"] = data["chat"]
+    else:
+        data["from"] = _jid(body.get("from"), "from", allow_group=False)
+        if body.get("chat"):
+            data["chat"] = _jid(body["chat"], "chat")
+            if not is_group(data["chat"]):
+                raise ValidationFailed("chat: only a group JID (for a message sent in a group).")
+    data["pushName"] = _string(body, "pushName", max_length=100)
+    data["text"] = _string(body, "text", required=type_ == "text")
+    if body.get("messageId"):
+        data["messageId"] = _string(body, "messageId", max_length=100)
+    if type_ in ("image", "video", "audio", "document", "sticker"):
+        data["mediaUrl"] = _string(body, "mediaUrl", required=True, max_length=2000)
+        data["mimeType"] = _string(body, "mimeType", max_length=100)
+        data["caption"] = _string(body, "caption")
+    elif type_ == "location":
+        data["location"] = {
+            "latitude": _number(body, "latitude", -90, 90),
+            "longitude": _number(body, "longitude", -180, 180),
+            "name": _string(body, "name", max_length=200),
+            "address": _string(body, "address", max_length=500),
+        }
+    elif type_ == "contacts":
+        contacts = body.get("contacts")
+        if not isinstance(contacts, list) or not contacts:
+            raise ValidationFailed("contacts: a non-empty list of {displayName, phoneNumber}.")
+        data["contacts"] = [
+            {
+                "displayName": _string(c, "displayName", required=True, max_length=100),
+                "phoneNumber": normalize_number(str(c.get("phoneNumber", "")), field="contacts.phoneNumber"),
+            }
+            for c in contacts
+            if isinstance(c, dict)
+        ]
+    elif type_ == "reaction":
+        data["reaction"] = {
+            "messageId": _string(body, "reactionTo", required=True, max_length=100),
+            "emoji": _string(body, "emoji", max_length=16),
+        }
+    return data
+
+
+class SandboxInboundApi(SandboxView):
+    """Inject an inbound event into a connected sandbox session (stored and emitted as an event)."""
+
+    @extend_schema_serializer(component_name="SandboxInboundInput")
+    class InputSerializer(serializers.Serializer):
+        event = serializers.ChoiceField(choices=INBOUND_EVENTS)
+
+    @extend_schema_serializer(component_name="SandboxInboundOutput")
+    class OutputSerializer(serializers.Serializer):
+        event = serializers.CharField()
+        data = serializers.DictField()
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM],
+        request=InputSerializer,
+        responses={201: OutputSerializer},
+        operation_id="sandbox_sessions_inbound",
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        event, data = inbound_clean(request.data)
+        session = self.sandbox_session(session_id)
+        reported = services.sandbox_inject(session=session, event=event, data=data)
+        return Response({"event": event, "data": reported}, status=201)

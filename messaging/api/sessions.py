@@ -1,0 +1,243 @@
+"""Sessions under /api: list, create, read, delete, connect, QR code, pairing code, logout."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation, DefaultContentNegotiation
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.api import KeyedAPIView
+from accounts.permissions import IsOperator, ReadOrAdmin
+from config.errors import ValidationFailed
+from messaging.addressing import normalize_number
+from messaging.api.common import (
+    SESSION_ID_PARAM,
+    PaginationQuerySerializer,
+    SessionListSerializer,
+    SessionOutputSerializer,
+    StatusField,
+    SuccessSerializer,
+    envelope,
+)
+from messaging.qr import qr_data_uri, qr_png
+from messaging.selectors import paginate, session_get, session_list
+from messaging.services import sessions as services
+
+
+class SessionKeyedView(KeyedAPIView):
+    def session(self, session_id: str):
+        return session_get(key=self.api_key, session_id=session_id)
+
+    def session_data(self, session) -> dict:
+        return SessionOutputSerializer(session, context={"key": self.api_key}).data
+
+
+class SessionListCreateApi(SessionKeyedView):
+    """GET: the sessions this key may see (paginated). POST: create one (admin keys; 5/min; plan cap)."""
+
+    permission_classes = [ReadOrAdmin]
+    rate_limits = {"POST": "5/m"}
+
+    @extend_schema_serializer(component_name="SessionListCreateFilter")
+    class FilterSerializer(PaginationQuerySerializer):
+        status = StatusField(required=False)
+
+    @extend_schema_serializer(component_name="SessionListCreateInput")
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+
+    @extend_schema(
+        parameters=[FilterSerializer], responses=SessionListSerializer, operation_id="sessions_list"
+    )
+    def get(self, request: Request) -> Response:
+        query = self.FilterSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        sessions = session_list(key=self.api_key, status=query.validated_data.get("status"))
+        page = paginate(sessions, page=query.validated_data["page"], limit=query.validated_data["limit"])
+        return Response(envelope(page, SessionOutputSerializer, key=self.api_key))
+
+    @extend_schema(
+        request=InputSerializer, responses={201: SessionOutputSerializer}, operation_id="sessions_create"
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        session = services.session_create(account=self.api_key.account, name=data.validated_data["name"])
+        return Response(self.session_data(session), status=201)
+
+
+class SessionDetailApi(SessionKeyedView):
+    """GET: one session. DELETE: delete it with its history (admin keys)."""
+
+    permission_classes = [ReadOrAdmin]
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM], responses=SessionOutputSerializer, operation_id="sessions_get"
+    )
+    def get(self, request: Request, session_id: str) -> Response:
+        return Response(self.session_data(self.session(session_id)))
+
+    @extend_schema(parameters=[SESSION_ID_PARAM], responses=SuccessSerializer, operation_id="sessions_delete")
+    def delete(self, request: Request, session_id: str) -> Response:
+        session = self.session(session_id)
+        services.session_delete(session=session)
+        return Response({"success": True, "message": f"Session {session_id} deleted."})
+
+
+class ConnectSerializer(serializers.Serializer):
+    sessionId = serializers.UUIDField()
+    qrCode = serializers.CharField(allow_null=True)
+    status = serializers.CharField()
+    message = serializers.CharField()
+    expiresAt = serializers.DateTimeField(allow_null=True)
+
+
+def connect_body(outcome: services.ConnectOutcome) -> dict:
+    return {
+        "sessionId": str(outcome.session.pk),
+        "qrCode": outcome.qr.code if outcome.qr else None,
+        "status": outcome.session.status,
+        "message": outcome.message,
+        "expiresAt": outcome.qr.expires_at.isoformat() if outcome.qr else None,
+    }
+
+
+class SessionConnectApi(SessionKeyedView):
+    """disconnected → qr with a fresh QR code; qr: the current code; connected: a no-op."""
+
+    permission_classes = [IsOperator]
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM],
+        request=None,
+        responses=ConnectSerializer,
+        operation_id="sessions_connect",
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        outcome = services.session_connect(session=self.session(session_id))
+        return Response(connect_body(outcome))
+
+
+class QrBase64Serializer(serializers.Serializer):
+    sessionId = serializers.UUIDField()
+    status = serializers.CharField()
+    qrCode = serializers.CharField()
+    qrCodeImage = serializers.CharField(help_text="PNG as a data URI.")
+    expiresAt = serializers.DateTimeField()
+
+
+QR_FORMATS = ("base64", "raw", "image")
+
+
+class QueryFormatIsOurs(BaseContentNegotiation):
+    """`?format=` is the QR endpoint's own parameter, not DRF's renderer override: always JSON."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+    def select_parser(self, request, parsers):
+        return DefaultContentNegotiation().select_parser(request, parsers)
+
+
+class SessionQrCodeApi(SessionKeyedView):
+    """The QR code to scan: `format=base64` (JSON with a PNG data URI), `raw` (the code as text/plain)
+    or `image` (image/png). 400 SESSION_NOT_IN_QR_STATE unless the session is in state `qr`."""
+
+    permission_classes = [IsOperator]
+    content_negotiation_class = QueryFormatIsOurs
+
+    @extend_schema(
+        parameters=[
+            SESSION_ID_PARAM,
+            OpenApiParameter("format", OpenApiTypes.STR, enum=list(QR_FORMATS), default="base64"),
+        ],
+        responses={
+            200: OpenApiResponse(QrBase64Serializer, description="base64; raw is text/plain, image is PNG"),
+        },
+        operation_id="sessions_qrcode",
+    )
+    def get(self, request: Request, session_id: str):
+        format_ = request.query_params.get("format", "base64").strip().lower() or "base64"
+        if format_ not in QR_FORMATS:
+            raise ValidationFailed(f"format: {format_!r} is not one of base64, raw, image.")
+        session = self.session(session_id)
+        qr = services.session_qr(session=session)
+        if format_ == "raw":
+            return HttpResponse(qr.code, content_type="text/plain; charset=utf-8")
+        if format_ == "image":
+            response = HttpResponse(qr_png(qr.code), content_type="image/png")
+            response["Cache-Control"] = "no-store"
+            return response
+        return Response(
+            {
+                "sessionId": str(session.pk),
+                "status": session.status,
+                "qrCode": qr.code,
+                "qrCodeImage": qr_data_uri(qr.code),
+                "expiresAt": qr.expires_at.isoformat(),
+            }
+        )
+
+
+class PairingCodeSerializer(serializers.Serializer):
+    sessionId = serializers.UUIDField()
+    status = serializers.CharField()
+    phoneNumber = serializers.CharField()
+    pairingCode = serializers.CharField()
+    expiresAt = serializers.DateTimeField()
+
+
+def pairing_body(session, code) -> dict:
+    return {
+        "sessionId": str(session.pk),
+        "status": session.status,
+        "phoneNumber": code.phone,
+        "pairingCode": code.code,
+        "expiresAt": code.expires_at.isoformat(),
+    }
+
+
+class PhoneInputSerializer(serializers.Serializer):
+    phoneNumber = serializers.CharField(help_text="Digits with country code, no '+'.")
+
+    def validate_phoneNumber(self, value: str) -> str:
+        return normalize_number(value, field="phoneNumber")
+
+
+class SessionPairingCodeApi(SessionKeyedView):
+    """Pair by phone number: a code to type on the phone (Linked devices → Link with phone number)."""
+
+    permission_classes = [IsOperator]
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM],
+        request=PhoneInputSerializer,
+        responses=PairingCodeSerializer,
+        operation_id="sessions_pairing_code",
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        data = PhoneInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        session = self.session(session_id)
+        code = services.session_pairing_code(session=session, phone=data.validated_data["phoneNumber"])
+        return Response(pairing_body(session, code))
+
+
+class SessionLogoutApi(SessionKeyedView):
+    """Unpair: the stored credentials are deleted; a new scan is needed to connect again."""
+
+    permission_classes = [IsOperator]
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM],
+        request=None,
+        responses=SuccessSerializer,
+        operation_id="sessions_logout",
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        services.session_logout(session=self.session(session_id))
+        return Response({"success": True, "message": "Logged out; stored credentials removed."})

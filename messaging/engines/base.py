@@ -1,0 +1,267 @@
+"""The contract every messaging engine honours.
+
+Engines take and return plain data (ids, strings, numbers and the small frozen dataclasses below), never
+ORM objects or requests, so the same contract can travel over a command bus to engine processes later.
+Things that happen on their own (a new QR code, a pairing, an inbound message, an ack, a group change)
+are reported through one callback, ``on_event(session_id, name, data)``; the services wire it to
+``webhooks.services.emit``. An engine never imports ``webhooks`` and never raises Ponte's HTTP errors:
+it raises the four exceptions below, which the services translate.
+
+Recipients given to an engine are already validated JIDs (`messaging.addressing`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+EventCallback = Callable[[str, str, dict[str, Any]], None]
+
+
+# --- Exceptions ----------------------------------------------------------------------------------
+
+
+class EngineError(Exception):
+    """Base of what an engine may raise."""
+
+
+class EngineUnavailableError(EngineError):
+    """The engine cannot be reached or does not answer (HTTP 502)."""
+
+
+class EngineNotConnected(EngineError):
+    """The session is not paired with a phone (HTTP 409 SESSION_NOT_CONNECTED)."""
+
+
+class EngineNotFound(EngineError):
+    """A message, group or participant the operation names does not exist.
+
+    `kind` is "message", "group" or "session".
+    """
+
+    def __init__(self, message: str, *, kind: str = "message") -> None:
+        self.kind = kind
+        super().__init__(message)
+
+
+class EngineNotAllowed(EngineError):
+    """The platform refuses the operation (e.g. the session is not a group admin) (HTTP 403)."""
+
+
+class EngineRefused(EngineError):
+    """The platform refuses the input itself (an expired or wrong code) (HTTP 400)."""
+
+
+# --- Values --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QrCode:
+    code: str
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class ConnectResult:
+    status: str  # "qr" or "connected"
+    qr: QrCode | None = None
+
+
+@dataclass(frozen=True)
+class PairingCode:
+    code: str  # e.g. "ABCD-EFGH"
+    phone: str
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """The message being replied to."""
+
+    message_id: str
+    participant: str = ""  # its sender's JID, in groups
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ContactCard:
+    display_name: str
+    phone_number: str  # digits only, with country code
+    organization: str = ""
+
+    def vcard(self) -> str:
+        lines = ["BEGIN:VCARD", "VERSION:3.0", f"FN:{self.display_name}"]
+        if self.organization:
+            lines.append(f"ORG:{self.organization};")
+        lines.append(f"TEL;type=CELL;type=VOICE;waid={self.phone_number}:+{self.phone_number}")
+        lines.append("END:VCARD")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Button:
+    button_id: str
+    button_text: str
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    message_id: str
+    chat: str
+    timestamp: datetime
+    status: str = "sent"
+
+
+@dataclass(frozen=True)
+class ContactStatus:
+    number: str
+    jid: str
+    exists: bool
+
+
+@dataclass(frozen=True)
+class Participant:
+    jid: str
+    admin: bool = False
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    jid: str
+    subject: str
+    subject_time: int
+    creation: int
+    owner: str
+    participants: tuple[Participant, ...] = field(default_factory=tuple)
+
+    @property
+    def size(self) -> int:
+        return len(self.participants)
+
+
+@dataclass(frozen=True)
+class ParticipantResult:
+    jid: str
+    status: str  # "promoted", "demoted", "not_a_participant"
+
+
+# --- The contract --------------------------------------------------------------------------------
+
+
+class Engine(ABC):
+    """One method per operation. `session_id` is the session's UUID as a string."""
+
+    #: Short label shown in the admin and the API (`engine` field).
+    label: str = "engine"
+
+    def __init__(self, on_event: EventCallback | None = None) -> None:
+        self._on_event = on_event
+
+    def report(self, session_id: str, name: str, data: dict[str, Any]) -> None:
+        """Tell Ponte that `name` happened on the session (connected, qr, message, ...)."""
+        if self._on_event is not None:
+            self._on_event(session_id, name, data)
+
+    # Connection ---------------------------------------------------------------------------------
+
+    @abstractmethod
+    def connect(self, session_id: str) -> ConnectResult:
+        """Start pairing (reporting `qr`), or do nothing when already paired."""
+
+    @abstractmethod
+    def current_qr(self, session_id: str) -> QrCode:
+        """The QR code to scan now, replacing an expired one (reporting `qr`).
+
+        Raises EngineNotAllowed when the session is not waiting for a scan.
+        """
+
+    @abstractmethod
+    def pairing_code(self, session_id: str, phone: str) -> PairingCode:
+        """A code to type on the phone `phone` instead of scanning (session must be waiting)."""
+
+    @abstractmethod
+    def logout(self, session_id: str) -> None:
+        """Unpair and delete the stored credentials (reporting `disconnected`)."""
+
+    @abstractmethod
+    def forget(self, session_id: str) -> None:
+        """The session is deleted: drop everything the engine keeps for it."""
+
+    # Messages -----------------------------------------------------------------------------------
+
+    @abstractmethod
+    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage: ...
+
+    @abstractmethod
+    def send_reaction(
+        self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
+    ) -> None:
+        """React to a message; an empty `emoji` removes the reaction."""
+
+    @abstractmethod
+    def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage: ...
+
+    @abstractmethod
+    def send_contacts(
+        self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
+    ) -> SentMessage: ...
+
+    @abstractmethod
+    def send_location(
+        self,
+        session_id: str,
+        to: str,
+        latitude: float,
+        longitude: float,
+        name: str = "",
+        address: str = "",
+        quoted: Quoted | None = None,
+    ) -> SentMessage: ...
+
+    @abstractmethod
+    def send_buttons(
+        self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
+    ) -> SentMessage: ...
+
+    @abstractmethod
+    def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
+        """Revoke a message for everyone (others' messages only as a group admin)."""
+
+    # Contacts and profile -------------------------------------------------------------------------
+
+    @abstractmethod
+    def check_contacts(self, session_id: str, numbers: list[str]) -> list[ContactStatus]: ...
+
+    @abstractmethod
+    def set_profile_picture(self, session_id: str, image: bytes, content_type: str, target: str = "") -> None:
+        """Set the own picture, or a group's (`target` a group JID; admins only)."""
+
+    @abstractmethod
+    def set_profile_status(self, session_id: str, status: str) -> None: ...
+
+    @abstractmethod
+    def set_profile_name(self, session_id: str, name: str) -> None: ...
+
+    # Groups ---------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def group_create(self, session_id: str, subject: str, participants: list[str]) -> GroupInfo: ...
+
+    @abstractmethod
+    def group_list(self, session_id: str) -> list[GroupInfo]: ...
+
+    @abstractmethod
+    def group_leave(self, session_id: str, group_jid: str) -> None: ...
+
+    @abstractmethod
+    def group_promote(
+        self, session_id: str, group_jid: str, participants: list[str]
+    ) -> list[ParticipantResult]: ...
+
+    @abstractmethod
+    def group_demote(
+        self, session_id: str, group_jid: str, participants: list[str]
+    ) -> list[ParticipantResult]: ...

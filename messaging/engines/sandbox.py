@@ -1,0 +1,476 @@
+"""SandboxEngine: the default engine, deterministic and in-process, with its state in the database.
+
+It plays both WhatsApp's servers and the user's phone, so integrations and tests can drive every flow
+without a phone: connect gives a real QR code (a whatsmeow-style ``2@ref,noise,identity,adv`` string
+that any QR reader decodes) replaced every ``MESSAGING_QR_TTL_SECONDS``; a pairing code by phone number;
+``scan`` pairs (the phone scanning the code or typing the pairing code); ``inject`` delivers inbound
+events (messages, acks, presence, calls, group changes, chat archiving).
+
+Deterministic: codes and ids derive from the session id and a counter, never from randomness, so the
+same steps give the same values. Rules of the sandbox's "WhatsApp", documented in docs/messaging.md:
+numbers ending in ``0000`` are not on WhatsApp; the session's own phone, unless given at scan time,
+is derived from its id.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from messaging.engines.base import (
+    Button,
+    ConnectResult,
+    ContactCard,
+    ContactStatus,
+    Engine,
+    EngineNotAllowed,
+    EngineNotConnected,
+    EngineNotFound,
+    EngineRefused,
+    GroupInfo,
+    PairingCode,
+    Participant,
+    ParticipantResult,
+    QrCode,
+    Quoted,
+    SentMessage,
+)
+from messaging.models import SandboxDevice, SandboxGroup
+
+# Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
+_CODE_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"
+
+
+class SandboxRefused(EngineRefused):
+    """The simulated phone refuses the action (expired code, wrong pairing code): a client error."""
+
+
+def _digest(*parts: object) -> bytes:
+    return hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+def user_suffix() -> str:
+    return settings.MESSAGING_USER_SUFFIX
+
+
+def group_suffix() -> str:
+    return settings.MESSAGING_GROUP_SUFFIX
+
+
+def _members(group: SandboxGroup) -> list[tuple[str, bool]]:
+    """Admins first, then by JID: a stable order (PostgreSQL's jsonb does not keep key order)."""
+    return sorted(((j, bool(a)) for j, a in group.participants.items()), key=lambda m: (not m[1], m[0]))
+
+
+class SandboxEngine(Engine):
+    label = "sandbox"
+
+    # --- state helpers ----------------------------------------------------------------------------
+
+    def _device(self, session_id: str) -> SandboxDevice:
+        device, _ = SandboxDevice.objects.select_for_update().get_or_create(session_id=session_id)
+        return device
+
+    def _paired(self, session_id: str) -> SandboxDevice:
+        device = self._device(session_id)
+        if not device.credentials:
+            raise EngineNotConnected("The sandbox session is not paired.")
+        return device
+
+    @staticmethod
+    def _ttl() -> timedelta:
+        return timedelta(seconds=settings.MESSAGING_QR_TTL_SECONDS)
+
+    def _new_qr(self, device: SandboxDevice) -> QrCode:
+        device.qr_serial += 1
+        sid, serial = device.session_id, device.qr_serial
+        ref = _b64(_digest("ref", sid, serial)[:18])
+        device.qr_code = "2@{},{},{},{}".format(
+            ref,
+            _b64(_digest("noise", sid)),
+            _b64(_digest("identity", sid)),
+            _b64(_digest("adv", sid, serial)),
+        )
+        device.qr_expires_at = timezone.now() + self._ttl()
+        device.save()
+        qr = QrCode(code=device.qr_code, expires_at=device.qr_expires_at)
+        self.report(
+            str(sid), "qr", {"qrCode": qr.code, "expiresAt": qr.expires_at.isoformat(), "serial": serial}
+        )
+        return qr
+
+    @staticmethod
+    def _waiting(device: SandboxDevice) -> bool:
+        return not device.credentials and bool(device.qr_code)
+
+    def _message_id(self, device: SandboxDevice) -> str:
+        device.message_serial += 1
+        device.save(update_fields=["message_serial"])
+        return "3EB0" + _digest("message", device.session_id, device.message_serial).hex()[:16].upper()
+
+    def _own_group(self, device: SandboxDevice, group_jid: str) -> SandboxGroup:
+        group = device.groups.filter(jid=group_jid).first()
+        if group is None or device.jid not in group.participants:
+            raise EngineNotFound(f"The session is not in group {group_jid}.", kind="group")
+        return group
+
+    def _require_admin(self, device: SandboxDevice, group: SandboxGroup) -> None:
+        if not group.participants.get(device.jid):
+            raise EngineNotAllowed(f"The session is not an admin of group {group.jid}.")
+
+    def _chat_ok(self, device: SandboxDevice, chat: str) -> None:
+        if chat.endswith("@" + group_suffix()):
+            self._own_group(device, chat)
+
+    def _sent(self, device: SandboxDevice, chat: str) -> SentMessage:
+        self._chat_ok(device, chat)
+        return SentMessage(message_id=self._message_id(device), chat=chat, timestamp=timezone.now())
+
+    @staticmethod
+    def _info(group: SandboxGroup) -> GroupInfo:
+        return GroupInfo(
+            jid=group.jid,
+            subject=group.subject,
+            subject_time=group.subject_time,
+            creation=group.creation,
+            owner=group.owner,
+            participants=tuple(Participant(jid=j, admin=a) for j, a in _members(group)),
+        )
+
+    # --- connection -------------------------------------------------------------------------------
+
+    @transaction.atomic
+    def connect(self, session_id: str) -> ConnectResult:
+        device = self._device(session_id)
+        if device.credentials:
+            return ConnectResult(status="connected")
+        if device.qr_code and device.qr_expires_at and device.qr_expires_at > timezone.now():
+            return ConnectResult(status="qr", qr=QrCode(device.qr_code, device.qr_expires_at))
+        return ConnectResult(status="qr", qr=self._new_qr(device))
+
+    @transaction.atomic
+    def current_qr(self, session_id: str) -> QrCode:
+        device = self._device(session_id)
+        if not self._waiting(device):
+            raise EngineNotAllowed("The session is not waiting for a QR scan.")
+        if device.qr_expires_at is None or device.qr_expires_at <= timezone.now():
+            return self._new_qr(device)
+        return QrCode(device.qr_code, device.qr_expires_at)
+
+    @transaction.atomic
+    def pairing_code(self, session_id: str, phone: str) -> PairingCode:
+        device = self._device(session_id)
+        if not self._waiting(device):
+            raise EngineNotAllowed("The session is not waiting to be paired.")
+        raw = _digest("pair", session_id, phone, device.qr_serial)
+        code = "".join(_CODE_ALPHABET[b % len(_CODE_ALPHABET)] for b in raw[:8])
+        device.pairing_phone = phone
+        device.pairing_code = f"{code[:4]}-{code[4:]}"
+        device.pairing_expires_at = timezone.now() + 3 * self._ttl()
+        device.save()
+        return PairingCode(code=device.pairing_code, phone=phone, expires_at=device.pairing_expires_at)
+
+    @transaction.atomic
+    def scan(self, session_id: str, *, phone: str = "", pairing_code: str = "") -> str:
+        """The phone scans the QR code (or types the pairing code): pair and report `connected`.
+
+        Returns the session's own JID.
+        """
+        device = self._device(session_id)
+        if not self._waiting(device):
+            raise EngineNotAllowed("The session is not waiting to be paired; connect it first.")
+        now = timezone.now()
+        if pairing_code:
+            if not device.pairing_code or pairing_code.strip().upper() != device.pairing_code:
+                raise SandboxRefused("Wrong pairing code; request one with the phone number first.")
+            if device.pairing_expires_at is None or device.pairing_expires_at <= now:
+                raise SandboxRefused("The pairing code expired; request a new one.")
+            phone = device.pairing_phone
+        elif device.qr_expires_at is None or device.qr_expires_at <= now:
+            raise SandboxRefused("The QR code expired; fetch the new one and scan again.")
+        if not phone:
+            phone = "55119" + str(int(_digest("phone", session_id).hex(), 16) % 10**8).zfill(8)
+        device.credentials = {
+            "noiseKey": _b64(_digest("noise", session_id)),
+            "identityKey": _b64(_digest("identity", session_id)),
+            "advSecret": _b64(_digest("adv", session_id, device.qr_serial)),
+            "phone": phone,
+        }
+        device.jid = f"{phone}@{user_suffix()}"
+        device.push_name = device.push_name or f"Sandbox {phone[-4:]}"
+        device.qr_code = ""
+        device.qr_expires_at = None
+        device.pairing_code = device.pairing_phone = ""
+        device.pairing_expires_at = None
+        device.save()
+        self.report(
+            str(session_id),
+            "connected",
+            {"jid": device.jid, "phone": phone, "pushName": device.push_name, "platform": "sandbox"},
+        )
+        return device.jid
+
+    @transaction.atomic
+    def logout(self, session_id: str) -> None:
+        device = self._device(session_id)
+        was_active = bool(device.credentials or device.qr_code)
+        device.credentials = None
+        device.jid = ""
+        device.qr_code = ""
+        device.qr_expires_at = None
+        device.pairing_code = device.pairing_phone = ""
+        device.pairing_expires_at = None
+        device.save()
+        if was_active:
+            self.report(str(session_id), "disconnected", {"reason": "logout"})
+
+    @transaction.atomic
+    def forget(self, session_id: str) -> None:
+        SandboxDevice.objects.filter(session_id=session_id).delete()
+
+    # --- messages ---------------------------------------------------------------------------------
+
+    @transaction.atomic
+    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
+        return self._sent(self._paired(session_id), to)
+
+    @transaction.atomic
+    def send_reaction(
+        self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
+    ) -> None:
+        self._chat_ok(self._paired(session_id), chat)
+
+    @transaction.atomic
+    def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage:
+        return self._sent(self._paired(session_id), to)
+
+    @transaction.atomic
+    def send_contacts(
+        self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
+    ) -> SentMessage:
+        return self._sent(self._paired(session_id), to)
+
+    @transaction.atomic
+    def send_location(
+        self,
+        session_id: str,
+        to: str,
+        latitude: float,
+        longitude: float,
+        name: str = "",
+        address: str = "",
+        quoted: Quoted | None = None,
+    ) -> SentMessage:
+        return self._sent(self._paired(session_id), to)
+
+    @transaction.atomic
+    def send_buttons(
+        self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
+    ) -> SentMessage:
+        return self._sent(self._paired(session_id), to)
+
+    @transaction.atomic
+    def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
+        device = self._paired(session_id)
+        if from_me:
+            self._chat_ok(device, chat)
+            return
+        if not chat.endswith("@" + group_suffix()):
+            raise EngineNotAllowed("Only your own messages can be deleted in a direct chat.")
+        self._require_admin(device, self._own_group(device, chat))
+
+    # --- contacts and profile ---------------------------------------------------------------------
+
+    @transaction.atomic
+    def check_contacts(self, session_id: str, numbers: list[str]) -> list[ContactStatus]:
+        self._paired(session_id)
+        return [
+            ContactStatus(number=n, jid=f"{n}@{user_suffix()}", exists=not n.endswith("0000"))
+            for n in numbers
+        ]
+
+    @transaction.atomic
+    def set_profile_picture(self, session_id: str, image: bytes, content_type: str, target: str = "") -> None:
+        device = self._paired(session_id)
+        sha = hashlib.sha256(image).hexdigest()
+        if target and target != device.jid:
+            if not target.endswith("@" + group_suffix()):
+                raise EngineNotAllowed("Only your own picture or a group's can be set.")
+            group = self._own_group(device, target)
+            self._require_admin(device, group)
+            group.picture_sha256 = sha
+            group.save(update_fields=["picture_sha256"])
+            return
+        device.picture_sha256 = sha
+        device.save(update_fields=["picture_sha256"])
+
+    @transaction.atomic
+    def set_profile_status(self, session_id: str, status: str) -> None:
+        device = self._paired(session_id)
+        device.about = status
+        device.save(update_fields=["about"])
+
+    @transaction.atomic
+    def set_profile_name(self, session_id: str, name: str) -> None:
+        device = self._paired(session_id)
+        device.push_name = name
+        device.save(update_fields=["push_name"])
+
+    # --- groups -----------------------------------------------------------------------------------
+
+    @transaction.atomic
+    def group_create(self, session_id: str, subject: str, participants: list[str]) -> GroupInfo:
+        device = self._paired(session_id)
+        device.message_serial += 1
+        device.save(update_fields=["message_serial"])
+        number = int(_digest("group", session_id, device.message_serial).hex(), 16) % 10**12
+        now = int(timezone.now().timestamp())
+        members = {device.jid: True, **{jid: False for jid in participants if jid != device.jid}}
+        group = SandboxGroup.objects.create(
+            device=device,
+            jid=f"120363{number:012d}@{group_suffix()}",
+            subject=subject,
+            subject_time=now,
+            creation=now,
+            owner=device.jid,
+            participants=members,
+        )
+        info = self._info(group)
+        self.report(str(session_id), "group_join", self._group_event(group, list(members), device.jid))
+        return info
+
+    @staticmethod
+    def _group_event(group: SandboxGroup, participants: list[str], by: str) -> dict[str, Any]:
+        return {
+            "group": group.jid,
+            "subject": group.subject,
+            "subjectTime": group.subject_time,
+            "creation": group.creation,
+            "owner": group.owner,
+            "participants": participants,
+            "by": by,
+            "members": [{"jid": j, "admin": a} for j, a in _members(group)],
+        }
+
+    @transaction.atomic
+    def group_list(self, session_id: str) -> list[GroupInfo]:
+        device = self._paired(session_id)
+        groups = device.groups.order_by("subject", "jid")
+        return [self._info(g) for g in groups if device.jid in g.participants]
+
+    @transaction.atomic
+    def group_leave(self, session_id: str, group_jid: str) -> None:
+        device = self._paired(session_id)
+        group = self._own_group(device, group_jid)
+        group.participants.pop(device.jid, None)
+        group.save(update_fields=["participants"])
+        self.report(str(session_id), "group_leave", self._group_event(group, [device.jid], device.jid))
+
+    def _change_admins(
+        self, session_id: str, group_jid: str, participants: list[str], admin: bool
+    ) -> list[ParticipantResult]:
+        device = self._paired(session_id)
+        group = self._own_group(device, group_jid)
+        self._require_admin(device, group)
+        done = "promoted" if admin else "demoted"
+        results = []
+        for jid in participants:
+            if jid not in group.participants:
+                results.append(ParticipantResult(jid=jid, status="not_a_participant"))
+            elif jid == group.owner and not admin:
+                results.append(ParticipantResult(jid=jid, status="not_allowed"))
+            else:
+                group.participants[jid] = admin
+                results.append(ParticipantResult(jid=jid, status=done))
+        group.save(update_fields=["participants"])
+        return results
+
+    @transaction.atomic
+    def group_promote(
+        self, session_id: str, group_jid: str, participants: list[str]
+    ) -> list[ParticipantResult]:
+        return self._change_admins(session_id, group_jid, participants, True)
+
+    @transaction.atomic
+    def group_demote(
+        self, session_id: str, group_jid: str, participants: list[str]
+    ) -> list[ParticipantResult]:
+        return self._change_admins(session_id, group_jid, participants, False)
+
+    # --- inbound (sandbox only) -------------------------------------------------------------------
+
+    @transaction.atomic
+    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        """Something arrives from "WhatsApp". `data` is validated (messaging.api.sandbox); JIDs are
+        full JIDs. Returns the data reported with the event."""
+        device = self._paired(session_id)
+        now = timezone.now()
+        if event == "message":
+            chat = data.get("chat") or data["from"]
+            if chat.endswith("@" + group_suffix()):
+                self._own_group(device, chat)
+            from_me = bool(data.get("fromMe"))
+            sender = device.jid if from_me else data["from"]
+            message_id = data.get("messageId") or self._message_id(device)
+            report = {
+                "id": message_id,
+                "chat": chat,
+                "chatId": chat,
+                "remoteJid": chat,
+                "sender": sender,
+                "pushName": data.get("pushName", "") if not from_me else device.push_name,
+                "text": data.get("text", ""),
+                "timestamp": int(now.timestamp()),
+                "fromMe": from_me,
+                "type": data.get("type", "text"),
+                "mediaUrl": data.get("mediaUrl"),
+            }
+            for extra in ("caption", "mimeType", "location", "contacts", "reaction", "quoted"):
+                if extra in data:
+                    report[extra] = data[extra]
+        elif event in ("group_join", "group_leave"):
+            report = self._inject_group(device, event, data)
+        else:
+            report = {**data, "timestamp": int(now.timestamp())}
+        self.report(str(session_id), event, report)
+        return report
+
+    def _inject_group(self, device: SandboxDevice, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        jid, participants = data["group"], list(data["participants"])
+        group = device.groups.filter(jid=jid).first()
+        now = int(timezone.now().timestamp())
+        if group is None:
+            if event == "group_leave" or device.jid not in participants:
+                raise EngineNotFound(f"The session is not in group {jid}.", kind="group")
+            owner = data.get("by") or participants[0]
+            group = SandboxGroup(
+                device=device,
+                jid=jid,
+                subject=data.get("subject") or "Group",
+                subject_time=now,
+                creation=now,
+                owner=owner,
+                participants={owner: True},
+            )
+        elif device.jid not in group.participants and device.jid not in participants:
+            raise EngineNotFound(f"The session is not in group {jid}.", kind="group")
+        admins = set(data.get("admins", []))
+        for participant in participants:
+            if event == "group_join":
+                group.participants[participant] = participant in admins or group.participants.get(
+                    participant, False
+                )
+            else:
+                group.participants.pop(participant, None)
+        group.save()
+        return self._group_event(group, participants, data.get("by", ""))

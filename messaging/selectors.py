@@ -1,0 +1,91 @@
+"""Reads of the messaging app."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from accounts.models import ApiKey
+from config.errors import Forbidden, SessionNotFound, ValidationFailed
+from messaging.models import Message, Session
+
+# The legacy spelling `QRCODE` (one seed example) is understood wherever a client sends a status.
+_STATUS_SPELLINGS = {
+    "qr": Session.Status.QR,
+    "qrcode": Session.Status.QR,
+    "connected": Session.Status.CONNECTED,
+    "disconnected": Session.Status.DISCONNECTED,
+}
+
+
+def status_parse(value: str) -> str:
+    status = _STATUS_SPELLINGS.get((value or "").strip().lower())
+    if status is None:
+        raise ValidationFailed(f"status: {value!r} is not one of disconnected, qr (also QRCODE), connected.")
+    return status
+
+
+def session_get(*, key: ApiKey, session_id: Any) -> Session:
+    """The caller's session: 404 SESSION_NOT_FOUND for unknown, malformed or other accounts' ids;
+    403 when the key is restricted to other sessions."""
+    try:
+        pk = uuid.UUID(str(session_id))
+    except ValueError:
+        raise SessionNotFound(f"Session {session_id!r} not found.") from None
+    session = Session.objects.select_related("account__plan").filter(pk=pk, account_id=key.account_id).first()
+    if session is None:
+        raise SessionNotFound(f"Session {pk} not found.")
+    if not key.allows_session(session.pk):
+        raise Forbidden("This API key is not allowed to use this session.")
+    return session
+
+
+def session_list(*, key: ApiKey, status: str | None = None) -> QuerySet[Session]:
+    sessions = Session.objects.filter(account_id=key.account_id).order_by("created_at", "id")
+    if key.allowed_sessions:
+        sessions = sessions.filter(pk__in=[s for s in key.allowed_sessions if _is_uuid(s)])
+    if status:
+        sessions = sessions.filter(status=status)
+    return sessions
+
+
+def _is_uuid(value: Any) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def message_list(*, session: Session, chat: str = "") -> QuerySet[Message]:
+    messages = session.messages.all()
+    if chat:
+        messages = messages.filter(chat=chat)
+    return messages.order_by("-timestamp", "-id")
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list
+    total: int
+    page: int
+    limit: int
+
+    @property
+    def meta(self) -> dict[str, int]:
+        return {
+            "total": self.total,
+            "page": self.page,
+            "limit": self.limit,
+            "totalPages": math.ceil(self.total / self.limit),
+        }
+
+
+def paginate(queryset: QuerySet, *, page: int, limit: int) -> Page:
+    total = queryset.count()
+    start = (page - 1) * limit
+    return Page(items=list(queryset[start : start + limit]), total=total, page=page, limit=limit)

@@ -1,0 +1,70 @@
+"""Calling a session's engine and translating engine exceptions into Ponte's errors."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from config.errors import (
+    EngineUnavailable,
+    Forbidden,
+    MessageNotFound,
+    NotFound,
+    SessionNotConnected,
+    SessionNotFound,
+    ValidationFailed,
+)
+from messaging.engines import get_engine
+from messaging.engines.base import (
+    Engine,
+    EngineNotAllowed,
+    EngineNotConnected,
+    EngineNotFound,
+    EngineRefused,
+    EngineUnavailableError,
+)
+from messaging.models import Session
+
+logger = logging.getLogger(__name__)
+
+
+def engine_for(session: Session) -> Engine:
+    try:
+        return get_engine(session.engine or None)
+    except ImportError:
+        # The system check (messaging.checks) reports a bad MESSAGING_ENGINE; a bad per-session path
+        # set in the admin shows up here.
+        logger.exception("Engine %r of session %s cannot be loaded", session.engine_path, session.pk)
+        raise EngineUnavailable("The session's engine cannot be loaded; staff have been notified.") from None
+
+
+@contextmanager
+def engine_errors() -> Iterator[None]:
+    try:
+        yield
+    except EngineUnavailableError as exc:
+        logger.warning("Engine unavailable: %s", exc)
+        raise EngineUnavailable() from exc
+    except EngineNotConnected as exc:
+        raise SessionNotConnected() from exc
+    except EngineNotFound as exc:
+        if exc.kind == "message":
+            raise MessageNotFound(str(exc)) from exc
+        if exc.kind == "session":
+            raise SessionNotFound() from exc
+        raise NotFound(str(exc)) from exc
+    except EngineNotAllowed as exc:
+        raise Forbidden(str(exc)) from exc
+    except EngineRefused as exc:
+        raise ValidationFailed(str(exc)) from exc
+
+
+def require_connected(session: Session) -> None:
+    """Refuse before the engine is asked: a session that is not paired cannot do anything."""
+    if session.status != Session.Status.CONNECTED:
+        raise SessionNotConnected(
+            f"Session {session.pk} is {session.status}, not connected; "
+            "pair it by QR code or phone code first.",
+            extra={"status": session.status},
+        )

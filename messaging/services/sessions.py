@@ -1,0 +1,143 @@
+"""Session lifecycle: create, delete, connect, QR, pairing code, logout, and the sandbox's scan/inject."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from accounts.models import Account
+from config.errors import Conflict, PlanLimitReached, SessionNotInQrState
+from messaging.engines.base import EngineNotAllowed, PairingCode, QrCode
+from messaging.models import Session
+from messaging.services._engine import engine_errors, engine_for, require_connected
+
+
+@dataclass(frozen=True)
+class ConnectOutcome:
+    session: Session
+    qr: QrCode | None
+    message: str
+
+
+@transaction.atomic
+def session_create(*, account: Account, name: str) -> Session:
+    """Create a disconnected session, within the plan's session cap (sessions that exist count)."""
+    # Lock the account row so two concurrent creates cannot both pass the cap.
+    account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
+    cap = account.plan.max_active_sessions
+    existing = account.sessions.count()
+    if cap is not None and existing >= cap:
+        raise PlanLimitReached(
+            f"The {account.plan.name} plan allows {cap} session(s) and this account has {existing}; "
+            "delete one or upgrade the plan.",
+            extra={"limit": cap},
+        )
+    return Session.objects.create(account=account, name=name)
+
+
+@transaction.atomic
+def session_delete(*, session: Session) -> None:
+    """Unpair (dropping the engine's state) and delete the session with its history."""
+    with engine_errors():
+        engine_for(session).forget(str(session.pk))
+    session.delete()
+
+
+@transaction.atomic
+def session_connect(*, session: Session) -> ConnectOutcome:
+    """disconnected → qr (a fresh QR code); qr → qr (the current code); connected: a no-op."""
+    engine = engine_for(session)
+    with engine_errors():
+        result = engine.connect(str(session.pk))
+    session.refresh_from_db()
+    if result.status == Session.Status.CONNECTED:
+        return ConnectOutcome(session, None, "Session already connected; nothing to do.")
+    return ConnectOutcome(
+        session,
+        result.qr,
+        "Scan the QR code with the phone (Linked devices) before it expires, or request a pairing code.",
+    )
+
+
+@transaction.atomic
+def session_qr(*, session: Session) -> QrCode:
+    """The code to scan now; an expired code is replaced (and a `qr` event emitted)."""
+    if session.status != Session.Status.QR:
+        raise SessionNotInQrState(
+            f"Session {session.pk} is {session.status}; "
+            + (
+                "call connect first."
+                if session.status == Session.Status.DISCONNECTED
+                else "it is already paired."
+            )
+        )
+    with engine_errors():
+        try:
+            qr = engine_for(session).current_qr(str(session.pk))
+        except EngineNotAllowed as exc:
+            raise SessionNotInQrState(str(exc)) from exc
+    session.refresh_from_db()
+    return qr
+
+
+@transaction.atomic
+def session_pair(*, session: Session) -> ConnectOutcome:
+    """Pairing by QR code in one call: connect when needed, then the current code."""
+    if session.status == Session.Status.CONNECTED:
+        raise Conflict("The session is already paired; log out first to pair another phone.")
+    outcome = session_connect(session=session)
+    return ConnectOutcome(outcome.session, session_qr(session=outcome.session), outcome.message)
+
+
+@transaction.atomic
+def session_pairing_code(*, session: Session, phone: str) -> PairingCode:
+    """Pairing by phone number: connect when needed, then a code to type on that phone."""
+    if session.status == Session.Status.CONNECTED:
+        raise Conflict("The session is already paired; log out first to pair another phone.")
+    if session.status == Session.Status.DISCONNECTED:
+        session_connect(session=session)
+    with engine_errors():
+        try:
+            code = engine_for(session).pairing_code(str(session.pk), phone)
+        except EngineNotAllowed as exc:
+            raise SessionNotInQrState(str(exc)) from exc
+    session.refresh_from_db()
+    return code
+
+
+@transaction.atomic
+def session_logout(*, session: Session) -> Session:
+    """Any state → disconnected; the engine deletes the stored credentials (a new scan is needed)."""
+    with engine_errors():
+        engine_for(session).logout(str(session.pk))
+    session.refresh_from_db()
+    return session
+
+
+# --- sandbox-only actions (the views check the session is on the sandbox engine) -------------------
+
+
+@transaction.atomic
+def sandbox_scan(*, session: Session, phone: str = "", pairing_code: str = "") -> Session:
+    """The phone scans the QR code (or types the pairing code): qr → connected."""
+    if session.status != Session.Status.QR:
+        raise SessionNotInQrState(
+            f"Session {session.pk} is {session.status}; only a session waiting for a scan can be paired."
+        )
+    with engine_errors():
+        try:
+            engine_for(session).scan(str(session.pk), phone=phone, pairing_code=pairing_code)
+        except EngineNotAllowed as exc:
+            raise SessionNotInQrState(str(exc)) from exc
+    session.refresh_from_db()
+    return session
+
+
+@transaction.atomic
+def sandbox_inject(*, session: Session, event: str, data: dict[str, Any]) -> dict[str, Any]:
+    """Deliver an inbound event to a connected sandbox session; returns the event data emitted."""
+    require_connected(session)
+    with engine_errors():
+        return engine_for(session).inject(str(session.pk), event, data)

@@ -1,0 +1,123 @@
+"""A local HTTP server standing in for BCB, Tesouro Transparente and broker feeds: it speaks their
+real formats (fixtures in tests/bonds/fixtures/) from 127.0.0.1, so the providers run for real."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def fixture_bytes(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+@dataclass
+class Route:
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeSource:
+    """Routes by path (the query string is recorded, not matched)."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Route] = {}
+        self.requests: list[str] = []
+        handler = self._handler()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def route(self, path: str, body: bytes | str, **kwargs) -> str:
+        self.routes[path] = Route(body.encode() if isinstance(body, str) else body, **kwargs)
+        return self.base + path
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        source = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                source.requests.append(self.path)
+                route = source.routes.get(self.path.split("?", 1)[0])
+                if route is None:
+                    route = Route(b"<html><body>404 Not Found</body></html>", 404, "text/html")
+                if route.delay:
+                    time.sleep(route.delay)
+                try:
+                    self.send_response(route.status)
+                    self.send_header("Content-Type", route.content_type)
+                    self.send_header("Content-Length", str(len(route.body)))
+                    for name, value in route.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(route.body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout tests)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        return Handler
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def _forget_bond_replies():
+    """The per-process memos of bonds.selectors outlive tests/conftest.py's cache.clear()."""
+    from bonds import services
+    from bonds.selectors import data_version_bump
+
+    data_version_bump()
+    services._local_subscriptions.clear()
+    yield
+    data_version_bump()
+    services._local_subscriptions.clear()
+
+
+@pytest.fixture
+def fake_source() -> Iterator[FakeSource]:
+    source = FakeSource()
+    yield source
+    source.close()
+
+
+SGS_SERIES = {
+    432: '[{"data":"17/11/2026","valor":"14.25"},{"data":"18/11/2026","valor":"14.25"}]',
+    4389: '[{"data":"17/11/2026","valor":"14.15"},{"data":"18/11/2026","valor":"14.15"}]',
+    13522: '[{"data":"01/09/2026","valor":"4.81"},{"data":"01/10/2026","valor":"4.68"}]',
+}
+
+
+@pytest.fixture
+def live_sources(fake_source: FakeSource, settings) -> FakeSource:
+    """Every provider pointed at the fake source, each answering its real-format fixture."""
+    settings.BONDS_FOCUS_BASE_URL = fake_source.base + "/olinda/odata"
+    settings.BONDS_SGS_BASE_URL = fake_source.base + "/sgs"
+    settings.BONDS_TESOURO_CSV_URL = fake_source.base + "/tesouro/PrecoTaxaTesouroDireto.csv"
+    settings.BONDS_HTTP_TIMEOUT = 5
+    fake_source.route("/olinda/odata/ExpectativasMercadoAnuais", fixture_bytes("focus_anuais.json"))
+    for code, body in SGS_SERIES.items():
+        fake_source.route(f"/sgs/bcdata.sgs.{code}/dados/ultimos/5", body)
+    fake_source.route(
+        "/tesouro/PrecoTaxaTesouroDireto.csv", fixture_bytes("tesouro.csv"), content_type="text/csv"
+    )
+    return fake_source

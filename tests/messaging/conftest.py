@@ -1,0 +1,50 @@
+"""Helpers for messaging tests: sessions created, connected and paired through the real API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import Account
+from messaging.models import Session
+
+
+@pytest.fixture
+def admin_client(admin_key) -> APIClient:
+    """Its own client, so `keyed_client(other_key)` in the same test does not change it."""
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=admin_key)
+    return client
+
+
+@pytest.fixture
+def make_session(admin_client) -> Callable[..., dict]:
+    def make(name: str = "support") -> dict:
+        response = admin_client.post("/api/sessions", {"name": name}, format="json")
+        assert response.status_code == 201, response.json()
+        return response.json()
+
+    return make
+
+
+@pytest.fixture
+def connected_session(admin_client, make_session) -> Callable[..., Session]:
+    """A session paired through connect + the sandbox scan; its phone is 5511999990001 by default."""
+
+    def make(name: str = "support", phone: str = "5511999990001") -> Session:
+        session_id = make_session(name)["id"]
+        assert admin_client.post(f"/api/sessions/{session_id}/connect").status_code == 200
+        response = admin_client.post(
+            f"/api/sandbox/sessions/{session_id}/scan", {"phone": phone}, format="json"
+        )
+        assert response.status_code == 200, response.json()
+        return Session.objects.get(pk=session_id)
+
+    return make
+
+
+def other_account_key(make_account, make_key, plan_name: str = "Empresarial") -> tuple[Account, str]:
+    other = make_account(plan_name=plan_name)
+    return other, make_key("admin", for_account=other)

@@ -1,0 +1,132 @@
+"""The plan's messages/day quota, per account and calendar day in America/Sao_Paulo."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.db.models import F
+
+from accounts.models import Plan
+from messaging.models import DailyMessageCount, Message
+from messaging.services.messages import _day_start, messages_sent_today
+
+pytestmark = pytest.mark.django_db
+
+SP = ZoneInfo("America/Sao_Paulo")
+
+
+@pytest.fixture
+def free_session(make_account, make_key, keyed_client, connected_session):
+    """A connected session of a Free account, and an admin client of that account."""
+    free = make_account(plan_name="Free")
+    client = keyed_client(make_key("admin", for_account=free))
+    session_id = client.post("/api/sessions", {"name": "free"}, format="json").json()["id"]
+    client.post(f"/api/sessions/{session_id}/connect")
+    client.post(f"/api/sandbox/sessions/{session_id}/scan")
+    return free, client, session_id
+
+
+def _send(client, session_id, text="x"):
+    return client.post(
+        "/api/messages/send", {"sessionId": session_id, "to": "5511988880002", "text": text}, format="json"
+    )
+
+
+def test_free_plan_sends_480_messages_a_day():
+    assert Plan.objects.get(name="Free").messages_per_day == 480
+
+
+def test_an_exhausted_quota_is_429_with_retry_after_until_midnight(free_session):
+    free, client, session_id = free_session
+    free.plan.messages_per_day = 2
+    free.plan.save()
+    assert _send(client, session_id).status_code == 200
+    assert _send(client, session_id).status_code == 200
+    refused = _send(client, session_id)
+    assert refused.status_code == 429
+    body = refused.json()
+    assert body["error"] == "TOO_MANY_REQUESTS"
+    now = datetime.now(SP)
+    midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    assert abs(body["retryAfter"] - (midnight - now).total_seconds()) <= 5
+    assert refused["Retry-After"] == str(body["retryAfter"])
+    assert Message.objects.filter(session_id=session_id).count() == 2
+
+
+def test_every_sending_operation_counts_and_is_refused(free_session):
+    free, client, session_id = free_session
+    free.plan.messages_per_day = 1
+    free.plan.save()
+    assert _send(client, session_id).status_code == 200
+    base = {"sessionId": session_id, "to": "5511988880002"}
+    for path, body in (
+        ("vcard", {"displayName": "A", "phoneNumber": "5511900000001"}),
+        ("vcards", {"displayName": "A", "contacts": [{"displayName": "A", "phoneNumber": "5511900000001"}]}),
+        ("location", {"latitude": 1, "longitude": 1}),
+        ("buttons", {"text": "x", "buttons": [{"buttonId": "a", "buttonText": "A"}]}),
+    ):
+        assert client.post(f"/api/messages/{path}", {**base, **body}, format="json").status_code == 429, path
+
+
+def test_the_quota_is_per_account(free_session, make_account, make_key, keyed_client):
+    free, client, session_id = free_session
+    free.plan.messages_per_day = 1
+    free.plan.save()
+    _send(client, session_id)
+    other = make_account(plan_name="Free")
+    other_client = keyed_client(make_key("admin", for_account=other))
+    other_id = other_client.post("/api/sessions", {"name": "o"}, format="json").json()["id"]
+    other_client.post(f"/api/sessions/{other_id}/connect")
+    other_client.post(f"/api/sandbox/sessions/{other_id}/scan")
+    assert _send(other_client, other_id).status_code == 200
+
+
+def test_inbound_messages_and_yesterdays_do_not_count(free_session):
+    free, client, session_id = free_session
+    client.post(
+        f"/api/sandbox/sessions/{session_id}/inbound",
+        {"event": "message", "from": "5511988880002", "text": "hi"},
+        format="json",
+    )
+    _send(client, session_id)
+    assert messages_sent_today(free) == 1
+    DailyMessageCount.objects.filter(account=free).update(day=F("day") - timedelta(days=1))
+    assert messages_sent_today(free) == 0
+    free.plan.messages_per_day = 1
+    free.plan.save()
+    assert _send(client, session_id).status_code == 200
+
+
+def test_the_day_is_the_sao_paulo_calendar_day():
+    # 02:30 UTC is still the previous day in São Paulo (UTC-3).
+    start, tomorrow = _day_start(datetime(2026, 3, 10, 2, 30, tzinfo=ZoneInfo("UTC")))
+    assert start == datetime(2026, 3, 9, 0, 0, tzinfo=SP)
+    assert tomorrow == datetime(2026, 3, 10, 0, 0, tzinfo=SP)
+
+
+def test_a_refused_or_failed_send_is_not_counted(free_session):
+    free, client, session_id = free_session
+    quoting_nothing = {
+        "sessionId": session_id,
+        "to": "5511988880002",
+        "text": "x",
+        "quoted": {"messageId": "NOPE"},
+    }
+    assert client.post("/api/messages/send", quoting_nothing, format="json").status_code == 404
+    assert messages_sent_today(free) == 0
+
+
+def test_deleting_a_session_does_not_give_the_day_back(free_session):
+    free, client, session_id = free_session
+    _send(client, session_id)
+    client.delete(f"/api/sessions/{session_id}")
+    assert messages_sent_today(free) == 1
+
+
+def test_unlimited_plans_have_no_quota(admin_client, connected_session):
+    session = connected_session()
+    assert session.account.plan.messages_per_day is None
+    for _ in range(3):
+        assert _send(admin_client, str(session.pk)).status_code == 200
