@@ -199,6 +199,18 @@ def _vcard_name(vcard: str) -> str:
     return ""
 
 
+def _vcard_of(card: dict[str, Any]) -> str:
+    """A vCard 3.0 for a card given as `{displayName, phoneNumber, organization?}` (messaging's shape)."""
+    number = "".join(ch for ch in _text(card.get("phoneNumber")) if ch.isdigit())
+    lines = ["BEGIN:VCARD", "VERSION:3.0", f"FN:{_text(card.get('displayName'))}"]
+    if card.get("organization"):
+        lines.append(f"ORG:{_text(card['organization'])}")
+    if number:
+        lines.append(f"TEL;type=CELL;waid={number}:+{number}")
+    lines.append("END:VCARD")
+    return "\n".join(lines)
+
+
 def _contacts_object(data: dict[str, Any]) -> list[dict[str, Any]]:
     cards = data.get("contacts")
     if not isinstance(cards, list) or not cards:
@@ -206,7 +218,7 @@ def _contacts_object(data: dict[str, Any]) -> list[dict[str, Any]]:
     result = []
     for card in cards:
         card = card if isinstance(card, dict) else {"vcard": str(card)}
-        vcard = _text(card.get("vcard"))
+        vcard = _text(card.get("vcard")) or _vcard_of(card)
         name = _text(card.get("name") or card.get("displayName") or _vcard_name(vcard))
         result.append({"name": {"formatted_name": name}, "vcard": vcard})
     return result
@@ -238,11 +250,12 @@ def _type_object(session: Session, kind: str, data: dict[str, Any], *, message_i
             obj["sticker_id"] = _text(data.get("stickerId"))
         return obj
     if kind == "location":
+        place = data.get("location") if isinstance(data.get("location"), dict) else data
         return {
-            "latitude": float(data.get("latitude") or 0),
-            "longitude": float(data.get("longitude") or 0),
-            "name": _text(data.get("locationName") or data.get("name")),
-            "address": _text(data.get("address")),
+            "latitude": float(place.get("latitude") or 0),
+            "longitude": float(place.get("longitude") or 0),
+            "name": _text(place.get("locationName") or place.get("name")),
+            "address": _text(place.get("address")),
         }
     if kind == "contacts":
         return _contacts_object(data)
@@ -285,6 +298,8 @@ def _message_entry(session: Session, event: Event, data: dict[str, Any]) -> tupl
     if from_me:
         message["to"] = user_part(chat)
     quoted = data.get("quotedId")
+    if not quoted and isinstance(data.get("quoted"), dict):
+        quoted = data["quoted"].get("messageId")
     if quoted:
         message["context"] = {"id": _text(quoted)}
 
@@ -359,8 +374,8 @@ def _ack_status(data: dict[str, Any]) -> str:
 
 
 def statuses_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    chat = data.get("chat") or data.get("chatId") or data.get("remoteJid") or event.chat
-    recipient = data.get("recipient") or chat
+    chat = data.get("chat") or data.get("chatId") or data.get("remoteJid") or event.chat or ""
+    recipient = data.get("recipient") or chat or data.get("from")
     status: dict[str, Any] = {
         "id": _text(data.get("id") or data.get("messageId")),
         "status": _ack_status(data),
@@ -377,7 +392,7 @@ def statuses_value(session: Session, event: Event, data: dict[str, Any]) -> dict
 
 def presence_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
     chat = _text(data.get("chat") or data.get("chatId") or event.chat)
-    who = _text(data.get("sender") or data.get("jid") or chat)
+    who = _text(data.get("from") or data.get("sender") or data.get("jid") or chat)
     state = _text(data.get("presence") or data.get("status") or "available").lower()
     entry: dict[str, Any] = {
         "from": user_part(who),
@@ -408,7 +423,7 @@ def connection_value(session: Session, event: Event, data: dict[str, Any]) -> di
 
 def qrcode_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
     qrcode: dict[str, Any] = {
-        "code": _text(data.get("qr") or data.get("code")),
+        "code": _text(data.get("qrCode") or data.get("qr") or data.get("code")),
         "timestamp": _seconds(data.get("timestamp"), event.event_ms),
     }
     if data.get("image") or data.get("base64"):
@@ -427,7 +442,7 @@ def call_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str
         "from": user_part(caller),
         "to": _own_number(session),
         "event": _text(data.get("status") or "offer").lower(),
-        "media": "video" if data.get("isVideo") else "voice",
+        "media": "video" if data.get("isVideo") or data.get("video") else "voice",
         "direction": "USER_INITIATED",
         "is_group": bool(data.get("isGroup")),
         "timestamp": _seconds(data.get("timestamp"), event.event_ms),
