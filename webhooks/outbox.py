@@ -129,11 +129,25 @@ def _remember_speed(delivery: Delivery, result: PostResult) -> None:
 
 
 def _busy_wait(delivery: Delivery) -> float:
-    """How long a delivery waits for a full target: longer when the target is slow."""
-    wait = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS)
-    if cache.get(_target_key(delivery.target_url, "slow")):
-        wait = max(wait, delivery.timeout_seconds / 2)
-    return wait
+    """How long a delivery waits for a full target, spread like a queue in front of the target.
+
+    The n-th delivery turned away within one window waits n / cap windows, a window being the shortest
+    wait (or the timeout, for a slow target): so a hanging receiver's backlog comes back a few at a time
+    instead of polling the workers every second.
+    """
+    slow = cache.get(_target_key(delivery.target_url, "slow"))
+    base = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS)
+    cap = int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET)
+    if slow:
+        base = max(base, delivery.timeout_seconds)
+        cap = int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET)
+    key = _target_key(delivery.target_url, "turned-away")
+    cache.add(key, 0, timeout=max(1, int(base)))
+    try:
+        turned_away = cache.incr(key)
+    except ValueError:  # the window just ended
+        turned_away = 1
+    return base * max(1.0, turned_away / max(cap, 1))
 
 
 def _defer(delivery: Delivery, wait: float) -> bool:

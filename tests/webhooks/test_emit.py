@@ -97,3 +97,26 @@ def test_events_count_a_sequence_per_chat(session):
     second = emit(session_id=session.id, name="message", data={}, chat="a")
     other = emit(session_id=session.id, name="message", data={}, chat="b")
     assert (first.sequence, second.sequence, other.sequence) == (1, 2, 1)
+
+
+def test_an_engine_message_reaches_the_outbox_with_the_seeds_fields(session):
+    from messaging.services.events import engine_event_receive
+
+    _hook(session, ["message"])
+    report = {
+        "id": "3EB0AAAABBBBCCCC",
+        "chat": "5511988887777@s.whatsapp.net",
+        "chatId": "5511988887777@s.whatsapp.net",
+        "remoteJid": "5511988887777@s.whatsapp.net",
+        "sender": "5511988887777@s.whatsapp.net",
+        "pushName": "Ana",
+        "text": "bom dia",
+        "timestamp": 1763784000,
+        "fromMe": False,
+        "type": "text",
+        "mediaUrl": None,
+    }
+    engine_event_receive(str(session.id), "message", report)
+    payload = Delivery.objects.get().payload
+    assert payload["event"] == "message"
+    assert payload["data"] == report
