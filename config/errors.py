@@ -163,6 +163,23 @@ class DeletionWindowExpired(Conflict):
     default_message = "This message is too old to be deleted for everyone."
 
 
+class WebhookNotFound(NotFound):
+    code = "WEBHOOK_NOT_FOUND"
+    gateway_text = "Webhook not found"
+    default_message = "Webhook not found."
+
+
+class WebhookLimitReached(PlanLimitReached):
+    gateway_text = "Webhook limit reached"
+    default_message = "The account's plan allows no more webhooks."
+
+
+class InstanceNotFound(NotFound):
+    code = "INSTANCE_NOT_FOUND"
+    gateway_text = "Instance not found"
+    default_message = "Instance not found: no session has this instance key."
+
+
 # --- Rendering per interface ---------------------------------------------------------------------
 
 

@@ -265,14 +265,19 @@ if REDIS_URL:
 else:
     # A broker that needs no server: messages are files under var/broker/.
     _BROKER_DIR = VAR_DIR / "broker"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "control"):
         (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
+        # Broadcast (pidbox) messages too, or kombu writes them to ./control in the working directory.
+        "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
+        # kombu polls the folder; its default 1 s pause (taken whenever prefetch is full) would cap
+        # a worker at a few tasks per second.
+        "polling_interval": 0.02,
     }
 
 CELERY_TIMEZONE = TIME_ZONE
@@ -283,6 +288,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Webhook deliveries have their own queue, so workers can be scaled for I/O apart from other jobs.
+CELERY_TASK_ROUTES = {"webhooks.deliver": {"queue": "webhooks"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic jobs are rows in django-celery-beat's tables (created by data migrations), so staff can
@@ -307,6 +314,26 @@ MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FET
 
 # CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
 PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
+# Deliveries (webhooks.outbox, docs/webhooks.md).
+# Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
+PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
+# A claim older than this (seconds) belongs to a dead worker and may be taken again; above the 10 s
+# delivery timeout with a margin.
+PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 60)
+# The sweeper (beat, every 30 s) re-enqueues deliveries due for longer than this, or stuck past the lease.
+PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 30)
+PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
+# Sends in flight at once per target URL, so one hanging receiver cannot hold every worker thread: any
+# target gets at most MAX_IN_FLIGHT_PER_TARGET, a target whose last attempt took SLOW_SECONDS or more
+# (remembered SLOW_MEMORY_SECONDS) at most MAX_IN_FLIGHT_PER_SLOW_TARGET. A delivery over the cap waits
+# (at least BUSY_TARGET_DEFER_SECONDS) without using an attempt. 0 disables a cap.
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 4)
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET", 2)
+PONTE_WEBHOOK_SLOW_SECONDS = float(os.environ.get("PONTE_WEBHOOK_SLOW_SECONDS") or 2)
+PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS", 300)
+PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
+    os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
+)
 
 # --- Bonds --------------------------------------------------------------------------------------
 

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import secrets
 import uuid
 
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -32,3 +35,183 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} on {self.session_id}"
+
+
+def new_webhook_id() -> str:
+    return "wh_" + secrets.token_urlsafe(16).replace("-", "").replace("_", "")[:20]
+
+
+def new_dispatch_id() -> str:
+    """The stable id of one dispatch (`x-webhook-id` / `webhook-id`), kept on every retry and resend."""
+    return "msg_" + uuid.uuid4().hex
+
+
+class Webhook(models.Model):
+    """A registered webhook (seed 002 a): POSTs the events of one session to a customer's URL."""
+
+    MIN_RETRY_COUNT = 1
+    MAX_RETRY_COUNT = 10
+    DEFAULT_RETRY_COUNT = 5
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_webhook_id, editable=False)
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="webhooks")
+    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField(max_length=2000)
+    # Never returned by the API; an empty secret means deliveries are not signed.
+    secret = models.CharField(max_length=500, blank=True)
+    events = models.JSONField(default=list, help_text='Canonical event names, e.g. ["message", "qr"].')
+    retry_count = models.PositiveSmallIntegerField(
+        default=DEFAULT_RETRY_COUNT,
+        validators=[MinValueValidator(MIN_RETRY_COUNT), MaxValueValidator(MAX_RETRY_COUNT)],
+        help_text="Attempts per event, 1 to 10 (the first try included).",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(null=True, blank=True, editable=False, help_text="Set by a patch.")
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [models.Index(fields=["session", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.id} → {self.url}"
+
+    def listens_to(self, event_name: str) -> bool:
+        return event_name in self.events
+
+
+class Delivery(models.Model):
+    """One event to one target: the outbox row that is the truth (the broker only carries hints).
+
+    Generic over the kind of target: a registered webhook (`webhook` set) or, later, an instance
+    webhook (`target_url` only). The kind picks the retry policy (webhooks.policy).
+    """
+
+    class Kind(models.TextChoices):
+        REGISTERED = "registered", "Registered webhook"
+        INSTANCE = "instance", "Instance webhook"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SENDING = "sending", "Sending"
+        DELIVERED = "delivered", "Delivered"
+        FAILED = "failed", "Failed, will retry"
+        DEAD = "dead", "Dead letter"
+
+    dispatch_id = models.CharField(
+        max_length=40, unique=True, default=new_dispatch_id, editable=False, help_text="x-webhook-id"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.REGISTERED)
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
+    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="deliveries")
+    webhook = models.ForeignKey(
+        Webhook, on_delete=models.SET_NULL, null=True, blank=True, related_name="deliveries"
+    )
+    target_url = models.URLField(max_length=2000)
+    payload = models.JSONField(help_text="The JSON body; serialised the same way on every attempt.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    max_attempts = models.PositiveSmallIntegerField(default=Webhook.DEFAULT_RETRY_COUNT)
+    timeout_seconds = models.FloatField(default=10.0)
+    attempt_count = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claim_token = models.CharField(max_length=32, blank=True, editable=False)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    dead_at = models.DateTimeField(null=True, blank=True)
+    # A resend from the dashboard: one attempt, no new retry chain.
+    resend_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    resend_requested_at = models.DateTimeField(null=True, blank=True)
+    resend_pending = models.BooleanField(default=False, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "deliveries"
+        indexes = [
+            models.Index(fields=["status", "next_attempt_at"]),
+            models.Index(fields=["status", "claimed_at"]),
+            models.Index(fields=["target_url", "status"]),
+            models.Index(fields=["session", "created_at"]),
+            models.Index(fields=["status", "dead_at"]),
+            # Instance-webhook statistics: one session's deliveries of one kind over 7 days.
+            models.Index(fields=["session", "kind", "created_at"], name="delivery_session_kind_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dispatch_id} ({self.status})"
+
+    @property
+    def is_resend(self) -> bool:
+        return self.resend_requested_at is not None
+
+
+class DeliveryAttempt(models.Model):
+    """One POST of a delivery: what the receiver answered, or why nothing was answered."""
+
+    RESPONSE_EXCERPT_CHARS = 2048
+
+    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveSmallIntegerField()
+    scheduled_at = models.DateTimeField(help_text="When the attempt was due.")
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(default=timezone.now)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+    response_excerpt = models.TextField(blank=True)
+    error = models.CharField(max_length=500, blank=True)
+    outcome = models.CharField(max_length=20, blank=True, help_text="delivered, retry, dead")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Staff user who asked for this attempt (a resend); empty for automatic attempts.",
+    )
+
+    class Meta:
+        ordering = ["delivery", "number"]
+        indexes = [models.Index(fields=["delivery", "number"])]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.delivery_id}: {self.status_code or self.error}"
+
+
+class InstanceWebhookConfig(models.Model):
+    """The instance webhooks of one session (seed 002 b): a URL per kind of event, falling back to
+    `webhook_message`, in the `meta` (cloud-API) or `plain` envelope. Routing: webhooks.instance."""
+
+    class Format(models.TextChoices):
+        META = "meta", "Cloud-API envelope"
+        PLAIN = "plain", "Plain {event, data} envelope"
+
+    ALL_NUMBERS = "all"
+
+    session = models.OneToOneField(
+        "messaging.Session", on_delete=models.CASCADE, related_name="instance_webhook"
+    )
+    allow_webhook = models.BooleanField(default=False, help_text="Nothing is sent while this is off.")
+    allow_number = models.CharField(
+        max_length=500,
+        default=ALL_NUMBERS,
+        help_text='"all", or comma-separated numbers (digits) whose messages are forwarded.',
+    )
+    webhook_format = models.CharField(max_length=10, choices=Format.choices, default=Format.META)
+    webhook_message = models.URLField(max_length=2000, blank=True, help_text="Default URL of every event.")
+    webhook_group = models.URLField(max_length=2000, blank=True)
+    webhook_connection = models.URLField(max_length=2000, blank=True)
+    webhook_qrcode = models.URLField(max_length=2000, blank=True)
+    webhook_message_from_me = models.URLField(max_length=2000, blank=True)
+    webhook_history = models.URLField(max_length=2000, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "instance webhook configuration"
+
+    def __str__(self) -> str:
+        return f"instance webhooks of {self.session_id}"

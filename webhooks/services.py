@@ -1,19 +1,92 @@
-"""Writes of the outbox."""
+"""Writes of the webhooks app: emit() (the outbox's entry point) and registered webhooks."""
 
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
-from webhooks.models import Event
+from accounts.models import Account
+from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
+from messaging.models import Session
+from webhooks import instance, outbox
+from webhooks.catalogue import canonical_event, canonical_events
+from webhooks.models import Delivery, Event, Webhook
+from webhooks.policy import REGISTERED
+from webhooks.transport import validate_target_url
+
+# The fields of a `message` event's data that every delivery carries (seed 002 §2).
+MESSAGE_FIELDS: dict[str, Any] = {
+    "id": "",
+    "chat": "",
+    "chatId": "",
+    "remoteJid": "",
+    "sender": "",
+    "pushName": "",
+    "text": "",
+    "timestamp": 0,
+    "fromMe": False,
+    "type": "text",
+    "mediaUrl": None,
+}
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _iso_ms(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def message_data(data: dict[str, Any], *, chat: str) -> dict[str, Any]:
+    """The seed's `message` data: every field present, sensible fallbacks, extra fields kept."""
+    shaped = {**MESSAGE_FIELDS, **data}
+    chat_id = shaped["chat"] or shaped["chatId"] or shaped["remoteJid"] or chat
+    shaped["chat"] = shaped["chat"] or chat_id
+    shaped["chatId"] = shaped["chatId"] or chat_id
+    shaped["remoteJid"] = shaped["remoteJid"] or chat_id
+    return shaped
+
+
+def envelope(event: Event) -> dict[str, Any]:
+    """The body of a registered-webhook delivery: `{event, session_id, data, timestamp}`."""
+    data = message_data(event.data, chat=event.chat) if event.name == "message" else event.data
+    return {
+        "event": event.name,
+        "session_id": str(event.session_id),
+        "data": data,
+        "timestamp": _iso_ms(event.event_ms),
+    }
+
+
+def _registered_deliveries(event: Event) -> list[Delivery]:
+    """One delivery per webhook of the session listening to the event (names are stored canonical)."""
+    hooks = [
+        hook for hook in Webhook.objects.filter(session_id=event.session_id) if hook.listens_to(event.name)
+    ]
+    if not hooks:
+        return []
+    payload = envelope(event)
+    return [
+        Delivery.objects.create(
+            kind=Delivery.Kind.REGISTERED,
+            event=event,
+            session_id=event.session_id,
+            webhook=hook,
+            target_url=hook.url,
+            payload=payload,
+            max_attempts=hook.retry_count,
+            timeout_seconds=REGISTERED.timeout_seconds,
+            next_attempt_at=event.created_at,
+        )
+        for hook in hooks
+    ]
 
 
 @transaction.atomic
@@ -23,17 +96,122 @@ def emit(
     """Record that `name` happened on a session, in the caller's transaction.
 
     The one entry point for everything that happens on a session (engines report through
-    `on_event(session_id, name, data)`, wired here). Deliveries to matching targets are written in the
-    same transaction and enqueued on commit.
+    `on_event(session_id, name, data)`, wired here). Aliases are stored under their canonical name.
+    Deliveries to matching targets are written in the same transaction and enqueued on commit, so a
+    rolled-back caller sends nothing, and a lost enqueue is found again by the sweeper.
     """
     received = _now_ms()
     last = Event.objects.filter(session_id=session_id, chat=chat).aggregate(m=Max("sequence"))["m"] or 0
-    return Event.objects.create(
+    event = Event.objects.create(
         session_id=session_id,
-        name=name,
+        name=canonical_event(name) or name,
         data=data,
         chat=chat,
         sequence=last + 1,
         event_ms=event_ms or received,
         received_at_ms=received,
     )
+    deliveries = _registered_deliveries(event)
+    deliveries += instance.instance_deliveries(event)  # instance webhooks (seed 002 b)
+    outbox.enqueue_on_commit([delivery.pk for delivery in deliveries])
+    return event
+
+
+# --- Registered webhooks -------------------------------------------------------------------------
+
+
+def _clean_retry_count(value: int | None) -> int:
+    if value is None:
+        return Webhook.DEFAULT_RETRY_COUNT
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationFailed("retryCount: must be a whole number")
+    if not Webhook.MIN_RETRY_COUNT <= value <= Webhook.MAX_RETRY_COUNT:
+        raise ValidationFailed(
+            f"retryCount: must be between {Webhook.MIN_RETRY_COUNT} and {Webhook.MAX_RETRY_COUNT}"
+        )
+    return value
+
+
+def _clean_url(url: str) -> str:
+    url = url.strip()
+    if len(url) > 2000:
+        raise ValidationFailed("url: at most 2000 characters")
+    validate_target_url(url)
+    return url
+
+
+def _session_of(account: Account, session_id: UUID | str) -> Session:
+    try:
+        return Session.objects.get(account=account, pk=UUID(str(session_id)))
+    except (ValueError, Session.DoesNotExist):
+        raise SessionNotFound() from None
+
+
+@transaction.atomic
+def webhook_create(
+    *,
+    account: Account,
+    session_id: UUID | str,
+    url: str,
+    events: list[str],
+    secret: str = "",
+    retry_count: int | None = None,
+) -> Webhook:
+    """Register a webhook on one of the account's sessions, within the plan's webhook cap."""
+    # Lock the account row so two concurrent creates cannot both pass the cap.
+    account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
+    session = _session_of(account, session_id)
+    webhook = Webhook(
+        account=account,
+        session=session,
+        url=_clean_url(url),
+        secret=secret,
+        events=canonical_events(events),
+        retry_count=_clean_retry_count(retry_count),
+    )
+    cap = account.plan.max_webhooks
+    if cap is not None and Webhook.objects.filter(account=account).count() >= cap:
+        raise WebhookLimitReached(f"The {account.plan.name} plan allows {cap} webhook(s).")
+    webhook.save(force_insert=True)
+    return webhook
+
+
+_UNSET: Any = object()
+
+
+@transaction.atomic
+def webhook_update(
+    *,
+    webhook: Webhook,
+    url: str = _UNSET,
+    secret: str = _UNSET,
+    events: list[str] = _UNSET,
+    retry_count: int | None = _UNSET,
+) -> Webhook:
+    """Patch a webhook. Deliveries still waiting follow a new URL, secret and attempt count."""
+    webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
+    if url is not _UNSET:
+        webhook.url = _clean_url(url)
+    if secret is not _UNSET:
+        webhook.secret = secret
+    if events is not _UNSET:
+        webhook.events = canonical_events(events)
+    if retry_count is not _UNSET:
+        webhook.retry_count = _clean_retry_count(retry_count)
+    webhook.updated_at = timezone.now()
+    webhook.save()
+    waiting = Delivery.objects.filter(
+        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
+    )
+    waiting.update(target_url=webhook.url, max_attempts=webhook.retry_count)
+    return webhook
+
+
+@transaction.atomic
+def webhook_delete(*, webhook: Webhook) -> None:
+    """Delete a webhook; its deliveries still waiting become dead letters (kept 7 days, not sent)."""
+    now = timezone.now()
+    Delivery.objects.filter(
+        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
+    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error="Webhook deleted before delivery.")
+    webhook.delete()

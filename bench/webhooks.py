@@ -1,0 +1,345 @@
+"""Webhook delivery benchmark: Ponte's outbox end to end against a raw pooled POST loop.
+
+    .venv/bin/python bench/webhooks.py [--events 600] [--concurrency 8]
+
+Runs on what the environment points at: DATABASE_URL and REDIS_URL (PostgreSQL + Redis), or, without
+them, a throw-away SQLite file and the filesystem broker in a temporary folder. It starts its own local
+receivers (asyncio keep-alive HTTP servers, separate processes) and its own Celery worker (threads pool).
+
+1. Raw: a pooled `requests.Session` POST loop (same threads, same body and headers) to a receiver.
+2. Ponte: `emit()` N events on a session with a registered webhook; the worker claims, signs, POSTs and
+   records each. Events/s = N / (last receipt - first emit); latency = receipt - emit, per event.
+3. Isolation: the same run while a second session's webhook points at a receiver that never answers
+   (every POST hangs until the 10 s timeout); healthy throughput as a ratio to step 2.
+
+Prints the figures and the ratios (targets: throughput >= 0.5 of raw; >= 0.9 with a hanging receiver).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --- The receiver (a separate process) -----------------------------------------------------------
+
+
+async def _serve(port: int, hang: bool) -> None:
+    stats: dict = {"count": 0, "latencies": [], "first": None, "last": None}
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                method, path = lines[0].split(" ")[:2]
+                length = 0
+                for line in lines[1:]:
+                    if line.lower().startswith("content-length:"):
+                        length = int(line.split(":", 1)[1])
+                body = await reader.readexactly(length) if length else b""
+                if method == "GET":
+                    if path == "/reset":
+                        stats.update(count=0, latencies=[], first=None, last=None)
+                    answer = json.dumps(stats).encode()
+                else:
+                    if hang:
+                        await asyncio.sleep(3600)
+                    now = time.time()
+                    emitted = json.loads(body)["data"].get("emitted_at")
+                    stats["count"] += 1
+                    stats["first"] = stats["first"] or now
+                    stats["last"] = now
+                    if emitted:
+                        stats["latencies"].append((now - emitted) * 1000)
+                    answer = b'{"ok":true}'
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                    + str(len(answer)).encode()
+                    + b"\r\n\r\n"
+                    + answer
+                )
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+class ReceiverProcess:
+    def __init__(self, *, hang: bool = False) -> None:
+        args = [sys.executable, __file__, "--receiver"] + (["--hang"] if hang else [])
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+        self.port = int(self.process.stdout.readline())
+        self.url = f"http://127.0.0.1:{self.port}/hook"
+
+    def stats(self, reset: bool = False) -> dict:
+        path = "/reset" if reset else "/stats"
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as reply:
+            return json.loads(reply.read())
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+# --- Helpers ---------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def data_of(index: int) -> dict:
+    """A typical `message` event (~1 KB body once enveloped)."""
+    return {
+        "id": f"3EB0{index:016X}",
+        "chat": "5511999990000@s.whatsapp.net",
+        "sender": "5511999990000@s.whatsapp.net",
+        "pushName": "Benchmark Sender",
+        "text": "Olá! Segue a proposta revisada com os valores atualizados. " * 8,
+        "timestamp": int(time.time()),
+        "fromMe": False,
+        "type": "text",
+        "emitted_at": time.time(),
+    }
+
+
+def wait_count(receiver: ReceiverProcess, count: int, timeout: float = 300) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        stats = receiver.stats()
+        if stats["count"] >= count:
+            return stats
+        time.sleep(0.1)
+    raise SystemExit(f"only {receiver.stats()['count']} of {count} deliveries arrived within {timeout} s")
+
+
+# --- Phases ------------------------------------------------------------------------------------------
+
+
+def raw_loop(receiver: ReceiverProcess, *, events: int, threads: int) -> tuple[float, float, float]:
+    """A pooled requests.Session POST loop (one session per thread): req/s, p50, p99 (ms)."""
+    from webhooks.outbox import render_body
+    from webhooks.signing import delivery_headers
+    from webhooks.transport import http_session
+
+    receiver.stats(reset=True)
+    local = threading.local()
+
+    def post(index: int) -> None:
+        session = getattr(local, "session", None) or http_session()
+        local.session = session
+        body = render_body({"event": "message", "session_id": "x", "data": data_of(index), "timestamp": "t"})
+        headers = delivery_headers(secret="bench", msg_id=f"msg_{index}", body=body, sent_at=_now())
+        session.post(receiver.url, data=body, headers=headers, timeout=10, allow_redirects=False).close()
+
+    started = time.time()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(post, range(events)))
+    stats = wait_count(receiver, events)
+    rate = events / (stats["last"] - started)
+    return rate, percentile(stats["latencies"], 50), percentile(stats["latencies"], 99)
+
+
+def _now():
+    from django.utils import timezone
+
+    return timezone.now()
+
+
+def emit_and_measure(
+    healthy: ReceiverProcess, session_id, *, events: int, emitters: int, other_session_id=None
+) -> tuple[float, float, float]:
+    """Emit `events` on the measured session (and as many on another one, interleaved) from
+    `emitters` threads, as web and engine processes would: events/s, p50, p99 (ms) at the measured
+    session's receiver."""
+    from django.db import connection
+
+    from webhooks.services import emit
+
+    def emit_share(offset: int) -> None:
+        try:
+            for index in range(offset, events, emitters):
+                emit(session_id=session_id, name="message", data=data_of(index), chat=f"bench-{offset}")
+                if other_session_id is not None:
+                    emit(session_id=other_session_id, name="message", data=data_of(index), chat="bench")
+        finally:
+            connection.close()
+
+    healthy.stats(reset=True)
+    started = time.time()
+    with ThreadPoolExecutor(emitters) as pool:
+        list(pool.map(emit_share, range(emitters)))
+    stats = wait_count(healthy, events)
+    rate = events / (stats["last"] - started)
+    return rate, percentile(stats["latencies"], 50), percentile(stats["latencies"], 99)
+
+
+def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen:
+    log = open(Path(env["PONTE_VAR_DIR"]) / "worker.log", "wb")  # noqa: SIM115 (kept open for the worker)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            "webhooks,celery",
+            "--pool",
+            "threads",
+            "--concurrency",
+            str(concurrency),
+            "--loglevel",
+            os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING"),
+            "-n",
+            f"bench-{uuid.uuid4().hex[:6]}@%h",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+            *os.environ.get("BENCH_WORKER_ARGS", "").split(),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    return process
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=600)
+    parser.add_argument("--concurrency", type=int, default=8, help="worker threads")
+    parser.add_argument("--emitters", type=int, default=4, help="threads calling emit()")
+    parser.add_argument("--receiver", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--hang", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.receiver:
+        asyncio.run(_serve(0, args.hang))
+        return
+
+    tmp = Path(tempfile.mkdtemp(prefix="ponte-bench-"))
+    os.environ["PONTE_VAR_DIR"] = str(tmp)
+    if not os.environ.get("DATABASE_URL"):
+        os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
+    os.environ["PONTE_WEBHOOK_ALLOW_NETWORKS"] = "127.0.0.0/8"
+    os.environ["LOG_LEVEL"] = "WARNING"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from accounts.models import Account, Plan
+    from accounts.services import account_create
+    from config.celery import app
+    from messaging.models import Session
+    from webhooks.models import Webhook
+
+    with app.connection_for_write() as conn:
+        for queue in ("webhooks", "celery"):
+            with contextlib.suppress(Exception):  # never declared: nothing to purge
+                conn.default_channel.queue_purge(queue)
+
+    account = account_create(name=f"bench-{uuid.uuid4().hex[:8]}", plan=Plan.objects.get(name="Empresarial"))
+    healthy_session = Session.objects.create(account=account, name="healthy")
+    second_session = Session.objects.create(account=account, name="second")
+    hanging_session = Session.objects.create(account=account, name="hanging")
+    healthy, second, hanging = ReceiverProcess(), ReceiverProcess(), ReceiverProcess(hang=True)
+    pairs = ((healthy_session, healthy), (second_session, second), (hanging_session, hanging))
+    for session, receiver in pairs:
+        Webhook.objects.create(
+            account=account, session=session, url=receiver.url, events=["message"], secret="bench"
+        )
+    worker = start_worker({**os.environ}, args.concurrency)
+    db = "PostgreSQL" if "postgres" in os.environ["DATABASE_URL"] else "SQLite"
+    broker = "Redis" if os.environ.get("REDIS_URL") else "filesystem"
+    try:
+        print(
+            f"webhooks bench: {args.events} events, worker threads={args.concurrency}, "
+            f"emitter threads={args.emitters}, {db} + {broker} broker"
+        )
+        # Warm up the worker and the connection pools.
+        emit_and_measure(healthy, healthy_session.id, events=20, emitters=args.emitters)
+        raw_rate, raw_p50, raw_p99 = raw_loop(healthy, events=args.events, threads=args.concurrency)
+        print(
+            f"  raw pooled POST loop : {raw_rate:8.1f} req/s    p50 {raw_p50:7.1f} ms  p99 {raw_p99:7.1f} ms"
+        )
+        rate, p50, p99 = emit_and_measure(
+            healthy, healthy_session.id, events=args.events, emitters=args.emitters
+        )
+        print(f"  Ponte end to end     : {rate:8.1f} events/s p50 {p50:7.1f} ms  p99 {p99:7.1f} ms")
+        both_rate, both_p50, both_p99 = emit_and_measure(
+            healthy,
+            healthy_session.id,
+            events=args.events,
+            emitters=args.emitters,
+            other_session_id=second_session.id,
+        )
+        print(
+            f"  two healthy receivers: {both_rate:8.1f} events/s (first) "
+            f"p50 {both_p50:7.1f} ms  p99 {both_p99:7.1f} ms"
+        )
+        hang_rate, hang_p50, hang_p99 = emit_and_measure(
+            healthy,
+            healthy_session.id,
+            events=args.events,
+            emitters=args.emitters,
+            other_session_id=hanging_session.id,
+        )
+        print(
+            f"  healthy + hanging    : {hang_rate:8.1f} events/s (healthy) "
+            f"p50 {hang_p50:7.1f} ms  p99 {hang_p99:7.1f} ms"
+        )
+        print(f"  ratio throughput Ponte / raw             : {rate / raw_rate:.2f}  (target >= 0.5)")
+        print(f"  ratio healthy throughput, hang / no hang : {hang_rate / both_rate:.2f}  (target >= 0.9)")
+        print(f"  latency p50 Ponte / raw                 : {p50 / raw_p50:.1f}x")
+    except SystemExit:
+        print((tmp / "worker.log").read_text(errors="replace")[-4000:])
+        raise
+    finally:
+        worker.send_signal(signal.SIGQUIT)
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        for receiver in (healthy, second, hanging):
+            receiver.stop()
+        Account.objects.filter(pk=account.pk).delete()
+        if os.environ.get("BENCH_KEEP"):
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Fixtures of the webhooks tests: sessions, a receiver, loopback allowed, a real Celery worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from messaging.models import Session
+from tests.webhooks.support import LOOPBACK, Receiver, Worker, purge_queues
+
+
+@pytest.fixture
+def session(account) -> Session:
+    return Session.objects.create(account=account, name="main", status=Session.Status.CONNECTED)
+
+
+@pytest.fixture
+def allow_loopback(settings) -> None:
+    """Local receivers live on 127.0.0.1, which the SSRF rules refuse unless allow-listed."""
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = [LOOPBACK]
+
+
+@pytest.fixture
+def make_receiver() -> Iterator[Callable[..., Receiver]]:
+    receivers: list[Receiver] = []
+
+    def make(**kwargs) -> Receiver:
+        receiver = Receiver(**kwargs).start()
+        receivers.append(receiver)
+        return receiver
+
+    yield make
+    for receiver in receivers:
+        receiver.stop()
+
+
+@pytest.fixture
+def receiver(make_receiver) -> Receiver:
+    return make_receiver()
+
+
+@pytest.fixture
+def start_worker(transactional_db) -> Iterator[Callable[..., Worker]]:
+    """Start real Celery workers on the test database (the test's rows must be committed, hence
+    transactional_db); every worker is stopped at the end of the test."""
+    workers: list[Worker] = []
+
+    def start(**kwargs) -> Worker:
+        if not workers:
+            purge_queues()
+        worker = Worker(**kwargs).start()
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()

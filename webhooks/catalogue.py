@@ -1,0 +1,59 @@
+"""The event catalogue of registered webhooks (seed 002 §6) and the aliases accepted for each name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from config.errors import ValidationFailed
+
+EVENTS: dict[str, str] = {
+    "message": "New message received (text, media, location, contact).",
+    "message_ack": "Read or delivery confirmation of a sent message.",
+    "connected": "Session connected.",
+    "disconnected": "Session disconnected (logout, ban, conflict).",
+    "qr": "New QR code generated for pairing.",
+    "group_join": "Participant joined a group.",
+    "group_leave": "Participant left a group.",
+    "call": "Incoming voice or video call.",
+    "presence": "Contact online/offline update.",
+    "chat_archive": "Chat archived or unarchived.",
+}
+
+# Plural names some integrations expect, and the dotted names of the messaging API (seed 001).
+ALIASES: dict[str, str] = {
+    "messages": "message",
+    "message.received": "message",
+    "message.ack": "message_ack",
+    "connection": "connected",
+    "session.connected": "connected",
+    "session.disconnected": "disconnected",
+    "session.qr": "qr",
+}
+
+
+def canonical_event(name: str) -> str | None:
+    """The canonical name of `name` (case-insensitive), or None when it is not in the catalogue."""
+    key = name.strip().lower()
+    if key in EVENTS:
+        return key
+    return ALIASES.get(key)
+
+
+def canonical_events(names: Iterable[object]) -> list[str]:
+    """Validate a list of event names; aliases become canonical, duplicates collapse, order kept."""
+    result: list[str] = []
+    unknown: list[str] = []
+    for name in names:
+        canonical = canonical_event(name) if isinstance(name, str) else None
+        if canonical is None:
+            unknown.append(repr(name))
+        elif canonical not in result:
+            result.append(canonical)
+    if unknown:
+        raise ValidationFailed(
+            f"events: unknown event {', '.join(unknown)}; use one of {', '.join(EVENTS)} "
+            f"(aliases: {', '.join(f'{a}={c}' for a, c in ALIASES.items())})"
+        )
+    if not result:
+        raise ValidationFailed("events: give at least one event name")
+    return result

@@ -1,0 +1,53 @@
+"""Delivery policies per kind of target: timeout, attempts, backoff and what counts as success.
+
+Registered webhooks (seed 002 §3): success is a status below 400 within 10 s; anything else is
+retried after 0, 1, 4, 16, 64 s (attempts past the fifth keep waiting 64 s) up to `retryCount`
+attempts. Instance webhooks: 5 attempts, exponential backoff, 8 s timeout; timeouts, 5xx and 429 are
+retried, other 4xx are final.
+
+`PONTE_WEBHOOK_RETRY_DELAY_SCALE` multiplies every delay (tests run the schedule at 1/100 speed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from django.conf import settings
+
+Outcome = Literal["delivered", "retry", "give_up"]
+
+
+@dataclass(frozen=True)
+class DeliveryPolicy:
+    timeout_seconds: float
+    default_attempts: int
+    # delays[n] is the wait before attempt n+1 (delays[0] = 0: the first try is immediate).
+    delays: tuple[float, ...]
+    retry_client_errors: bool
+
+    def delay_before(self, attempt_number: int) -> float:
+        """Seconds to wait before attempt `attempt_number` (1-based), scaled for tests."""
+        index = min(max(attempt_number - 1, 0), len(self.delays) - 1)
+        return self.delays[index] * float(settings.PONTE_WEBHOOK_RETRY_DELAY_SCALE)
+
+    def outcome(self, *, status: int | None, error: str | None) -> Outcome:
+        if error is None and status is not None and status < 400:
+            return "delivered"
+        if status is not None and 400 <= status < 500 and status not in (408, 429):
+            return "retry" if self.retry_client_errors else "give_up"
+        return "retry"
+
+
+REGISTERED = DeliveryPolicy(
+    timeout_seconds=10.0, default_attempts=5, delays=(0, 1, 4, 16, 64), retry_client_errors=True
+)
+INSTANCE = DeliveryPolicy(
+    timeout_seconds=8.0, default_attempts=5, delays=(0, 2, 4, 8, 16), retry_client_errors=False
+)
+
+POLICIES: dict[str, DeliveryPolicy] = {"registered": REGISTERED, "instance": INSTANCE}
+
+
+def policy_for(kind: str) -> DeliveryPolicy:
+    return POLICIES[kind]

@@ -1,0 +1,23 @@
+"""Celery tasks: thin, they take ids and call one service. Deliveries are routed to the `webhooks` queue
+(CELERY_TASK_ROUTES)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from webhooks import outbox
+
+
+@shared_task(name="webhooks.deliver", acks_late=True, ignore_result=True)
+def deliver(delivery_id: int) -> str:
+    return outbox.delivery_attempt(delivery_id=delivery_id)
+
+
+@shared_task(name="webhooks.sweep_deliveries", ignore_result=True)
+def sweep_deliveries() -> int:
+    return outbox.deliveries_sweep()
+
+
+@shared_task(name="webhooks.purge_dead_letters", ignore_result=True)
+def purge_dead_letters() -> int:
+    return outbox.dead_letters_purge()
