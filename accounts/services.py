@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -19,6 +20,11 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 # Every save or delete of a key, its account or its plan forgets them at once (signals in
 # accounts.apps); the timeout bounds a change made by other means or racing a request in flight.
 KEY_CACHE_SECONDS = 30
+# Each process also remembers a resolved key for a second, sparing a keyed call the cache round trip;
+# other processes therefore see a revocation within a second (this one at once).
+_LOCAL_KEY_SECONDS = 1.0
+_LOCAL_KEYS_MAX = 10_000
+_local_keys: dict[str, tuple[float, ApiKey]] = {}
 # Compared against when the prefix is unknown, so unknown and wrong keys cost the same time.
 _DUMMY_DIGEST = digest_of("ponte_xxxxxxxx_never-a-real-key")
 
@@ -126,16 +132,26 @@ def _key_cache_key(prefix: str) -> str:
 
 
 def _key_by_prefix(prefix: str) -> ApiKey | None:
+    now = time.monotonic()
+    remembered = _local_keys.get(prefix)
+    if remembered is not None and now - remembered[0] < _LOCAL_KEY_SECONDS:
+        return remembered[1]
     key = cache.get(_key_cache_key(prefix))
     if key is None:
         key = ApiKey.objects.select_related("account", "account__plan").filter(prefix=prefix).first()
-        if key is not None:  # unknown prefixes are not cached: nobody can fill the cache with them
-            cache.set(_key_cache_key(prefix), key, KEY_CACHE_SECONDS)
+        if key is None:  # unknown prefixes are not cached: nobody can fill the caches with them
+            return None
+        cache.set(_key_cache_key(prefix), key, KEY_CACHE_SECONDS)
+    if len(_local_keys) >= _LOCAL_KEYS_MAX:
+        _local_keys.clear()
+    _local_keys[prefix] = (now, key)
     return key
 
 
 def api_keys_forget(*, prefixes: list[str]) -> None:
-    """Drop resolved keys from the cache, so the next call reads them again."""
+    """Drop resolved keys from the caches, so the next call reads them again."""
+    for prefix in prefixes:
+        _local_keys.pop(prefix, None)
     cache.delete_many([_key_cache_key(prefix) for prefix in prefixes])
 
 
@@ -143,9 +159,10 @@ def _touch(key: ApiKey, now: datetime) -> None:
     """Record last use at most once a minute: an atomic cache claim, then one conditional UPDATE."""
     if key.last_used_at and now - key.last_used_at < LAST_USED_RESOLUTION:
         return
-    if not cache.add(f"accounts:key-touched:{key.pk}", 1, int(LAST_USED_RESOLUTION.total_seconds())):
-        return
-    ApiKey.objects.filter(pk=key.pk).exclude(last_used_at__gt=now - LAST_USED_RESOLUTION).update(
-        last_used_at=now
-    )
+    if cache.add(f"accounts:key-touched:{key.pk}", 1, int(LAST_USED_RESOLUTION.total_seconds())):
+        ApiKey.objects.filter(pk=key.pk).exclude(last_used_at__gt=now - LAST_USED_RESOLUTION).update(
+            last_used_at=now
+        )
+    # Another call touched it within the minute, or this one did: either way the (possibly cached)
+    # instance need not ask again for a minute.
     key.last_used_at = now

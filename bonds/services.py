@@ -21,6 +21,7 @@ from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRu
 from bonds.providers import feeds as feed_provider
 from bonds.providers import focus, sgs, tesouro
 from bonds.providers.base import CurrentRates, FocusMedians, Offer, ProviderError
+from bonds.rendering import BOND_FIELDS
 from bonds.selectors import custody_fee_for, data_version_bump, projection_latest, projection_of
 from config.errors import ApplicationError
 
@@ -107,20 +108,9 @@ def bonds_access_status(*, plaintext_key: str | None, client_ip: str) -> str:
 
 # --- Upserting offers -------------------------------------------------------------------------------
 
-OFFER_FIELDS = (
-    "name",
-    "bank",
-    "bank_name",
-    "product",
-    "index",
-    "rate",
-    "fgc_protection",
-    "tax_free",
-    "exclusive",
-    "min_investment",
-    "maturity_date",
-    "early_withdrawal",
-)
+# What a provider states about an offer: the Bond fields up to `early_withdrawal`; the rest (rating,
+# probability, returns) Ponte computes.
+OFFER_FIELDS = BOND_FIELDS[: BOND_FIELDS.index("early_withdrawal") + 1]
 
 
 @dataclass

@@ -174,6 +174,12 @@ class WebhookLimitReached(PlanLimitReached):
     default_message = "The account's plan allows no more webhooks."
 
 
+class InstanceNotFound(NotFound):
+    code = "INSTANCE_NOT_FOUND"
+    gateway_text = "Instance not found"
+    default_message = "Instance not found: no session has this instance key."
+
+
 # --- Rendering per interface ---------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from webhooks.models import Delivery, DeliveryAttempt, Event, Webhook
+from webhooks.models import Delivery, DeliveryAttempt, Event, InstanceWebhookConfig, Webhook
 from webhooks.outbox import deliveries_resend
 
 
@@ -191,3 +191,18 @@ class DeliveryAdmin(admin.ModelAdmin):
     def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
         extra_context = {**(extra_context or {}), "resend_matching_link": self.resend_matching_link(request)}
         return super().changelist_view(request, extra_context)
+
+
+@admin.register(InstanceWebhookConfig)
+class InstanceWebhookConfigAdmin(admin.ModelAdmin):
+    list_display = [
+        "session",
+        "allow_webhook",
+        "webhook_format",
+        "allow_number",
+        "webhook_message",
+        "updated_at",
+    ]
+    list_filter = ["allow_webhook", "webhook_format"]
+    search_fields = ["session__name", "session__id", "webhook_message"]
+    raw_id_fields = ["session"]

@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
 from messaging.models import Session
-from webhooks import outbox
+from webhooks import instance, outbox
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.policy import REGISTERED
@@ -112,6 +112,7 @@ def emit(
         received_at_ms=received,
     )
     deliveries = _registered_deliveries(event)
+    deliveries += instance.instance_deliveries(event)  # instance webhooks (seed 002 b)
     outbox.enqueue_on_commit([delivery.pk for delivery in deliveries])
     return event
 

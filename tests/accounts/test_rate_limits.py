@@ -21,7 +21,7 @@ def test_every_reply_carries_the_rate_limit_headers(keyed_client, make_account, 
     response = keyed_client(key).get("/api/me")
     assert response["X-RateLimit-Limit"] == "40"
     assert response["X-RateLimit-Remaining"] == "39"
-    assert int(response["X-RateLimit-Reset"]) > time.time()
+    assert int(response["X-RateLimit-Reset"]) >= int(time.time())  # the window may end this very second
     assert keyed_client(key).get("/api/me")["X-RateLimit-Remaining"] == "38"
 
 

@@ -1,0 +1,225 @@
+"""Instance webhooks (seed 002 b): the per-session configuration, and routing events into the outbox.
+
+Routing, for a session whose configuration has `allowWebhook` on (nothing is written otherwise):
+
+* `message`: history sync (`data.isHistory`) → `webhookHistory`; the session's own messages
+  (`data.fromMe`) → `webhookMessageFromMe`; messages in a group chat → `webhookGroup`; others →
+  `webhookMessage`. With `allowNumber` other than "all", only messages whose chat or sender is one of
+  the listed numbers go out.
+* `group_join`, `group_leave` → `webhookGroup`; `connected`, `disconnected`, `health` →
+  `webhookConnection`; `qr` → `webhookQrCode`; `message_ack`, `presence`, `call` → `webhookMessage`.
+* Whatever field is empty falls back to `webhookMessage`; with that empty too, the event is not sent.
+
+Each routed event becomes one `Delivery` of kind `instance` in the same outbox as registered webhooks
+(same claim, attempts, sweeper), with the instance policy (webhooks.policy.INSTANCE).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from django.db import transaction
+
+from config.errors import InstanceNotFound, ValidationFailed
+from messaging.models import Session
+from webhooks import meta
+from webhooks.models import Delivery, Event, InstanceWebhookConfig
+from webhooks.policy import INSTANCE
+from webhooks.transport import validate_target_url
+
+# API name → model attribute, for the URL settings (order as in the seed).
+URL_SETTINGS: dict[str, str] = {
+    "webhookMessage": "webhook_message",
+    "webhookGroup": "webhook_group",
+    "webhookConnection": "webhook_connection",
+    "webhookQrCode": "webhook_qrcode",
+    "webhookMessageFromMe": "webhook_message_from_me",
+    "webhookHistory": "webhook_history",
+}
+SETTINGS: dict[str, str] = {
+    "allowWebhook": "allow_webhook",
+    "allowNumber": "allow_number",
+    "webhookFormat": "webhook_format",
+    **URL_SETTINGS,
+}
+logger = logging.getLogger(__name__)
+_NUMBER = re.compile(r"^\d{6,20}$")
+_UNSET: Any = object()
+
+
+# --- Reads ------------------------------------------------------------------------------------------
+
+
+def instance_session_get(*, instance_key: str) -> Session:
+    """The session with this instance key, its configuration joined; InstanceNotFound (404) if none."""
+    session = (
+        Session.objects.select_related("instance_webhook").filter(instance_key=instance_key).first()
+        if instance_key
+        else None
+    )
+    if session is None:
+        raise InstanceNotFound()
+    return session
+
+
+def instance_config_of(session: Session) -> InstanceWebhookConfig:
+    """The saved configuration, or the defaults (not saved) for a session never configured."""
+    try:
+        return session.instance_webhook
+    except InstanceWebhookConfig.DoesNotExist:
+        return InstanceWebhookConfig(session=session)
+
+
+def instance_config_data(config: InstanceWebhookConfig) -> dict[str, Any]:
+    """The configuration under its API names (the reply of GET and PUT)."""
+    return {name: getattr(config, attribute) for name, attribute in SETTINGS.items()}
+
+
+def configured_urls(config: InstanceWebhookConfig) -> list[str]:
+    """The API names of the URL settings that hold a URL."""
+    return [name for name, attribute in URL_SETTINGS.items() if getattr(config, attribute)]
+
+
+# --- Writes -----------------------------------------------------------------------------------------
+
+
+def _clean_url(name: str, url: str) -> str:
+    url = (url or "").strip()
+    if not url:
+        return ""
+    if len(url) > 2000:
+        raise ValidationFailed(f"{name}: at most 2000 characters")
+    try:
+        validate_target_url(url)
+    except ValidationFailed as exc:
+        raise ValidationFailed(f"{name}: {exc.message}") from None
+    return url
+
+
+def _clean_allow_number(value: str) -> str:
+    value = (value or "").strip()
+    if value.lower() in ("", InstanceWebhookConfig.ALL_NUMBERS):
+        return InstanceWebhookConfig.ALL_NUMBERS
+    numbers = []
+    for part in value.split(","):
+        number = "".join(ch for ch in part.strip() if ch not in "+ -()")
+        if not _NUMBER.match(number):
+            raise ValidationFailed(
+                f'allowNumber: "all", or comma-separated phone numbers in international format '
+                f"(digits only); {part.strip()!r} is not one"
+            )
+        if number not in numbers:
+            numbers.append(number)
+    return ",".join(numbers)
+
+
+@transaction.atomic
+def instance_config_update(
+    *,
+    session: Session,
+    allow_webhook: bool = _UNSET,
+    allow_number: str = _UNSET,
+    webhook_format: str = _UNSET,
+    **urls: str,
+) -> InstanceWebhookConfig:
+    """Create or change a session's instance-webhook configuration; settings not given keep their
+    value. Every value is checked before anything is written (URLs by the SSRF rules)."""
+    unknown = set(urls) - set(URL_SETTINGS.values())
+    if unknown:
+        raise TypeError(f"unknown settings {sorted(unknown)}")
+    config, _ = InstanceWebhookConfig.objects.select_for_update().get_or_create(session=session)
+    if allow_webhook is not _UNSET:
+        if not isinstance(allow_webhook, bool):
+            raise ValidationFailed("allowWebhook: must be true or false")
+        config.allow_webhook = allow_webhook
+    if allow_number is not _UNSET:
+        config.allow_number = _clean_allow_number(allow_number)
+    if webhook_format is not _UNSET:
+        if webhook_format not in InstanceWebhookConfig.Format.values:
+            raise ValidationFailed('webhookFormat: must be "meta" or "plain"')
+        config.webhook_format = webhook_format
+    api_names = {attribute: name for name, attribute in URL_SETTINGS.items()}
+    for attribute, url in urls.items():
+        setattr(config, attribute, _clean_url(api_names[attribute], url))
+    config.save()
+    session.instance_webhook = config
+    return config
+
+
+# --- Routing (called by webhooks.services.emit) -----------------------------------------------------
+
+
+def number_allowed(config: InstanceWebhookConfig, data: dict[str, Any]) -> bool:
+    if config.allow_number == InstanceWebhookConfig.ALL_NUMBERS:
+        return True
+    allowed = set(config.allow_number.split(","))
+    parties = {meta.user_part(data.get(key)) for key in ("chat", "sender", "senderPn")}
+    return bool(allowed & parties)
+
+
+def route(config: InstanceWebhookConfig, event: Event, data: dict[str, Any]) -> str:
+    """The URL an event goes to, or "" when it goes nowhere (see the module docstring)."""
+    name = event.name
+    url = ""
+    if name == "message":
+        if data.get("isHistory"):
+            url = config.webhook_history
+        elif data.get("fromMe"):
+            url = config.webhook_message_from_me
+        elif meta.is_group(data.get("chat")):
+            url = config.webhook_group
+    elif name in ("group_join", "group_leave"):
+        url = config.webhook_group
+    elif name in ("connected", "disconnected", "health"):
+        url = config.webhook_connection
+    elif name == "qr":
+        url = config.webhook_qrcode
+    return url or config.webhook_message
+
+
+def render(config: InstanceWebhookConfig, session: Session, event: Event, data: dict[str, Any]) -> dict:
+    if config.webhook_format == InstanceWebhookConfig.Format.PLAIN:
+        return meta.plain_envelope(session, event, data)
+    return meta.meta_envelope(session, event, data)
+
+
+def instance_deliveries(event: Event) -> list[Delivery]:
+    """The instance-webhook delivery of an event (none or one), written in the caller's transaction."""
+    if event.name not in meta.FIELDS:
+        return []  # e.g. chat_archive: no field of the instance interface carries it
+    config = (
+        InstanceWebhookConfig.objects.select_related("session")
+        .filter(session_id=event.session_id, allow_webhook=True)
+        .first()
+    )
+    if config is None:
+        return []
+    # Imported here: webhooks.services imports this module for emit().
+    from webhooks.services import message_data
+
+    data = message_data(event.data, chat=event.chat) if event.name == "message" else dict(event.data)
+    if event.name == "message" and not number_allowed(config, data):
+        return []
+    url = route(config, event, data)
+    if not url:
+        return []
+    try:
+        payload = render(config, config.session, event, data)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        # Malformed event data must not fail the caller's transaction (the message is still stored).
+        logger.exception("Could not render the instance webhook body of event %s", event.pk)
+        return []
+    delivery = Delivery.objects.create(
+        kind=Delivery.Kind.INSTANCE,
+        event=event,
+        session_id=event.session_id,
+        webhook=None,
+        target_url=url,
+        payload=payload,
+        max_attempts=INSTANCE.default_attempts,
+        timeout_seconds=INSTANCE.timeout_seconds,
+        next_attempt_at=event.created_at,
+    )
+    return [delivery]
