@@ -63,7 +63,9 @@ def database_from_url(url: str) -> dict:
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
             "OPTIONS": options,
-            "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 0),
+            # Persistent connections: a worker delivering many small tasks must not reconnect for each.
+            "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 60),
+            "CONN_HEALTH_CHECKS": True,
             "TEST": {"NAME": "test_" + (unquote(parsed.path.lstrip("/")) or "ponte")},
         }
     if parsed.scheme == "sqlite":
