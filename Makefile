@@ -24,7 +24,8 @@ run: demo
 
 ## test: install and run the whole suite
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	# Connections opened by live-server threads would outlive the run and block dropping the test database.
+	DB_CONN_MAX_AGE=$${DB_CONN_MAX_AGE:-0} $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
