@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
@@ -50,9 +51,9 @@ def load(*, stdout: TextIO) -> None:
     )
     for key, plaintext in issued:
         stdout.write(f"    {key.role:<8} {plaintext}\n")
-    admin_key = issued[0][1]
+    admin_key, base = issued[0][1], settings.PONTE_BASE_URL
     stdout.write(
         "  try:\n"
-        f"    curl -H 'X-API-Key: {admin_key}' http://127.0.0.1:8000/api/sessions\n"
-        f"    curl -H 'Authorization: Bearer {admin_key}' 'http://127.0.0.1:8000/bonds/api/?product=cdb'\n"
+        f"    curl -H 'X-API-Key: {admin_key}' {base}/api/sessions\n"
+        f"    curl -H 'Authorization: Bearer {admin_key}' '{base}/bonds/api/?product=cdb'\n"
     )

@@ -7,6 +7,7 @@ import random
 from datetime import date, timedelta
 from typing import TextIO
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -171,5 +172,5 @@ def load(*, stdout: TextIO, count: int = 300) -> None:
     recomputed = bond_returns_recompute()
     stdout.write(
         f"  demo bonds: {counts.offers} offers ({counts.created} new), {recomputed} with new returns;"
-        " list them at http://127.0.0.1:8000/bonds/api/\n"
+        f" list them at {settings.PONTE_BASE_URL}/bonds/api/\n"
     )

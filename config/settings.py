@@ -245,6 +245,12 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Where this Ponte is reached, for links printed by commands (demo data, docs examples).
+PONTE_BASE_URL = os.environ.get(
+    "PONTE_BASE_URL",
+    f"http://{os.environ.get('PONTE_HOST', '127.0.0.1')}:{os.environ.get('PONTE_PORT', '8000')}",
+).rstrip("/")
+
 # --- API keys and rate limits -------------------------------------------------------------------
 
 # Client addresses behind these proxies (CIDRs) are read from X-Forwarded-For; otherwise REMOTE_ADDR.
