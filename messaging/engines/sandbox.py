@@ -4,7 +4,8 @@ It plays both WhatsApp's servers and the user's phone, so integrations and tests
 without a phone: connect gives a real QR code (a whatsmeow-style ``2@ref,noise,identity,adv`` string
 that any QR reader decodes) replaced every ``MESSAGING_QR_TTL_SECONDS``; a pairing code by phone number;
 ``scan`` pairs (the phone scanning the code or typing the pairing code); ``inject`` delivers inbound
-events (messages, acks, presence, calls, group changes, chat archiving).
+events (messages, acks, presence, calls, group changes, chat archiving). Whatever the session sends
+(messages, reactions, deletions) is echoed as a ``fromMe`` ``message`` event, as real gateways do.
 
 Deterministic: codes and ids derive from the session id and a counter, never from randomness, so the
 same steps give the same values. Rules of the sandbox's "WhatsApp", documented in docs/messaging.md:
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -141,7 +142,13 @@ class SandboxEngine(Engine):
         return sent
 
     def _echo(
-        self, device: SandboxDevice, message_id: str, chat: str, type_: str, at: Any, fields: dict[str, Any]
+        self,
+        device: SandboxDevice,
+        message_id: str,
+        chat: str,
+        type_: str,
+        at: datetime,
+        fields: dict[str, Any],
     ) -> None:
         data = {
             "id": message_id,
