@@ -4,7 +4,8 @@ It plays both WhatsApp's servers and the user's phone, so integrations and tests
 without a phone: connect gives a real QR code (a whatsmeow-style ``2@ref,noise,identity,adv`` string
 that any QR reader decodes) replaced every ``MESSAGING_QR_TTL_SECONDS``; a pairing code by phone number;
 ``scan`` pairs (the phone scanning the code or typing the pairing code); ``inject`` delivers inbound
-events (messages, acks, presence, calls, group changes, chat archiving).
+events (messages, acks, presence, calls, group changes, chat archiving). Whatever the session sends
+(messages, reactions, deletions) is echoed as a ``fromMe`` ``message`` event, as real gateways do.
 
 Deterministic: codes and ids derive from the session id and a counter, never from randomness, so the
 same steps give the same values. Rules of the sandbox's "WhatsApp", documented in docs/messaging.md:
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -132,9 +133,51 @@ class SandboxEngine(Engine):
         if chat.endswith("@" + group_suffix()):
             self._own_group(device, chat)
 
-    def _sent(self, device: SandboxDevice, chat: str) -> SentMessage:
+    def _sent(self, device: SandboxDevice, chat: str, type_: str, **fields: Any) -> SentMessage:
+        """Send: a new message id, and the message echoed as a `fromMe` `message` event, the way real
+        gateways report the account's own messages (same data shape as an inbound message)."""
         self._chat_ok(device, chat)
-        return SentMessage(message_id=self._message_id(device), chat=chat, timestamp=timezone.now())
+        sent = SentMessage(message_id=self._message_id(device), chat=chat, timestamp=timezone.now())
+        self._echo(device, sent.message_id, chat, type_, sent.timestamp, fields)
+        return sent
+
+    def _echo(
+        self,
+        device: SandboxDevice,
+        message_id: str,
+        chat: str,
+        type_: str,
+        at: datetime,
+        fields: dict[str, Any],
+    ) -> None:
+        data = {
+            "id": message_id,
+            "chat": chat,
+            "chatId": chat,
+            "remoteJid": chat,
+            "sender": device.jid,
+            "pushName": device.push_name,
+            "text": fields.pop("text", ""),
+            "timestamp": int(at.timestamp()),
+            "fromMe": True,
+            "type": type_,
+            "mediaUrl": None,
+            **fields,
+        }
+        self.report(str(device.session_id), "message", data)
+
+    @staticmethod
+    def _quoted(quoted: Quoted | None) -> dict[str, Any]:
+        if quoted is None:
+            return {}
+        return {"quoted": {"messageId": quoted.message_id, "participant": quoted.participant}}
+
+    @staticmethod
+    def _card(card: ContactCard) -> dict[str, Any]:
+        shaped = {"displayName": card.display_name, "phoneNumber": card.phone_number}
+        if card.organization:
+            shaped["organization"] = card.organization
+        return shaped
 
     @staticmethod
     def _info(group: SandboxGroup) -> GroupInfo:
@@ -242,23 +285,30 @@ class SandboxEngine(Engine):
 
     @transaction.atomic
     def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
-        return self._sent(self._paired(session_id), to)
+        return self._sent(self._paired(session_id), to, "text", text=text, **self._quoted(quoted))
 
     @transaction.atomic
     def send_reaction(
         self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
     ) -> None:
-        self._chat_ok(self._paired(session_id), chat)
+        device = self._paired(session_id)
+        self._chat_ok(device, chat)
+        # A reaction is a message of its own (own id); "" removes the session's reaction.
+        reaction = {"messageId": message_id, "emoji": emoji}
+        self._echo(device, self._message_id(device), chat, "reaction", timezone.now(), {"reaction": reaction})
 
     @transaction.atomic
     def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage:
-        return self._sent(self._paired(session_id), to)
+        return self._sent(self._paired(session_id), to, "contacts", contacts=[self._card(card)])
 
     @transaction.atomic
     def send_contacts(
         self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
     ) -> SentMessage:
-        return self._sent(self._paired(session_id), to)
+        contacts = [self._card(c) for c in cards]
+        return self._sent(
+            self._paired(session_id), to, "contacts", contacts=contacts, displayName=display_name
+        )
 
     @transaction.atomic
     def send_location(
@@ -271,23 +321,29 @@ class SandboxEngine(Engine):
         address: str = "",
         quoted: Quoted | None = None,
     ) -> SentMessage:
-        return self._sent(self._paired(session_id), to)
+        location = {"latitude": latitude, "longitude": longitude, "name": name, "address": address}
+        return self._sent(self._paired(session_id), to, "location", location=location, **self._quoted(quoted))
 
     @transaction.atomic
     def send_buttons(
         self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
     ) -> SentMessage:
-        return self._sent(self._paired(session_id), to)
+        shaped = [{"buttonId": b.button_id, "buttonText": b.button_text} for b in buttons]
+        return self._sent(self._paired(session_id), to, "buttons", text=text, footer=footer, buttons=shaped)
 
     @transaction.atomic
     def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
         device = self._paired(session_id)
         if from_me:
             self._chat_ok(device, chat)
-            return
-        if not chat.endswith("@" + group_suffix()):
+        elif not chat.endswith("@" + group_suffix()):
             raise EngineNotAllowed("Only your own messages can be deleted in a direct chat.")
-        self._require_admin(device, self._own_group(device, chat))
+        else:
+            self._require_admin(device, self._own_group(device, chat))
+        # Delete for everyone is a protocol message sent by the session (WhatsApp's REVOKE): reported as
+        # an own `message` of type `revoked` naming the message it deletes (docs/messaging.md).
+        revoked = {"revokedMessageId": message_id, "revokedSender": sender, "revokedFromMe": from_me}
+        self._echo(device, self._message_id(device), chat, "revoked", timezone.now(), revoked)
 
     # --- contacts and profile ---------------------------------------------------------------------
 

@@ -78,11 +78,29 @@ def _message(session: Session, data: dict[str, Any]) -> str:
                 target.reactions.pop(data["sender"], None)
             target.save(update_fields=["reactions"])
         return chat
+    if data.get("type") == "revoked":
+        # Delete for everyone: a protocol message, not a message of the history; it marks its target.
+        Message.objects.filter(
+            session=session, chat=chat, message_id=data.get("revokedMessageId"), deleted_at__isnull=True
+        ).update(status=Message.Status.DELETED, deleted_at=timezone.now())
+        return chat
     content = {
         k: v
         for k, v in data.items()
-        if k in ("text", "mediaUrl", "caption", "mimeType", "location", "contacts")
+        if k
+        in (
+            "text",
+            "mediaUrl",
+            "caption",
+            "mimeType",
+            "location",
+            "contacts",
+            "displayName",
+            "quoted",
+            "buttons",
+        )
     }
+    from_me = bool(data.get("fromMe"))
     Message.objects.get_or_create(
         session=session,
         chat=chat,
@@ -90,8 +108,9 @@ def _message(session: Session, data: dict[str, Any]) -> str:
         defaults={
             "sender": data.get("sender", ""),
             "push_name": data.get("pushName", "")[:100],
-            "from_me": bool(data.get("fromMe")),
-            "direction": Message.Direction.INBOUND,
+            "from_me": from_me,
+            # Own messages (sent through the API, which records them too, or from the phone) are outbound.
+            "direction": Message.Direction.OUTBOUND if from_me else Message.Direction.INBOUND,
             "type": data.get("type", "text"),
             "content": content,
             "timestamp": datetime.fromtimestamp(data["timestamp"], tz=UTC)

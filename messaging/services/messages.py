@@ -97,19 +97,25 @@ def _prepare(session: Session) -> None:
 
 
 def _record(session: Session, sent: SentMessage, type_: str, content: dict) -> Message:
-    return Message.objects.create(
+    """The sent message in the history. Engines echo own messages as `fromMe` `message` events
+    (engine_event_receive may already have stored the row, in this transaction): one row per message
+    id, completed with what the API knows (the content as sent, the engine's status)."""
+    message, _ = Message.objects.update_or_create(
         session=session,
-        message_id=sent.message_id,
         chat=sent.chat,
-        sender=session.jid,
-        push_name=session.profile_name,
-        from_me=True,
-        direction=Message.Direction.OUTBOUND,
-        type=type_,
-        content=content,
-        status=sent.status if sent.status in Message.Status.values else Message.Status.SENT,
-        timestamp=sent.timestamp,
+        message_id=sent.message_id,
+        defaults={
+            "sender": session.jid,
+            "push_name": session.profile_name,
+            "from_me": True,
+            "direction": Message.Direction.OUTBOUND,
+            "type": type_,
+            "content": content,
+            "status": sent.status if sent.status in Message.Status.values else Message.Status.SENT,
+            "timestamp": sent.timestamp,
+        },
     )
+    return message
 
 
 @transaction.atomic

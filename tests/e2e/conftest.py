@@ -57,3 +57,7 @@ def admin_login(browser, live_server, transactional_db) -> Callable[[], webdrive
         return browser
 
     return login
+
+
+# The delivery tests' real parts (local receivers, loopback allowed, Celery worker subprocesses).
+from tests.webhooks.conftest import allow_loopback, make_receiver, start_worker  # noqa: E402, F401
