@@ -343,6 +343,10 @@ PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS",
 PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
 )
+# Before that, a delivery for a full target that is not slow waits this long in the worker for a slot.
+PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS = float(
+    os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS") or 0.1
+)
 
 # --- Bonds --------------------------------------------------------------------------------------
 

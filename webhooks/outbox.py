@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import time
 import uuid
 from collections.abc import Iterable
 from datetime import timedelta
@@ -114,6 +115,21 @@ def _acquire_slot(delivery: Delivery) -> bool | None:
     return True
 
 
+def _wait_for_slot(delivery: Delivery) -> bool | None:
+    """`_acquire_slot`, waiting up to PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS for a target that is full
+    but not slow: its sends finish within milliseconds, and deferring each delivery turned away by a
+    whole window (`_busy_wait`) left a busy healthy target at a few dozen events/s. A slow target's
+    delivery is deferred at once: waiting would hold this thread behind a receiver that may hang."""
+    deadline = time.monotonic() + float(settings.PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS)
+    while True:
+        slot = _acquire_slot(delivery)
+        if slot is not False or time.monotonic() >= deadline:
+            return slot
+        if cache.get(_target_key(delivery.target_url, "slow")):
+            return False
+        time.sleep(0.005)
+
+
 def _release_slot(delivery: Delivery) -> None:
     with contextlib.suppress(ValueError):  # the counter expired: nothing to give back
         cache.decr(_target_key(delivery.target_url, "inflight"))
@@ -187,7 +203,7 @@ def delivery_attempt(*, delivery_id: int) -> str:
     claimable = delivery.status in WAITING or delivery.status == Delivery.Status.SENDING
     if not claimable:
         return "done"
-    slot = _acquire_slot(delivery)
+    slot = _wait_for_slot(delivery)
     if slot is False:
         if delivery.status in WAITING:
             return "deferred" if _defer(delivery, _busy_wait(delivery)) else "not-claimed"
