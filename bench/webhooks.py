@@ -253,6 +253,9 @@ def main() -> None:
     # Persistent database connections, as docs/webhooks.md recommends for workers.
     os.environ.setdefault("DB_CONN_MAX_AGE", "60")
     os.environ["LOG_LEVEL"] = "WARNING"
+    # As a production worker runs: DEBUG on keeps every SQL statement and wraps each cursor.
+    os.environ.setdefault("DEBUG", "false")
+    os.environ.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
     import django

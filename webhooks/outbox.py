@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import time
 import uuid
 from collections.abc import Iterable
 from datetime import timedelta
@@ -114,6 +115,22 @@ def _acquire_slot(delivery: Delivery) -> bool | None:
     return True
 
 
+def _wait_for_slot(delivery: Delivery) -> bool | None:
+    """`_acquire_slot`, waiting up to PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS for a full target that
+    answered quickly within the last PONTE_WEBHOOK_SLOW_SECONDS: its sends finish within milliseconds,
+    and deferring each delivery turned away by a whole window (`_busy_wait`) left a busy healthy target
+    at a few dozen events/s. Any other target's delivery is deferred at once: waiting would hold this
+    thread behind a receiver that may hang."""
+    deadline = time.monotonic() + float(settings.PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS)
+    while True:
+        slot = _acquire_slot(delivery)
+        if slot is not False or time.monotonic() >= deadline:
+            return slot
+        if not cache.get(_target_key(delivery.target_url, "fast")):
+            return False
+        time.sleep(0.005)
+
+
 def _release_slot(delivery: Delivery) -> None:
     with contextlib.suppress(ValueError):  # the counter expired: nothing to give back
         cache.decr(_target_key(delivery.target_url, "inflight"))
@@ -122,10 +139,14 @@ def _release_slot(delivery: Delivery) -> None:
 def _remember_speed(delivery: Delivery, result: PostResult) -> None:
     slow_key = _target_key(delivery.target_url, "slow")
     too_slow = result.duration_ms >= float(settings.PONTE_WEBHOOK_SLOW_SECONDS) * 1000
+    fast_key = _target_key(delivery.target_url, "fast")
     if too_slow or (result.error or "").startswith("timeout"):
         cache.set(slow_key, True, timeout=int(settings.PONTE_WEBHOOK_SLOW_MEMORY_SECONDS))
+        cache.delete(fast_key)
     elif result.error is None:
         cache.delete(slow_key)
+        # Seen answering quickly just now: worth waiting for a slot of (`_wait_for_slot`).
+        cache.set(fast_key, True, timeout=max(1, int(float(settings.PONTE_WEBHOOK_SLOW_SECONDS))))
 
 
 def _busy_wait(delivery: Delivery) -> float:
@@ -187,7 +208,7 @@ def delivery_attempt(*, delivery_id: int) -> str:
     claimable = delivery.status in WAITING or delivery.status == Delivery.Status.SENDING
     if not claimable:
         return "done"
-    slot = _acquire_slot(delivery)
+    slot = _wait_for_slot(delivery)
     if slot is False:
         if delivery.status in WAITING:
             return "deferred" if _defer(delivery, _busy_wait(delivery)) else "not-claimed"
