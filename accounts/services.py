@@ -115,9 +115,10 @@ def api_key_authenticate(*, plaintext: str, client_ip: str) -> ApiKey:
     learns nothing about which keys exist. A valid key used from outside its allow-list raises
     KeyIpNotAllowed (403).
     """
-    prefix = prefix_of(plaintext.strip())
+    plaintext = plaintext.strip()
+    prefix = prefix_of(plaintext)
     key = _key_by_prefix(prefix) if prefix else None
-    matches = digests_match(key.digest if key else _DUMMY_DIGEST, plaintext.strip())
+    matches = digests_match(key.digest if key else _DUMMY_DIGEST, plaintext)
     now = timezone.now()
     if key is None or not matches or key.is_revoked or key.is_expired(now) or not key.account.is_active:
         raise NotAuthenticated()

@@ -3,14 +3,15 @@ real formats (fixtures in tests/bonds/fixtures/) from 127.0.0.1, so the provider
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+
+from tests.localhttp import base_url, start_server, stop_server
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -35,14 +36,11 @@ class FakeSource:
         self.routes: dict[str, Route] = {}
         self.requests: list[str] = []
         handler = self._handler()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = start_server(handler)
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return base_url(self.server)
 
     def route(self, path: str, body: bytes | str, **kwargs) -> str:
         self.routes[path] = Route(body.encode() if isinstance(body, str) else body, **kwargs)
@@ -76,8 +74,7 @@ class FakeSource:
         return Handler
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        stop_server(self.server)
 
 
 @pytest.fixture(autouse=True)

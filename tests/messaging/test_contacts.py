@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import base64
 import io
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 import segno
 from django.test import override_settings
 
 from messaging.models import SandboxDevice, SandboxGroup, Session
+from tests.localhttp import base_url, serving
 from tests.messaging.engines import UNAVAILABLE
 
 pytestmark = pytest.mark.django_db
@@ -201,12 +201,8 @@ class _ImageHandler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def image_server():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ImageHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_ImageHandler) as server:
+        yield base_url(server)
 
 
 def test_picture_from_a_url_is_fetched_and_checked(admin_client, session, image_server):

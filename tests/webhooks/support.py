@@ -20,6 +20,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
+from tests.localhttp import start_server, stop_server
+
 BASE_DIR = Path(settings.BASE_DIR)
 LOOPBACK = "127.0.0.0/8"
 
@@ -86,9 +88,7 @@ class Receiver:
                 except OSError:
                     pass  # the sender went away (a killed worker)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+        self.server = start_server(Handler, poll_interval=0.05)
         return self
 
     def release(self) -> None:
@@ -97,8 +97,7 @@ class Receiver:
     def stop(self) -> None:
         self.release()
         if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+            stop_server(self.server)
 
 
 def wait_for(predicate: Callable[[], Any], *, timeout: float = 60, what: str = "condition") -> Any:

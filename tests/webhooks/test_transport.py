@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -10,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.test import override_settings
 
+from tests.localhttp import serving
 from webhooks.transport import (
     RESPONSE_EXCERPT_BYTES,
     TransportError,
@@ -52,13 +52,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def receiver() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.received = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(_Handler) as server:
+        server.received = []
+        yield server
 
 
 def url_of(server: ThreadingHTTPServer, path: str, host: str = "127.0.0.1") -> str:
