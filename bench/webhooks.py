@@ -107,6 +107,26 @@ class ReceiverProcess:
 # --- Helpers ---------------------------------------------------------------------------------------
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu_seconds() -> float:
+    """Busy CPU time of the whole machine so far, every core (Linux /proc/stat; 0 elsewhere): with the
+    database, broker and receivers on the same machine, what a figure really costs."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return 0.0
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -295,14 +315,28 @@ def main() -> None:
         )
         # Warm up the worker and the connection pools.
         emit_and_measure(healthy, healthy_session.id, events=20, emitters=args.emitters)
+        raw_cpu, raw_machine = cpu_seconds(os.getpid()), machine_cpu_seconds()
         raw_rate, raw_p50, raw_p99 = raw_loop(healthy, events=args.events, threads=args.concurrency)
+        raw_cpu = (cpu_seconds(os.getpid()) - raw_cpu) / args.events * 1000
+        raw_machine = (machine_cpu_seconds() - raw_machine) / args.events * 1000
         print(
             f"  raw pooled POST loop : {raw_rate:8.1f} req/s    p50 {raw_p50:7.1f} ms  p99 {raw_p99:7.1f} ms"
         )
+        print(
+            f"    CPU per request    : {raw_cpu:.2f} ms (machine {raw_machine:.2f} ms, {os.cpu_count()} cores)"
+        )
+        cpu_before = cpu_seconds(os.getpid()), cpu_seconds(worker.pid), machine_cpu_seconds()
         rate, p50, p99 = emit_and_measure(
             healthy, healthy_session.id, events=args.events, emitters=args.emitters
         )
+        emit_cpu = (cpu_seconds(os.getpid()) - cpu_before[0]) / args.events * 1000
+        worker_cpu = (cpu_seconds(worker.pid) - cpu_before[1]) / args.events * 1000
+        machine_cpu = (machine_cpu_seconds() - cpu_before[2]) / args.events * 1000
         print(f"  Ponte end to end     : {rate:8.1f} events/s p50 {p50:7.1f} ms  p99 {p99:7.1f} ms")
+        print(
+            f"    CPU per event      : emitting {emit_cpu:.2f} ms, worker {worker_cpu:.2f} ms "
+            f"(machine {machine_cpu:.2f} ms)"
+        )
         both_rate, both_p50, both_p99 = emit_and_measure(
             healthy,
             healthy_session.id,
@@ -339,10 +373,10 @@ def main() -> None:
             worker.kill()
         for receiver in (healthy, second, hanging):
             receiver.stop()
-        Account.objects.filter(pk=account.pk).delete()
-        if os.environ.get("BENCH_KEEP"):
-            print(f"kept {tmp}")
+        if os.environ.get("BENCH_KEEP"):  # the run's rows and files, for a look at claims and attempts
+            print(f"kept {tmp} and account {account.name}")
         else:
+            Account.objects.filter(pk=account.pk).delete()
             shutil.rmtree(tmp, ignore_errors=True)
 
 

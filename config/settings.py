@@ -338,20 +338,20 @@ PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS",
 # The sweeper (beat, every 30 s) re-enqueues deliveries due for longer than this, or stuck past the lease.
 PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 30)
 PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
-# Sends in flight at once per target URL, so one hanging receiver cannot hold every worker thread: any
-# target gets at most MAX_IN_FLIGHT_PER_TARGET, a target whose last attempt took SLOW_SECONDS or more
-# (remembered SLOW_MEMORY_SECONDS) at most MAX_IN_FLIGHT_PER_SLOW_TARGET. A delivery over the cap waits
-# (at least BUSY_TARGET_DEFER_SECONDS) without using an attempt. 0 disables a cap.
+# A hint drains its target: up to BATCH_SIZE deliveries claimed at once, sent one after another on the
+# keep-alive connection and recorded in one transaction, for up to DRAIN_SECONDS before handing over.
+PONTE_WEBHOOK_BATCH_SIZE = env_int("PONTE_WEBHOOK_BATCH_SIZE", 16)
+PONTE_WEBHOOK_DRAIN_SECONDS = float(os.environ.get("PONTE_WEBHOOK_DRAIN_SECONDS") or 2)
+# Drains at once per target URL, so one hanging receiver cannot hold every worker thread: any target
+# gets at most MAX_IN_FLIGHT_PER_TARGET, a target whose last send took SLOW_SECONDS or more (remembered
+# SLOW_MEMORY_SECONDS) at most MAX_IN_FLIGHT_PER_SLOW_TARGET, one delivery per claim, and its drain hands
+# over after BUSY_TARGET_DEFER_SECONDS. 0 disables a cap.
 PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 4)
 PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET", 2)
 PONTE_WEBHOOK_SLOW_SECONDS = float(os.environ.get("PONTE_WEBHOOK_SLOW_SECONDS") or 2)
 PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS", 300)
 PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
-)
-# Before that, a delivery for a full target that is not slow waits this long in the worker for a slot.
-PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS = float(
-    os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS") or 0.1
 )
 
 # --- Bonds --------------------------------------------------------------------------------------

@@ -186,7 +186,8 @@ def render(config: InstanceWebhookConfig, session: Session, event: Event, data: 
 
 
 def instance_deliveries(event: Event) -> list[Delivery]:
-    """The instance-webhook delivery of an event (none or one), written in the caller's transaction."""
+    """The instance-webhook delivery of an event (none or one), written in the caller's transaction.
+    emit() calls it only for sessions whose instance webhooks are on (webhooks.sql.emit_context)."""
     if event.name not in meta.FIELDS:
         return []  # e.g. chat_archive: no field of the instance interface carries it
     config = (

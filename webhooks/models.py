@@ -131,10 +131,29 @@ class Delivery(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "deliveries"
+        # The worker's and the sweeper's indexes are partial: they hold only the few rows waiting or
+        # being sent, not every delivered one. A delivery's row is rewritten at each change of status,
+        # and a full index kept one entry per old version until vacuum, so a busy target's claim walked
+        # thousands of them (webhooks.sql).
         indexes = [
-            models.Index(fields=["status", "next_attempt_at"]),
-            models.Index(fields=["status", "claimed_at"]),
-            models.Index(fields=["target_url", "status"]),
+            models.Index(
+                fields=["target_url", "next_attempt_at", "id"],
+                condition=models.Q(status__in=["pending", "failed"]),
+                name="delivery_waiting_by_target",
+            ),
+            models.Index(
+                fields=["target_url", "claimed_at", "id"],
+                condition=models.Q(status="sending"),
+                name="delivery_sending_by_target",
+            ),
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=models.Q(status__in=["pending", "failed"]),
+                name="delivery_waiting",
+            ),
+            models.Index(
+                fields=["claimed_at"], condition=models.Q(status="sending"), name="delivery_sending"
+            ),
             models.Index(fields=["session", "created_at"]),
             models.Index(fields=["status", "dead_at"]),
             # Instance-webhook statistics: one session's deliveries of one kind over 7 days.

@@ -2,40 +2,50 @@
 
 The `Delivery` row is the truth and the broker only carries hints (a delivery id):
 
-* a worker claims a row with one conditional UPDATE (due and waiting, or `sending` past its lease), so
-  two messages for one delivery never send it twice at once, and a killed worker's claim expires;
+* a hint drains its delivery's target: the worker claims up to PONTE_WEBHOOK_BATCH_SIZE due deliveries
+  of that target with one conditional UPDATE, POSTs them one after another on the pooled keep-alive
+  connection, and records the whole batch in one transaction; it goes on while anything is due there
+  (for up to PONTE_WEBHOOK_DRAIN_SECONDS, then it hands over to a new hint so other targets get turns).
+  One claim per batch instead of per delivery is what lets a worker keep up with a busy receiver;
+* a claim is a conditional UPDATE (due and waiting, or `sending` past its lease), so two drains never
+  send one delivery at once, and a killed worker's claim expires;
 * the outcome is written only by the holder of the claim (`claim_token`);
+* a drain holds one of its target's send slots (webhooks.throttle), so a hanging receiver holds a few
+  worker threads, not all of them. A hint that finds every slot taken leaves: each holder looks again
+  for due deliveries after it lets go of its slot;
 * the sweeper re-enqueues rows that are due but were never picked up (a lost message) and rows stuck in
   `sending` (a killed worker), so nothing is lost whatever happens to the broker.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import logging
 import time
 import uuid
 from collections.abc import Iterable
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
+from webhooks import sql, throttle
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.policy import policy_for
 from webhooks.signing import delivery_headers
+from webhooks.sql import Claimed, Outcome
 from webhooks.transport import PostResult, UnsafeTarget, http_session, safe_post
 
 logger = logging.getLogger(__name__)
 
 DEAD_LETTER_RETENTION = timedelta(days=7)
 WAITING = [Delivery.Status.PENDING, Delivery.Status.FAILED]
+FINISHED = [Delivery.Status.DELIVERED, Delivery.Status.DEAD]
+WEBHOOK_DELETED = "Webhook deleted before delivery."
 
 
 def render_body(payload: Any) -> bytes:
@@ -43,10 +53,10 @@ def render_body(payload: Any) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-# --- Enqueueing ----------------------------------------------------------------------------------
+# --- Hints ---------------------------------------------------------------------------------------
 
 
-def enqueue(delivery_id: int, *, countdown: float = 0) -> None:
+def enqueue(delivery_id: int, *, countdown: float = 0) -> bool:
     """Publish a hint for one delivery. A failed publish is logged, not raised: the sweeper finds it."""
     from webhooks.tasks import deliver
 
@@ -54,139 +64,76 @@ def enqueue(delivery_id: int, *, countdown: float = 0) -> None:
         deliver.apply_async(args=[delivery_id], countdown=countdown if countdown > 0 else None)
     except Exception:  # the broker is down: the row is safe in the database
         logger.exception("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
+        return False
+    return True
 
 
-def enqueue_on_commit(delivery_ids: Iterable[int], *, countdown: float = 0) -> None:
-    ids = list(delivery_ids)
-    if ids:
-        transaction.on_commit(lambda: [enqueue(pk, countdown=countdown) for pk in ids], robust=True)
+def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
+    for target_url, delivery_id in per_target.items():
+        if countdown > 0:  # a hint due later: the flag speaks only of hints waiting to run now
+            enqueue(delivery_id, countdown=countdown)
+        elif throttle.hint_wanted(target_url, force=force) and not enqueue(delivery_id):
+            throttle.hint_failed(target_url)
 
 
-# --- One attempt ---------------------------------------------------------------------------------
+def enqueue_on_commit(
+    deliveries: Iterable[tuple[int, str]], *, countdown: float = 0, force: bool = False
+) -> None:
+    """Hint the targets of `(delivery id, target URL)` pairs once the transaction commits: one hint per
+    target, as its drain sends everything due there."""
+    per_target: dict[str, int] = {}
+    for delivery_id, target_url in deliveries:
+        per_target.setdefault(target_url, delivery_id)
+    if per_target:
+        transaction.on_commit(lambda: _publish(per_target, countdown, force), robust=True)
+
+
+# --- Claims --------------------------------------------------------------------------------------
 
 
 def _lease() -> timedelta:
     return timedelta(seconds=float(settings.PONTE_WEBHOOK_CLAIM_LEASE_SECONDS))
 
 
-def _claim(delivery: Delivery) -> str | None:
-    """Take the delivery with one conditional UPDATE; the claim token, or None if not ours to send."""
+def _claim_batch(target_url: str, *, limit: int) -> tuple[str, list[Claimed]]:
+    """Claim up to `limit` claimable deliveries of one target, oldest due first: (claim token, rows)."""
     now = timezone.now()
     token = uuid.uuid4().hex
-    due = Q(status__in=WAITING, next_attempt_at__lte=now)
-    stuck = Q(status=Delivery.Status.SENDING, claimed_at__lt=now - _lease())
-    taken = Delivery.objects.filter(Q(pk=delivery.pk) & (due | stuck)).update(
-        status=Delivery.Status.SENDING, claimed_at=now, claim_token=token
-    )
-    return token if taken else None
+    return token, sql.claim(target_url, limit=limit, token=token, now=now, lease_cutoff=now - _lease())
 
 
-def _target_key(url: str, what: str) -> str:
-    return f"webhooks:{what}:" + hashlib.sha256(url.encode()).hexdigest()[:32]
+def _unclaim(deliveries: list[Claimed], token: str) -> None:
+    """Give back claimed deliveries that were not sent (the drain stopped): no attempt is used."""
+    for status, attempted in ((Delivery.Status.PENDING, False), (Delivery.Status.FAILED, True)):
+        ids = [d.pk for d in deliveries if (d.attempt_count > 0) == attempted]
+        sql.unclaim(ids, token=token, status=status)
 
 
-def _acquire_slot(delivery: Delivery) -> bool | None:
-    """Take one of the target's send slots: True taken, None no cap applies, False the target is full.
-
-    A receiver that hangs would otherwise hold every worker thread for its timeout. Every target gets
-    at most PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET sends at once, and a target recently slow (an attempt
-    that took PONTE_WEBHOOK_SLOW_SECONDS or timed out) at most PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET.
-    The counters live in the cache (Redis in production, shared by all workers) and expire with the
-    claim lease, so a killed worker's slots come back.
-    """
-    slow = cache.get(_target_key(delivery.target_url, "slow"))
-    cap = int(
-        settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET
-        if slow
-        else settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET
-    )
-    if cap <= 0:
-        return None
-    key = _target_key(delivery.target_url, "inflight")
-    cache.add(key, 0, timeout=int(_lease().total_seconds()))
-    try:
-        taken = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.add(key, 1, timeout=int(_lease().total_seconds()))
-        taken = 1
-    if taken > cap:
-        _release_slot(delivery)
-        return False
-    return True
-
-
-def _wait_for_slot(delivery: Delivery) -> bool | None:
-    """`_acquire_slot`, waiting up to PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS for a full target that
-    answered quickly within the last PONTE_WEBHOOK_SLOW_SECONDS: its sends finish within milliseconds,
-    and deferring each delivery turned away by a whole window (`_busy_wait`) left a busy healthy target
-    at a few dozen events/s. Any other target's delivery is deferred at once: waiting would hold this
-    thread behind a receiver that may hang."""
-    deadline = time.monotonic() + float(settings.PONTE_WEBHOOK_BUSY_TARGET_WAIT_SECONDS)
-    while True:
-        slot = _acquire_slot(delivery)
-        if slot is not False or time.monotonic() >= deadline:
-            return slot
-        if not cache.get(_target_key(delivery.target_url, "fast")):
-            return False
-        time.sleep(0.005)
-
-
-def _release_slot(delivery: Delivery) -> None:
-    with contextlib.suppress(ValueError):  # the counter expired: nothing to give back
-        cache.decr(_target_key(delivery.target_url, "inflight"))
-
-
-def _remember_speed(delivery: Delivery, result: PostResult) -> None:
-    slow_key = _target_key(delivery.target_url, "slow")
-    too_slow = result.duration_ms >= float(settings.PONTE_WEBHOOK_SLOW_SECONDS) * 1000
-    fast_key = _target_key(delivery.target_url, "fast")
-    if too_slow or (result.error or "").startswith("timeout"):
-        cache.set(slow_key, True, timeout=int(settings.PONTE_WEBHOOK_SLOW_MEMORY_SECONDS))
-        cache.delete(fast_key)
-    elif result.error is None:
-        cache.delete(slow_key)
-        # Seen answering quickly just now: worth waiting for a slot of (`_wait_for_slot`).
-        cache.set(fast_key, True, timeout=max(1, int(float(settings.PONTE_WEBHOOK_SLOW_SECONDS))))
-
-
-def _busy_wait(delivery: Delivery) -> float:
-    """How long a delivery waits for a full target, spread like a queue in front of the target.
-
-    The n-th delivery turned away within one window waits n / cap windows, a window being the shortest
-    wait (or the timeout, for a slow target): so a hanging receiver's backlog comes back a few at a time
-    instead of polling the workers every second.
-    """
-    slow = cache.get(_target_key(delivery.target_url, "slow"))
-    base = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS)
-    cap = int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET)
-    if slow:
-        base = max(base, delivery.timeout_seconds)
-        cap = int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET)
-    key = _target_key(delivery.target_url, "turned-away")
-    cache.add(key, 0, timeout=max(1, int(base)))
-    try:
-        turned_away = cache.incr(key)
-    except ValueError:  # the window just ended
-        turned_away = 1
-    return base * max(1.0, turned_away / max(cap, 1))
-
-
-def _defer(delivery: Delivery, wait: float) -> bool:
-    """Try again after `wait` seconds without using an attempt (the target has no free slot)."""
+def _due_exists(target_url: str) -> bool:
     now = timezone.now()
-    # Only a due delivery moves: a duplicate hint must not pull a later retry forward.
-    moved = Delivery.objects.filter(pk=delivery.pk, status__in=WAITING, next_attempt_at__lte=now).update(
-        next_attempt_at=now + timedelta(seconds=wait)
-    )
-    if moved:
-        enqueue_on_commit([delivery.pk], countdown=wait)
-    return bool(moved)
+    return sql.due_exists(target_url, now=now, lease_cutoff=now - _lease())
 
 
-def _post(delivery: Delivery, *, secret: str) -> tuple[PostResult, Any]:
+# --- Sending -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One delivery of a batch and what became of its POST (`result` None: nothing was sent)."""
+
+    delivery: Claimed
+    result: PostResult | None
+    started_at: datetime
+
+
+def _post(delivery: Claimed) -> Sent:
+    if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook_id is None:
+        return Sent(delivery, None, timezone.now())
     body = render_body(delivery.payload)
     sent_at = timezone.now()
-    headers = delivery_headers(secret=secret, msg_id=delivery.dispatch_id, body=body, sent_at=sent_at)
+    headers = delivery_headers(
+        secret=delivery.secret or "", msg_id=delivery.dispatch_id, body=body, sent_at=sent_at
+    )
     try:
         result = safe_post(
             delivery.target_url,
@@ -197,87 +144,162 @@ def _post(delivery: Delivery, *, secret: str) -> tuple[PostResult, Any]:
         )
     except UnsafeTarget as exc:  # the address was refused when connecting: a failed attempt
         result = PostResult(status=None, body_excerpt="", duration_ms=0, error=f"Refused target: {exc}")
-    return result, sent_at
+    return Sent(delivery, result, sent_at)
 
 
-def delivery_attempt(*, delivery_id: int) -> str:
-    """Make the next attempt of a delivery if it is due and nobody else holds it; what happened."""
-    delivery = Delivery.objects.select_related("webhook").filter(pk=delivery_id).first()
-    if delivery is None:
-        return "missing"
-    claimable = delivery.status in WAITING or delivery.status == Delivery.Status.SENDING
-    if not claimable:
-        return "done"
-    slot = _wait_for_slot(delivery)
-    if slot is False:
-        if delivery.status in WAITING:
-            return "deferred" if _defer(delivery, _busy_wait(delivery)) else "not-claimed"
-        slot = None  # a stuck claim being recovered is never held back
-    try:
-        token = _claim(delivery)
-        if token is None:
-            return "not-claimed"
-        scheduled_at = delivery.next_attempt_at
-        if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook is None:
-            _finish_without_sending(delivery, token, "Webhook deleted before delivery.")
-            return "dead"
-        secret = delivery.webhook.secret if delivery.webhook else ""
-        result, started_at = _post(delivery, secret=secret)
-    finally:
-        if slot:
-            _release_slot(delivery)
-    _remember_speed(delivery, result)
-    return _record(delivery, token=token, result=result, scheduled_at=scheduled_at, started_at=started_at)
+def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[Sent], list[Claimed], bool]:
+    """POST the batch in order: (sent, not sent, target found slow). A slow or timed-out answer, or the
+    drain's deadline, stops the batch: the rest is given back rather than held behind a bad receiver."""
+    sent: list[Sent] = []
+    for index, delivery in enumerate(batch):
+        outcome = _post(delivery)
+        sent.append(outcome)
+        result = outcome.result
+        slow = result is not None and throttle.is_too_slow(result.duration_ms, result.error)
+        if slow or time.monotonic() >= deadline:
+            return sent, batch[index + 1 :], slow
+    return sent, [], False
 
 
-def _finish_without_sending(delivery: Delivery, token: str, reason: str) -> None:
-    Delivery.objects.filter(pk=delivery.pk, claim_token=token).update(
-        status=Delivery.Status.DEAD, dead_at=timezone.now(), last_error=reason, claimed_at=None
-    )
+# --- Recording -----------------------------------------------------------------------------------
 
 
-@transaction.atomic
-def _record(delivery: Delivery, *, token: str, result: PostResult, scheduled_at: Any, started_at: Any) -> str:
+def _apply(sent: Sent, finished_at: datetime) -> tuple[str, Outcome, DeliveryAttempt | None, float | None]:
+    """A sent delivery's outcome: (outcome name, new state, attempt row, retry delay)."""
+    delivery, result = sent.delivery, sent.result
+    if result is None:  # the registered webhook was deleted: nothing to sign with, nothing sent
+        state = Outcome(
+            Delivery.Status.DEAD, delivery.attempt_count, None, WEBHOOK_DELETED, dead_at=finished_at
+        )
+        return "dead", state, None, None
     policy = policy_for(delivery.kind)
-    finished_at = timezone.now()
     number = delivery.attempt_count + 1
-    outcome = policy.outcome(status=result.status, error=result.error)
-    resend = delivery.resend_pending
-    if outcome == "retry" and (resend or number >= delivery.max_attempts):
+    verdict = policy.outcome(status=result.status, error=result.error)
+    if verdict == "retry" and (delivery.resend_pending or number >= delivery.max_attempts):
         # Attempts used up; a resend is one attempt and never starts a new retry chain.
-        outcome = "give_up"
-    DeliveryAttempt.objects.create(
-        delivery=delivery,
+        verdict = "give_up"
+    outcome = {"delivered": "delivered", "retry": "retry", "give_up": "dead"}[verdict]
+    attempt = DeliveryAttempt(
+        delivery_id=delivery.pk,
         number=number,
-        scheduled_at=scheduled_at,
-        started_at=started_at,
+        scheduled_at=delivery.scheduled_at,
+        started_at=sent.started_at,
         finished_at=finished_at,
         status_code=result.status,
         duration_ms=result.duration_ms,
         response_excerpt=(result.body_excerpt or "")[: DeliveryAttempt.RESPONSE_EXCERPT_CHARS],
         error=(result.error or "")[:500],
-        outcome={"delivered": "delivered", "retry": "retry", "give_up": "dead"}[outcome],
-        requested_by_id=delivery.resend_requested_by_id if resend else None,
+        outcome=outcome,
+        requested_by_id=delivery.resend_requested_by_id if delivery.resend_pending else None,
     )
-    fields: dict[str, Any] = {
-        "attempt_count": number,
-        "last_status_code": result.status,
-        "last_error": (result.error or "")[:500],
-        "claimed_at": None,
-        "claim_token": "",
-        "resend_pending": False,
-    }
+    error = (result.error or "")[:500]
+    delay = None
     if outcome == "delivered":
-        fields.update(status=Delivery.Status.DELIVERED, delivered_at=finished_at)
+        state = Outcome(Delivery.Status.DELIVERED, number, result.status, error, delivered_at=finished_at)
     elif outcome == "retry":
         delay = policy.delay_before(number + 1)
-        fields.update(status=Delivery.Status.FAILED, next_attempt_at=finished_at + timedelta(seconds=delay))
+        retry_at = finished_at + timedelta(seconds=delay)
+        state = Outcome(Delivery.Status.FAILED, number, result.status, error, next_attempt_at=retry_at)
     else:
-        fields.update(status=Delivery.Status.DEAD, dead_at=finished_at)
-    updated = Delivery.objects.filter(pk=delivery.pk, claim_token=token).update(**fields)
-    if updated and outcome == "retry":
-        enqueue_on_commit([delivery.pk], countdown=delay)
-    return {"delivered": "delivered", "retry": "retry", "give_up": "dead"}[outcome]
+        state = Outcome(Delivery.Status.DEAD, number, result.status, error, dead_at=finished_at)
+    return outcome, state, attempt, delay
+
+
+@transaction.atomic
+def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
+    """Write the batch's attempts and outcomes in one transaction: {delivery id: outcome}.
+
+    Only deliveries still held by this claim are written: one whose lease ran out and was claimed again
+    belongs to its new holder.
+    """
+    held = sql.held([s.delivery.pk for s in sent], token=token)
+    finished_at = timezone.now()
+    outcomes: dict[int, str] = {}
+    states: list[tuple[int, Outcome]] = []
+    attempts: list[DeliveryAttempt] = []
+    retries: dict[float, tuple[int, str]] = {}
+    for item in sent:
+        delivery = item.delivery
+        if delivery.pk not in held:
+            outcomes[delivery.pk] = "not-claimed"
+            continue
+        outcome, state, attempt, delay = _apply(item, finished_at)
+        outcomes[delivery.pk] = outcome
+        states.append((delivery.pk, state))
+        if attempt is not None:
+            attempts.append(attempt)
+        if delay is not None:
+            retries.setdefault(delay, (delivery.pk, delivery.target_url))
+    sql.insert_many(attempts)
+    sql.record(states, token=token, now=finished_at)
+    for delay, hint in retries.items():
+        enqueue_on_commit([hint], countdown=delay)
+    return outcomes
+
+
+# --- Draining a target ---------------------------------------------------------------------------
+
+
+def _drain(target_url: str, *, deadline: float) -> tuple[dict[int, str], bool]:
+    """Send what is due at one target while holding one of its slots: (outcomes, stopped early).
+
+    Stopped early: the target is slow, or the drain used its time; the caller hands over to a new hint.
+    """
+    outcomes: dict[int, str] = {}
+    was_slow = throttle.is_slow(target_url)
+    slot = throttle.slot_acquire(target_url, slow=was_slow)
+    if slot is None:
+        return outcomes, False  # every slot is held, and each holder looks again when it lets go
+    slow = answered = False
+    try:
+        while True:  # at least one batch, however short the time left
+            limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
+            token, batch = _claim_batch(target_url, limit=limit)
+            if not batch:
+                return outcomes, False
+            sent, unsent, slow = _send_batch(batch, deadline=deadline)
+            if unsent:
+                _unclaim(unsent, token)
+            outcomes.update(_record_batch(sent, token))
+            answered = answered or any(s.result is not None and s.result.ok for s in sent)
+            if slow or time.monotonic() >= deadline:
+                return outcomes, True
+            if len(batch) < limit:
+                return outcomes, False  # that was all; the caller looks again once the slot is free
+    finally:
+        throttle.slot_release(slot)
+        throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
+
+
+def delivery_attempt(*, delivery_id: int) -> str:
+    """Handle a hint: drain the delivery's target if anything is due there; what became of the delivery.
+
+    "delivered", "retry" or "dead" when it was attempted here; "done" when it had already finished;
+    "not-claimed" when it was not due, or held, or left for another drain; "missing" when it is gone.
+    """
+    row = sql.delivery_hint(delivery_id)
+    if row is None:
+        return "missing"
+    status, target_url = row
+    throttle.hint_taken(target_url)
+    deadline = time.monotonic() + float(settings.PONTE_WEBHOOK_DRAIN_SECONDS)
+    outcomes: dict[int, str] = {}
+    hand_over = False
+    while _due_exists(target_url):
+        if hand_over:
+            # A new hint waits behind other targets' hints (a slow target's, a moment more).
+            slow = throttle.is_slow(target_url)
+            delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if slow else 0
+            enqueue_on_commit([(delivery_id, target_url)], countdown=delay, force=True)
+            break
+        drained, stopped = _drain(target_url, deadline=deadline)
+        if not drained:
+            break  # every slot is held (their holders look again when they let go), or nothing was left
+        outcomes.update(drained)
+        hand_over = stopped or time.monotonic() >= deadline
+    if delivery_id in outcomes:
+        return outcomes[delivery_id]
+    return "done" if status in FINISHED else "not-claimed"
 
 
 # --- Resend, sweep, purge ------------------------------------------------------------------------
@@ -297,7 +319,8 @@ def deliveries_resend(*, deliveries: QuerySet[Delivery], requested_by: Any) -> t
     candidates = deliveries.filter(status__in=RESENDABLE).exclude(
         kind=Delivery.Kind.REGISTERED, webhook__isnull=True
     )
-    ids = list(candidates.values_list("pk", flat=True))
+    hints = list(candidates.values_list("pk", "target_url"))
+    ids = [pk for pk, _ in hints]
     queued = Delivery.objects.filter(pk__in=ids, status__in=RESENDABLE).update(
         status=Delivery.Status.PENDING,
         next_attempt_at=now,
@@ -306,7 +329,7 @@ def deliveries_resend(*, deliveries: QuerySet[Delivery], requested_by: Any) -> t
         resend_requested_at=now,
         dead_at=None,
     )
-    enqueue_on_commit(ids)
+    enqueue_on_commit(hints)
     return queued, total - queued
 
 
@@ -325,16 +348,19 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
     overdue = list(
         Delivery.objects.filter(status__in=WAITING, next_attempt_at__lte=now - grace)
         .order_by("next_attempt_at")
-        .values_list("pk", flat=True)[:limit]
+        .values_list("pk", "target_url")[:limit]
     )
     stuck = list(
         Delivery.objects.filter(status=Delivery.Status.SENDING, claimed_at__lte=now - lease)
         .order_by("claimed_at")
-        .values_list("pk", flat=True)[:limit]
+        .values_list("pk", "target_url")[:limit]
     )
     with transaction.atomic():
-        Delivery.objects.filter(pk__in=overdue, status__in=WAITING).update(next_attempt_at=now)
-        enqueue_on_commit([*overdue, *stuck])
+        Delivery.objects.filter(pk__in=[pk for pk, _ in overdue], status__in=WAITING).update(
+            next_attempt_at=now
+        )
+        # One hint per target (its drain sends them all), whatever the flag says: it may be a lost hint's.
+        enqueue_on_commit([*overdue, *stuck], force=True)
     if overdue or stuck:
         logger.info("Sweeper re-enqueued %d overdue and %d stuck deliveries", len(overdue), len(stuck))
     return len(overdue) + len(stuck)

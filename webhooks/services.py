@@ -8,13 +8,12 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
 from messaging.models import Session
-from webhooks import instance, outbox
+from webhooks import instance, outbox, sql
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.policy import REGISTERED
@@ -65,28 +64,30 @@ def envelope(event: Event) -> dict[str, Any]:
     }
 
 
-def _registered_deliveries(event: Event) -> list[Delivery]:
+def _registered_deliveries(event: Event, webhooks: list[tuple[str, str, list[str], int]]) -> list[Delivery]:
     """One delivery per webhook of the session listening to the event (names are stored canonical)."""
     hooks = [
-        hook for hook in Webhook.objects.filter(session_id=event.session_id) if hook.listens_to(event.name)
+        (hook_id, url, retry_count) for hook_id, url, events, retry_count in webhooks if event.name in events
     ]
     if not hooks:
         return []
     payload = envelope(event)
-    return [
-        Delivery.objects.create(
+    deliveries = []
+    for hook_id, url, retry_count in hooks:
+        delivery = Delivery(
             kind=Delivery.Kind.REGISTERED,
             event=event,
             session_id=event.session_id,
-            webhook=hook,
-            target_url=hook.url,
+            webhook_id=hook_id,
+            target_url=url,
             payload=payload,
-            max_attempts=hook.retry_count,
+            max_attempts=retry_count,
             timeout_seconds=REGISTERED.timeout_seconds,
             next_attempt_at=event.created_at,
         )
-        for hook in hooks
-    ]
+        sql.insert(delivery)
+        deliveries.append(delivery)
+    return deliveries
 
 
 @transaction.atomic
@@ -101,19 +102,21 @@ def emit(
     rolled-back caller sends nothing, and a lost enqueue is found again by the sweeper.
     """
     received = _now_ms()
-    last = Event.objects.filter(session_id=session_id, chat=chat).aggregate(m=Max("sequence"))["m"] or 0
-    event = Event.objects.create(
+    context = sql.emit_context(session_id, chat)
+    event = Event(
         session_id=session_id,
         name=canonical_event(name) or name,
         data=data,
         chat=chat,
-        sequence=last + 1,
+        sequence=context.last_sequence + 1,
         event_ms=event_ms or received,
         received_at_ms=received,
     )
-    deliveries = _registered_deliveries(event)
-    deliveries += instance.instance_deliveries(event)  # instance webhooks (seed 002 b)
-    outbox.enqueue_on_commit([delivery.pk for delivery in deliveries])
+    sql.insert(event)
+    deliveries = _registered_deliveries(event, context.webhooks)
+    if context.instance_webhooks_enabled:
+        deliveries += instance.instance_deliveries(event)  # instance webhooks (seed 002 b)
+    outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in deliveries])
     return event
 
 

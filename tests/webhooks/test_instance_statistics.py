@@ -35,7 +35,10 @@ def _stats(client, session) -> dict:
 
 
 def _new(session, text: str = "hi") -> Delivery:
+    """A delivery that waits until `_attempt` makes it due (an attempt drains every due delivery of
+    the target, and these tests script one attempt at a time)."""
     (delivery,) = deliveries_of(session, "message", message(text=text))
+    Delivery.objects.filter(event=delivery.event).update(next_attempt_at=timezone.now() + timedelta(hours=1))
     return delivery
 
 

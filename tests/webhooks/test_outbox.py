@@ -11,13 +11,11 @@ from datetime import timedelta
 
 import pytest
 import standardwebhooks
-from django.core.cache import cache
 from django.utils import timezone
 
-from webhooks import outbox
+from webhooks import outbox, throttle
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 from webhooks.services import emit, webhook_delete, webhook_update
-from webhooks.transport import PostResult
 
 pytestmark = pytest.mark.django_db
 
@@ -100,9 +98,66 @@ def test_a_failed_attempt_is_recorded_and_scheduled_after_one_second(hook, sessi
 
 def test_a_claimed_delivery_cannot_be_claimed_twice(hook, session):
     delivery = _delivery(session)
-    assert outbox._claim(delivery) is not None
-    assert outbox._claim(delivery) is None
+    _token, (claimed,) = outbox._claim_batch(delivery.target_url, limit=10)
+    assert claimed.pk == delivery.pk
+    assert outbox._claim_batch(delivery.target_url, limit=10)[1] == []
     assert outbox.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
+
+
+def test_one_hint_sends_every_due_delivery_of_its_target_in_batches(hook, session, receiver, settings):
+    settings.PONTE_WEBHOOK_BATCH_SIZE = 2
+    deliveries = [_delivery(session, id=f"M{n}") for n in range(5)]
+    later = _delivery(session, id="later")
+    Delivery.objects.filter(pk=later.pk).update(next_attempt_at=timezone.now() + timedelta(hours=1))
+
+    assert outbox.delivery_attempt(delivery_id=deliveries[-1].pk) == "delivered"
+
+    # Oldest due first, each recorded as its own attempt; the one due later waits.
+    assert [json.loads(r.body)["data"]["id"] for r in receiver.received] == [f"M{n}" for n in range(5)]
+    assert set(
+        Delivery.objects.filter(pk__in=[d.pk for d in deliveries]).values_list("status", flat=True)
+    ) == {Delivery.Status.DELIVERED}
+    assert DeliveryAttempt.objects.filter(outcome="delivered").count() == 5
+    assert Delivery.objects.get(pk=later.pk).status == Delivery.Status.PENDING
+    # Its own hint finds it already sent.
+    assert outbox.delivery_attempt(delivery_id=deliveries[0].pk) == "done"
+
+
+def test_a_slow_answer_stops_the_batch_and_gives_the_rest_back_unattempted(
+    hook, session, receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.PONTE_WEBHOOK_SLOW_SECONDS = 0.05
+    receiver.hang = 0.2
+    first, second, third = (_delivery(session) for _ in range(3))
+    with django_capture_on_commit_callbacks(execute=False) as handed_over:
+        assert outbox.delivery_attempt(delivery_id=first.pk) == "delivered"
+    assert len(receiver.received) == 1
+    assert throttle.is_slow(first.target_url)
+    for delivery in (second, third):
+        delivery.refresh_from_db()
+        assert (delivery.status, delivery.attempt_count, delivery.claim_token) == (
+            Delivery.Status.PENDING,
+            0,
+            "",
+        )
+    assert len(handed_over) == 1  # a new hint, a moment later, for what is left
+    # The next hint sends the rest (one per claim while the target is slow); quick answers clear the mark.
+    receiver.hang = 0
+    assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"
+    assert len(receiver.received) == 3
+    assert not throttle.is_slow(first.target_url)
+
+
+def test_a_drain_hands_over_to_a_new_hint_when_its_time_is_up(
+    hook, session, receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.PONTE_WEBHOOK_DRAIN_SECONDS = 0
+    first, second = _delivery(session), _delivery(session)
+    with django_capture_on_commit_callbacks(execute=False) as handed_over:
+        assert outbox.delivery_attempt(delivery_id=first.pk) == "delivered"
+    assert len(receiver.received) == 1  # at least one delivery per hint, however little the time
+    assert len(handed_over) == 1
+    assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"
 
 
 def test_redirects_count_as_answers_and_are_not_followed(hook, session, receiver):
@@ -193,33 +248,45 @@ def test_waiting_deliveries_follow_a_patched_url(hook, session, make_receiver):
 
 def test_a_slow_target_gets_few_threads_and_waits_without_using_an_attempt(hook, session, receiver, settings):
     settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = 1
-    first, second = _delivery(session), _delivery(session)
-    # The last attempt timed out: the target is slow, and one send to it is in flight.
-    outbox._remember_speed(first, PostResult(None, "", 10_000, "timeout: read timed out"))
-    assert outbox._acquire_slot(first) is True
-    assert outbox.delivery_attempt(delivery_id=second.pk) == "deferred"
-    second.refresh_from_db()
-    assert second.status == Delivery.Status.PENDING
-    assert second.attempt_count == 0
-    assert receiver.received == []
-    assert second.next_attempt_at >= timezone.now() + timedelta(seconds=4)  # half the 10 s timeout
-    # A duplicate hint does not pull it forward.
-    assert outbox.delivery_attempt(delivery_id=second.pk) == "not-claimed"
-    # The slot comes back; a quick success clears the slow mark.
-    outbox._release_slot(first)
-    Delivery.objects.filter(pk=second.pk).update(next_attempt_at=timezone.now())
-    assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"
-    assert cache.get(outbox._target_key(first.target_url, "slow")) is None
+    delivery = _delivery(session)
+    # The last attempt timed out: the target is slow, and one drain of it is under way.
+    throttle.remember_speed(delivery.target_url, slow=True, answered=False, was_slow=False)
+    held = throttle.slot_acquire(delivery.target_url, slow=True)
+    assert held
+    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempt_count, receiver.received) == (Delivery.Status.PENDING, 0, [])
+    # The holder lets go and looks again (as every drain does): sent, and the slow mark is gone.
+    throttle.slot_release(held)
+    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"
+    assert not throttle.is_slow(delivery.target_url)
 
 
 def test_a_fast_target_shares_the_workers_up_to_its_cap(hook, session, receiver, settings):
     settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = 3
-    first, second = _delivery(session), _delivery(session)
-    assert outbox._acquire_slot(first) is True
-    assert outbox._acquire_slot(first) is True  # two sends in flight
-    assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"  # the third slot
-    assert outbox._acquire_slot(first) is True
-    assert outbox._acquire_slot(first) is False  # the cap: 3 at once
+    delivery = _delivery(session)
+    url = delivery.target_url
+    assert throttle.slot_acquire(url, slow=False)
+    assert throttle.slot_acquire(url, slow=False)  # two drains under way
+    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"  # the third slot
+    assert throttle.slot_acquire(url, slow=False)
+    assert throttle.slot_acquire(url, slow=False) is None  # the cap: 3 at once
+
+
+def test_one_hint_per_target_waits_in_a_shared_queue(settings, tmp_path):
+    url = "https://receiver.example/hook"
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # A cache of this process only: every delivery is hinted (the worker could not clear the flag).
+    assert throttle.hint_wanted(url) and throttle.hint_wanted(url)
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": tmp_path}
+    }
+    assert throttle.hint_wanted(url)
+    assert not throttle.hint_wanted(url)  # one is queued: its drain sends this one too
+    assert throttle.hint_wanted("https://receiver.example/other")  # flags are per target
+    assert throttle.hint_wanted(url, force=True)  # the sweeper, a drain handing over
+    throttle.hint_taken(url)  # a worker picked the hint up
+    assert throttle.hint_wanted(url)
 
 
 def test_the_sweeper_finds_lost_and_stuck_deliveries(hook, session, django_capture_on_commit_callbacks):
