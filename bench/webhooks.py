@@ -323,7 +323,8 @@ def main() -> None:
             f"  raw pooled POST loop : {raw_rate:8.1f} req/s    p50 {raw_p50:7.1f} ms  p99 {raw_p99:7.1f} ms"
         )
         print(
-            f"    CPU per request    : {raw_cpu:.2f} ms (machine {raw_machine:.2f} ms, {os.cpu_count()} cores)"
+            f"    CPU per request    : {raw_cpu:.2f} ms "
+            f"(machine {raw_machine:.2f} ms, {os.cpu_count()} cores)"
         )
         cpu_before = cpu_seconds(os.getpid()), cpu_seconds(worker.pid), machine_cpu_seconds()
         rate, p50, p99 = emit_and_measure(

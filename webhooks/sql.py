@@ -234,12 +234,7 @@ def _worker_statements(vendor: str) -> dict[str, str]:
     m = _models()
     d, hook = m.Delivery, m.Webhook
     t, pk, target = table(d), column(d, "id"), column(d, "target_url")
-    waiting, stuck, next_at, claimed_at = (
-        _waiting_sql(),
-        _stuck_sql(),
-        column(d, "next_attempt_at"),
-        column(d, "claimed_at"),
-    )
+    waiting, stuck, next_at = _waiting_sql(), _stuck_sql(), column(d, "next_attempt_at")
     # PostgreSQL: concurrent drains of one target take different rows instead of queueing on locks.
     skip_locked = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     returned = ", ".join(f"{t}.{column(d, name)}" for name in _CLAIMED_FIELDS)
@@ -253,8 +248,8 @@ def _worker_statements(vendor: str) -> dict[str, str]:
     candidates = (
         f"SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {waiting}"
         f" ORDER BY {next_at}, {pk} LIMIT %s{skip_locked}) AS waiting"
-        f" UNION ALL SELECT {pk}, due FROM (SELECT {pk}, {claimed_at} AS due FROM {t} WHERE {stuck}"
-        f" ORDER BY {claimed_at}, {pk} LIMIT %s{skip_locked}) AS stuck"
+        f" UNION ALL SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {stuck}"
+        f" ORDER BY {next_at}, {pk} LIMIT %s{skip_locked}) AS stuck"
     )
     return {
         "hint": f"SELECT {column(d, 'status')}, {target} FROM {t} WHERE {pk} = %s",

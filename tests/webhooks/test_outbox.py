@@ -104,6 +104,40 @@ def test_a_claimed_delivery_cannot_be_claimed_twice(hook, session):
     assert outbox.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
 
 
+def test_a_claim_takes_waiting_and_stuck_deliveries_of_its_target_oldest_first(hook, session, make_receiver):
+    stuck, fresh, waiting, held, delivered, later = (_delivery(session, id=f"M{n}") for n in range(6))
+    now = timezone.now()
+    Delivery.objects.filter(pk=stuck.pk).update(
+        status=Delivery.Status.SENDING,
+        claimed_at=now - timedelta(hours=2),
+        next_attempt_at=now - timedelta(hours=3),
+    )
+    Delivery.objects.filter(pk=waiting.pk).update(
+        status=Delivery.Status.FAILED, attempt_count=1, next_attempt_at=now - timedelta(hours=1)
+    )
+    Delivery.objects.filter(pk=held.pk).update(status=Delivery.Status.SENDING, claimed_at=now)
+    Delivery.objects.filter(pk=delivered.pk).update(status=Delivery.Status.DELIVERED)
+    Delivery.objects.filter(pk=later.pk).update(next_attempt_at=now + timedelta(hours=1))
+    other = Webhook.objects.create(
+        account=session.account, session=session, url=make_receiver().url, events=["message"]
+    )
+    event = emit(session_id=session.id, name="message", data={"id": "M6", "text": "hi"})
+    elsewhere = Delivery.objects.get(webhook=other, event=event)
+
+    _token, claimed = outbox._claim_batch(hook.url, limit=10)
+
+    # Oldest due first, a row whose claim outlived its lease (its worker died) among them; the one held
+    # by a live claim, the delivered one, the one due later and the other target's are left.
+    assert [c.pk for c in claimed] == [
+        stuck.pk,
+        waiting.pk,
+        fresh.pk,
+        Delivery.objects.get(webhook=hook, event=event).pk,
+    ]
+    assert outbox._claim_batch(hook.url, limit=10)[1] == []
+    assert outbox._claim_batch(other.url, limit=10)[1][0].pk == elsewhere.pk
+
+
 def test_one_hint_sends_every_due_delivery_of_its_target_in_batches(hook, session, receiver, settings):
     settings.PONTE_WEBHOOK_BATCH_SIZE = 2
     deliveries = [_delivery(session, id=f"M{n}") for n in range(5)]
