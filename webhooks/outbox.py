@@ -124,11 +124,13 @@ class Sent:
     delivery: Claimed
     result: PostResult | None
     started_at: datetime
+    finished_at: datetime
 
 
 def _post(delivery: Claimed) -> Sent:
     if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook_id is None:
-        return Sent(delivery, None, timezone.now())
+        now = timezone.now()
+        return Sent(delivery, None, now, now)
     body = render_body(delivery.payload)
     sent_at = timezone.now()
     headers = delivery_headers(
@@ -144,7 +146,7 @@ def _post(delivery: Claimed) -> Sent:
         )
     except UnsafeTarget as exc:  # the address was refused when connecting: a failed attempt
         result = PostResult(status=None, body_excerpt="", duration_ms=0, error=f"Refused target: {exc}")
-    return Sent(delivery, result, sent_at)
+    return Sent(delivery, result, sent_at, timezone.now())
 
 
 def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[Sent], list[Claimed], bool]:
@@ -164,9 +166,10 @@ def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[Sent], l
 # --- Recording -----------------------------------------------------------------------------------
 
 
-def _apply(sent: Sent, finished_at: datetime) -> tuple[str, Outcome, DeliveryAttempt | None, float | None]:
-    """A sent delivery's outcome: (outcome name, new state, attempt row, retry delay)."""
-    delivery, result = sent.delivery, sent.result
+def _apply(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | None]:
+    """A sent delivery's outcome: (outcome name, new state, attempt row, retry delay). Times are its own
+    POST's, not the batch's."""
+    delivery, result, finished_at = sent.delivery, sent.result, sent.finished_at
     if result is None:  # the registered webhook was deleted: nothing to sign with, nothing sent
         state = Outcome(
             Delivery.Status.DEAD, delivery.attempt_count, None, WEBHOOK_DELETED, dead_at=finished_at
@@ -179,6 +182,7 @@ def _apply(sent: Sent, finished_at: datetime) -> tuple[str, Outcome, DeliveryAtt
         # Attempts used up; a resend is one attempt and never starts a new retry chain.
         verdict = "give_up"
     outcome = {"delivered": "delivered", "retry": "retry", "give_up": "dead"}[verdict]
+    error = (result.error or "")[:500]
     attempt = DeliveryAttempt(
         delivery_id=delivery.pk,
         number=number,
@@ -188,11 +192,10 @@ def _apply(sent: Sent, finished_at: datetime) -> tuple[str, Outcome, DeliveryAtt
         status_code=result.status,
         duration_ms=result.duration_ms,
         response_excerpt=(result.body_excerpt or "")[: DeliveryAttempt.RESPONSE_EXCERPT_CHARS],
-        error=(result.error or "")[:500],
+        error=error,
         outcome=outcome,
         requested_by_id=delivery.resend_requested_by_id if delivery.resend_pending else None,
     )
-    error = (result.error or "")[:500]
     delay = None
     if outcome == "delivered":
         state = Outcome(Delivery.Status.DELIVERED, number, result.status, error, delivered_at=finished_at)
@@ -213,7 +216,6 @@ def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
     belongs to its new holder.
     """
     held = sql.held([s.delivery.pk for s in sent], token=token)
-    finished_at = timezone.now()
     outcomes: dict[int, str] = {}
     states: list[tuple[int, Outcome]] = []
     attempts: list[DeliveryAttempt] = []
@@ -223,7 +225,7 @@ def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
         if delivery.pk not in held:
             outcomes[delivery.pk] = "not-claimed"
             continue
-        outcome, state, attempt, delay = _apply(item, finished_at)
+        outcome, state, attempt, delay = _apply(item)
         outcomes[delivery.pk] = outcome
         states.append((delivery.pk, state))
         if attempt is not None:
@@ -231,7 +233,7 @@ def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
         if delay is not None:
             retries.setdefault(delay, (delivery.pk, delivery.target_url))
     sql.insert_many(attempts)
-    sql.record(states, token=token, now=finished_at)
+    sql.record(states, token=token, now=timezone.now())
     for delay, hint in retries.items():
         enqueue_on_commit([hint], countdown=delay)
     return outcomes

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import itertools
 import json
 from datetime import timedelta
 
@@ -151,7 +152,11 @@ def test_one_hint_sends_every_due_delivery_of_its_target_in_batches(hook, sessio
     assert set(
         Delivery.objects.filter(pk__in=[d.pk for d in deliveries]).values_list("status", flat=True)
     ) == {Delivery.Status.DELIVERED}
-    assert DeliveryAttempt.objects.filter(outcome="delivered").count() == 5
+    attempts = list(DeliveryAttempt.objects.filter(outcome="delivered").order_by("started_at"))
+    assert len(attempts) == 5
+    # Each attempt carries its own POST's times, not its batch's.
+    for first, second in itertools.pairwise(attempts):
+        assert first.started_at <= first.finished_at <= second.started_at
     assert Delivery.objects.get(pk=later.pk).status == Delivery.Status.PENDING
     # Its own hint finds it already sent.
     assert outbox.delivery_attempt(delivery_id=deliveries[0].pk) == "done"
