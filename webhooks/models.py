@@ -75,9 +75,6 @@ class Webhook(models.Model):
     def __str__(self) -> str:
         return f"{self.id} → {self.url}"
 
-    def listens_to(self, event_name: str) -> bool:
-        return event_name in self.events
-
 
 class Delivery(models.Model):
     """One event to one target: the outbox row that is the truth (the broker only carries hints).

@@ -57,16 +57,17 @@ def from_db(model: type[Model], name: str, value: Any) -> Any:
 
 @cache
 def _insert(model: type[Model], vendor: str) -> tuple[str, list[Field], Field | None]:
-    """INSERT text for every local column but a database-generated key, which it returns."""
+    """INSERT text for every local column but a database-generated key (the caller may return it)."""
     meta = model._meta
     generated = meta.pk if meta.pk.db_returning else None
     fields = [f for f in meta.local_concrete_fields if f is not generated]
     names = ", ".join(qn(f.column) for f in fields)
     placeholders = ", ".join(["%s"] * len(fields))
-    sql = f"INSERT INTO {table(model)} ({names}) VALUES ({placeholders})"
-    if generated is not None:
-        sql += f" RETURNING {qn(generated.column)}"
-    return sql, fields, generated
+    return f"INSERT INTO {table(model)} ({names}) VALUES ({placeholders})", fields, generated
+
+
+def _row(obj: Model, fields: list[Field]) -> list[Any]:
+    return [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
 
 
 def insert(obj: Model) -> None:
@@ -74,9 +75,10 @@ def insert(obj: Model) -> None:
 
     As `save()` on a new row would, without its signals (the outbox models have none)."""
     sql, fields, generated = _insert(type(obj), connection.vendor)
-    params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    if generated is not None:
+        sql += f" RETURNING {qn(generated.column)}"
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, _row(obj, fields))
         if generated is not None:
             setattr(obj, generated.attname, cursor.fetchone()[0])
     obj._state.adding = False
@@ -88,9 +90,8 @@ def insert_many(objs: Sequence[Model]) -> None:
     if not objs:
         return
     sql, fields, _generated = _insert(type(objs[0]), connection.vendor)
-    rows = [[f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields] for obj in objs]
     with connection.cursor() as cursor:
-        cursor.executemany(sql.split(" RETURNING ", 1)[0], rows)
+        cursor.executemany(sql, [_row(obj, fields) for obj in objs])
 
 
 def fetch(sql: str, params: Iterable[Any]) -> list[tuple]:
