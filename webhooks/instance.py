@@ -24,10 +24,10 @@ from django.db import transaction
 
 from config.errors import InstanceNotFound, ValidationFailed
 from messaging.models import Session
+from net.transport import validate_target_url
 from webhooks import meta
 from webhooks.models import Delivery, Event, InstanceWebhookConfig
 from webhooks.policy import INSTANCE
-from webhooks.transport import validate_target_url
 
 # API name → model attribute, for the URL settings (order as in the seed).
 URL_SETTINGS: dict[str, str] = {
