@@ -276,6 +276,7 @@ def main() -> None:
     # As a production worker runs: DEBUG on keeps every SQL statement and wraps each cursor.
     os.environ.setdefault("DEBUG", "false")
     os.environ.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
+    os.environ.setdefault("PONTE_SECRET_KEYS", "YmVuY2gtb25seS1rZXktbm90LXVzZWQtYW55d2hlcmU=")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
     import django
