@@ -8,6 +8,7 @@ run on PostgreSQL and Redis instead (CI and production).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -353,9 +354,14 @@ MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FET
 
 # --- Webhooks ----------------------------------------------------------------------------------
 
-# Unknown instance keys one client address may present per minute before the instance interface
-# answers it 429 (guessing keys; webhooks.instance_guard).
-PONTE_INSTANCE_KEY_FAILURES_PER_MINUTE = env_int("PONTE_INSTANCE_KEY_FAILURES_PER_MINUTE", 10)
+# Unknown instance keys one client address may present before the instance interface answers it 429
+# until the window ends (guessing keys; webhooks.instance_guard): "<count>/<period>", period s, m, h or d.
+PONTE_INSTANCE_KEY_FAILURE_RATE = os.environ.get("PONTE_INSTANCE_KEY_FAILURE_RATE", "10/m").strip()
+if not re.fullmatch(r"[1-9]\d*/\d*[smhd]", PONTE_INSTANCE_KEY_FAILURE_RATE):
+    raise ImproperlyConfigured(
+        "PONTE_INSTANCE_KEY_FAILURE_RATE must look like 10/m (a count, a slash, a period s, m, h or d); "
+        f"got {PONTE_INSTANCE_KEY_FAILURE_RATE!r}."
+    )
 
 # CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
 PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])

@@ -1,6 +1,6 @@
 """Guessing instance keys is throttled: the instance interface's credential is the key in the path, so
 failed lookups are counted per client address (the rate-limit counters of accounts.ratelimit, shared by
-every web process), and an address past `PONTE_INSTANCE_KEY_FAILURES_PER_MINUTE` is answered 429 with
+every web process), and an address past `PONTE_INSTANCE_KEY_FAILURE_RATE` is answered 429 with
 Retry-After until its window ends. The check comes before the key is looked at, so a blocked address
 cannot tell a right guess from a wrong one; keys found are never counted.
 """
@@ -22,7 +22,7 @@ TOO_MANY_FAILURES = "Too many unknown instance keys from this address; wait befo
 
 
 def _rate() -> str:
-    return f"{settings.PONTE_INSTANCE_KEY_FAILURES_PER_MINUTE}/m"
+    return settings.PONTE_INSTANCE_KEY_FAILURE_RATE
 
 
 class InstanceKeyGuessThrottle(BaseThrottle):
