@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test import Client
 
 from accounts.keys import digest_of
 from messaging.models import Session
@@ -80,3 +81,21 @@ def test_a_session_created_in_code_carries_its_key_once(account):
     session = Session.objects.create(account=account, name="code")
     assert session.instance_key and session.instance_key_prefix == session.instance_key[:8]
     assert Session.objects.get(pk=session.pk).instance_key is None
+
+
+def test_the_admin_shows_the_key_masked_and_regenerates_it_once(client, account, django_user_model):
+    admin_client = Client()
+    admin_client.force_login(django_user_model.objects.create_superuser("staff", "s@example.com", "pw"))
+    session = Session.objects.create(account=account, name="staff")
+    page = admin_client.get(f"/admin/messaging/session/{session.pk}/change/").content.decode()
+    assert f"{session.instance_key_prefix}…" in page and session.instance_key not in page
+    response = admin_client.post(
+        "/admin/messaging/session/",
+        {"action": "regenerate_instance_key", "_selected_action": [str(session.pk)]},
+        follow=True,
+    )
+    shown = [str(m) for m in response.context["messages"]]
+    assert len(shown) == 1 and "shown only this once" in shown[0]
+    new_key = shown[0].rsplit(" ", 1)[1]
+    assert instance_status(client, new_key) == 200
+    assert instance_status(client, session.instance_key) == 404
