@@ -38,5 +38,6 @@ class EncryptedJSONField(models.TextField):
     def get_prep_value(self, value: Any) -> str | None:
         return None if value is None else encrypt(json.dumps(value, separators=(",", ":")))
 
-    def value_to_string(self, obj: models.Model) -> str:
-        return json.dumps(self.value_from_object(obj))
+    def value_to_string(self, obj: models.Model) -> Any:
+        # As Django's JSONField: the serializers (dumpdata) write the value itself, loaddata reads it back.
+        return self.value_from_object(obj)

@@ -14,6 +14,7 @@ own error text stay in the logs, so the API cannot be used to map Ponte's networ
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -77,7 +78,7 @@ class _VettedConnectionMixin:
     port: int
     timeout: float | None
 
-    def _new_conn(self):
+    def _new_conn(self) -> socket.socket:
         """Connect to each vetted address in turn, within the one connect timeout; the last failure
         is raised when none answers (an IPv6 address first on a host without IPv6 is the usual case)."""
         host, timeout = self._dns_host, self.timeout

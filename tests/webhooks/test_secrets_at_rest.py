@@ -146,3 +146,14 @@ def test_a_database_dump_holds_no_webhook_secret_and_no_instance_key(keyed_clien
     # the sandbox's QR text, stored with the qr event, carries its public keys as WhatsApp's does.)
     assert set(credentials) >= {"identityKey", "advSecret"}
     assert '"identityKey"' not in dump and '"advSecret"' not in dump
+
+
+def test_dumpdata_and_loaddata_carry_encrypted_fields_as_their_values(account, tmp_path):
+    session = Session.objects.create(account=account, name="main")
+    device = SandboxDevice.objects.create(session_id=session.pk, credentials={"advSecret": "a2V5"})
+    fixture = tmp_path / "devices.json"
+    call_command("dumpdata", "messaging.SandboxDevice", output=str(fixture))
+    SandboxDevice.objects.all().delete()
+    call_command("loaddata", str(fixture), stdout=_Output())
+    assert SandboxDevice.objects.get(pk=device.pk).credentials == {"advSecret": "a2V5"}
+    assert "a2V5" not in stored("messaging_sandboxdevice", "credentials", device.pk)
