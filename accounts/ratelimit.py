@@ -44,9 +44,14 @@ class Usage:
         }
 
 
-def usage_hit(request: HttpRequest, *, group: str, subject: str, rate: str) -> Usage | None:
-    """Count one call of `subject` in `group` against `rate` (e.g. "5/m"); None when disabled."""
-    raw = get_usage(request, group=group, key=lambda _group, _request: subject, rate=rate, increment=True)
+def usage_hit(
+    request: HttpRequest, *, group: str, subject: str, rate: str, increment: bool = True
+) -> Usage | None:
+    """Count one call of `subject` in `group` against `rate` (e.g. "5/m"); None when disabled.
+    With `increment=False` only read the counter (a limit on failures checks before it counts)."""
+    raw = get_usage(
+        request, group=group, key=lambda _group, _request: subject, rate=rate, increment=increment
+    )
     if raw is None:
         return None
     now = int(time.time())

@@ -100,6 +100,7 @@ def main() -> None:
             "BONDS_KEY_INTERVAL_SECONDS": "0",
             "DEBUG": "false",
             "SECRET_KEY": "bench-only-secret-key-not-used-anywhere-else-0123456789",
+            "PONTE_SECRET_KEYS": "YmVuY2gtb25seS1rZXktbm90LXVzZWQtYW55d2hlcmU=",
             "LOG_LEVEL": "WARNING",
         }
     )

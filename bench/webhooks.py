@@ -164,9 +164,9 @@ def wait_count(receiver: ReceiverProcess, count: int, timeout: float = 300) -> d
 
 def raw_loop(receiver: ReceiverProcess, *, events: int, threads: int) -> tuple[float, float, float]:
     """A pooled requests.Session POST loop (one session per thread): req/s, p50, p99 (ms)."""
+    from net.transport import http_session
     from webhooks.outbox import render_body
     from webhooks.signing import delivery_headers
-    from webhooks.transport import http_session
 
     receiver.stats(reset=True)
     local = threading.local()
@@ -276,6 +276,7 @@ def main() -> None:
     # As a production worker runs: DEBUG on keeps every SQL statement and wraps each cursor.
     os.environ.setdefault("DEBUG", "false")
     os.environ.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
+    os.environ.setdefault("PONTE_SECRET_KEYS", "YmVuY2gtb25seS1rZXktbm90LXVzZWQtYW55d2hlcmU=")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
     import django

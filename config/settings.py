@@ -8,6 +8,7 @@ run on PostgreSQL and Redis instead (CI and production).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -106,6 +107,32 @@ if not SECRET_KEY:
             "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
         )
     SECRET_KEY = _INSECURE_DEV_KEY
+
+# Keys that encrypt secrets at rest (webhook secrets, channel credentials; config.encryption): Fernet
+# keys, comma-separated. The first encrypts, all decrypt, so a new key goes first and the old one stays
+# until `manage.py rotate_secret_keys` has re-encrypted everything. Lose them and those secrets are lost.
+PONTE_SECRET_KEYS = env_list("PONTE_SECRET_KEYS", [])
+if not PONTE_SECRET_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "PONTE_SECRET_KEYS is not set. With DEBUG off Ponte refuses to start without it: it encrypts "
+            "webhook secrets and channel credentials in the database. Set it to one Fernet key (several, "
+            "comma-separated, while rotating), e.g. the output of python -c 'from cryptography.fernet "
+            "import Fernet; print(Fernet.generate_key().decode())', and back it up apart from the database."
+        )
+    from config.encryption import development_key
+
+    PONTE_SECRET_KEYS = [development_key(SECRET_KEY)]
+else:
+    from config.encryption import key_problem
+
+    for _index, _key in enumerate(PONTE_SECRET_KEYS, start=1):
+        if key_problem(_key):
+            raise ImproperlyConfigured(
+                f"PONTE_SECRET_KEYS: key {_index} is not a Fernet key ({key_problem(_key)}); generate "
+                "one with python -c 'from cryptography.fernet import Fernet; "
+                "print(Fernet.generate_key().decode())'."
+            )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -326,6 +353,15 @@ MESSAGING_PROFILE_PICTURE_MAX_BYTES = env_int("MESSAGING_PROFILE_PICTURE_MAX_BYT
 MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT", 10)
 
 # --- Webhooks ----------------------------------------------------------------------------------
+
+# Unknown instance keys one client address may present before the instance interface answers it 429
+# until the window ends (guessing keys; webhooks.instance_guard): "<count>/<period>", period s, m, h or d.
+PONTE_INSTANCE_KEY_FAILURE_RATE = os.environ.get("PONTE_INSTANCE_KEY_FAILURE_RATE", "10/m").strip()
+if not re.fullmatch(r"[1-9]\d*/\d*[smhd]", PONTE_INSTANCE_KEY_FAILURE_RATE):
+    raise ImproperlyConfigured(
+        "PONTE_INSTANCE_KEY_FAILURE_RATE must look like 10/m (a count, a slash, a period s, m, h or d); "
+        f"got {PONTE_INSTANCE_KEY_FAILURE_RATE!r}."
+    )
 
 # CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
 PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])

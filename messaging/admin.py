@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from config.errors import ApplicationError
 from messaging.api.common import engine_label
 from messaging.engines.sandbox import SandboxEngine
+from messaging.instance_keys import instance_key_masked
 from messaging.models import Group, Message, Session
 from messaging.services import sessions as services
 from messaging.services._engine import engine_for
@@ -19,7 +20,7 @@ class SessionAdmin(admin.ModelAdmin):
     search_fields = ["name", "account__name", "phone", "jid", "id"]
     readonly_fields = [
         "id",
-        "instance_key",
+        "instance_key_masked",
         "status",
         "jid",
         "phone",
@@ -27,7 +28,31 @@ class SessionAdmin(admin.ModelAdmin):
         "qr_expires_at",
         "connected_at",
     ]
-    actions = ["sandbox_scan"]
+    actions = ["sandbox_scan", "regenerate_instance_key"]
+
+    @admin.display(description="instance key")
+    def instance_key_masked(self, session: Session) -> str:
+        # Stored as a digest: only its first characters can be shown (the key is shown once).
+        return instance_key_masked(session.instance_key_prefix)
+
+    def save_model(self, request: HttpRequest, obj: Session, form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if not change and obj.instance_key:
+            self.message_user(
+                request,
+                f"Instance key of {obj} (shown only this once, copy it now): {obj.instance_key}",
+                messages.WARNING,
+            )
+
+    @admin.action(description="Regenerate the instance key (the old one stops working)")
+    def regenerate_instance_key(self, request: HttpRequest, queryset: QuerySet[Session]) -> None:
+        for session in queryset:
+            session = services.session_instance_key_regenerate(session=session)
+            self.message_user(
+                request,
+                f"New instance key of {session} (shown only this once, copy it now): {session.instance_key}",
+                messages.WARNING,
+            )
 
     @admin.display(description="engine")
     def engine_kind(self, session: Session) -> str:

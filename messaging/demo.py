@@ -27,6 +27,7 @@ def load(*, stdout: TextIO) -> None:
     connected = account.sessions.filter(name=CONNECTED_NAME).first()
     if connected is None:
         connected = sessions.session_create(account=account, name=CONNECTED_NAME)
+        instance_key = connected.instance_key  # stored as a digest: printed this once
         sessions.session_connect(session=connected)
         sessions.sandbox_scan(session=connected, phone=OWN_PHONE)
         customer = normalize_jid(CUSTOMER)
@@ -49,6 +50,7 @@ def load(*, stdout: TextIO) -> None:
             quoted=messages.QuotedInput(message_id=inbound["id"]),
         )
         stdout.write(f"  sandbox session {CONNECTED_NAME} connected as {OWN_PHONE}, with two messages\n")
+        stdout.write(f"  its instance key (shown once; /instances/<key>/instance): {instance_key}\n")
     if not account.sessions.filter(name=WAITING_NAME).exists():
         waiting = sessions.session_create(account=account, name=WAITING_NAME)
         sessions.session_connect(session=waiting)

@@ -1,14 +1,17 @@
 from __future__ import annotations
 
-import secrets
 import uuid
 
 from django.db import models
 from django.utils import timezone
 
+from config.fields import EncryptedJSONField
+from messaging.instance_keys import instance_key_new
+
 
 def new_instance_key() -> str:
-    return secrets.token_urlsafe(24)
+    """The default of the clear-text column of migration 0001 (since replaced by a digest)."""
+    return instance_key_new()[0]
 
 
 class Session(models.Model):
@@ -35,7 +38,12 @@ class Session(models.Model):
     official = models.BooleanField(default=False)
     jid = models.CharField(max_length=100, blank=True, help_text="Own JID once paired.")
     phone = models.CharField(max_length=30, blank=True)
-    instance_key = models.CharField(max_length=64, unique=True, default=new_instance_key, editable=False)
+    # The instance key is stored as a digest (messaging.instance_keys); `instance_key` holds it in clear
+    # only on the object that issued it, in the creating or regenerating request.
+    instance_key_prefix = models.CharField(
+        max_length=8, db_index=True, editable=False, help_text="First characters of the instance key."
+    )
+    instance_key_digest = models.CharField(max_length=64, unique=True, editable=False)
     profile_name = models.CharField(max_length=25, blank=True)
     profile_status = models.CharField(max_length=139, blank=True)
     profile_picture = models.BinaryField(null=True, blank=True, editable=False)
@@ -50,8 +58,20 @@ class Session(models.Model):
         ordering = ["created_at"]
         indexes = [models.Index(fields=["account", "status"])]
 
+    instance_key: str | None = None
+
     def __str__(self) -> str:
         return f"{self.name} ({self.status})"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self.instance_key_digest:  # every session has an instance key from its first save
+            self.instance_key_issue()
+        super().save(*args, **kwargs)
+
+    def instance_key_issue(self) -> str:
+        """Give the session a new instance key (the old one stops working once saved); return it."""
+        self.instance_key, self.instance_key_prefix, self.instance_key_digest = instance_key_new()
+        return self.instance_key
 
     def clean(self) -> None:
         """The admin refuses an engine path that does not import (the API would answer 502)."""
@@ -171,7 +191,9 @@ class SandboxDevice(models.Model):
     """What the sandbox's "WhatsApp servers" know about one session."""
 
     session_id = models.UUIDField(unique=True)
-    credentials = models.JSONField(null=True, blank=True, help_text="Pairing keys; null when logged out.")
+    credentials = EncryptedJSONField(
+        null=True, blank=True, editable=False, help_text="Pairing keys, encrypted; null when logged out."
+    )
     qr_serial = models.PositiveIntegerField(default=0)
     qr_code = models.TextField(blank=True)
     qr_expires_at = models.DateTimeField(null=True, blank=True)

@@ -14,6 +14,11 @@ urlpatterns = [
         sessions.SessionPairingCodeApi.as_view(),
         name="session-pairing-code",
     ),
+    path(
+        "sessions/<str:session_id>/instance-key",
+        sessions.SessionInstanceKeyApi.as_view(),
+        name="session-instance-key",
+    ),
     path("sessions/<str:session_id>/logout", sessions.SessionLogoutApi.as_view(), name="session-logout"),
     path("messages", messages.MessageListApi.as_view(), name="messages"),
     path("messages/send", messages.MessageSendApi.as_view(), name="messages-send"),

@@ -23,11 +23,12 @@ from typing import Any
 from django.db import transaction
 
 from config.errors import InstanceNotFound, ValidationFailed
+from messaging.instance_keys import instance_key_matches, instance_key_prefix
 from messaging.models import Session
+from net.transport import validate_target_url
 from webhooks import meta
 from webhooks.models import Delivery, Event, InstanceWebhookConfig
 from webhooks.policy import INSTANCE
-from webhooks.transport import validate_target_url
 
 # API name → model attribute, for the URL settings (order as in the seed).
 URL_SETTINGS: dict[str, str] = {
@@ -53,15 +54,18 @@ _UNSET: Any = object()
 
 
 def instance_session_get(*, instance_key: str) -> Session:
-    """The session with this instance key, its configuration joined; InstanceNotFound (404) if none."""
-    session = (
-        Session.objects.select_related("instance_webhook").filter(instance_key=instance_key).first()
-        if instance_key
-        else None
+    """The session with this instance key, its configuration joined; InstanceNotFound (404) if none.
+    Found by the key's prefix, then its digest compared in constant time (keys are stored hashed)."""
+    prefix = instance_key_prefix(instance_key)
+    candidates = (
+        Session.objects.select_related("instance_webhook").filter(instance_key_prefix=prefix)
+        if prefix
+        else []
     )
-    if session is None:
-        raise InstanceNotFound()
-    return session
+    for session in candidates:
+        if instance_key_matches(session.instance_key_digest, instance_key):
+            return session
+    raise InstanceNotFound()
 
 
 def instance_config_of(session: Session) -> InstanceWebhookConfig:

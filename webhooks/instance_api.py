@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from config.errors import ValidationFailed
 from webhooks import instance, statistics
+from webhooks.instance_guard import InstanceKeyGuessThrottle, instance_session_for
 from webhooks.models import InstanceWebhookConfig
 
 
@@ -84,16 +85,18 @@ _CONFIG_REPLY = inline_serializer(
 
 
 class InstanceAPIView(APIView):
-    """No API key: the instance key in the path identifies and authorises."""
+    """No API key: the instance key in the path identifies and authorises; failed lookups are
+    throttled per client address (webhooks.instance_guard)."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
+    throttle_classes = [InstanceKeyGuessThrottle]
 
 
 class InstanceConfigApi(InstanceAPIView):
     @extend_schema(operation_id="instance_webhook_config_get", responses=_CONFIG_REPLY)
     def get(self, request: Request, instance_key: str) -> Response:
-        session = instance.instance_session_get(instance_key=instance_key)
+        session = instance_session_for(request, instance_key)
         config = instance.instance_config_of(session)
         return Response({"status": 200, "data": instance.instance_config_data(config)})
 
@@ -101,7 +104,7 @@ class InstanceConfigApi(InstanceAPIView):
         operation_id="instance_webhook_config_put", request=InstanceConfigSerializer, responses=_CONFIG_REPLY
     )
     def put(self, request: Request, instance_key: str) -> Response:
-        session = instance.instance_session_get(instance_key=instance_key)
+        session = instance_session_for(request, instance_key)
         if isinstance(request.data, dict):
             unknown = sorted(set(request.data) - set(instance.SETTINGS))
             if unknown:
@@ -188,5 +191,5 @@ _STATISTICS_REPLY = inline_serializer(
 class InstanceWebhookStatisticsApi(InstanceAPIView):
     @extend_schema(operation_id="instance_webhook_statistics", responses=_STATISTICS_REPLY)
     def get(self, request: Request, instance_key: str) -> Response:
-        session = instance.instance_session_get(instance_key=instance_key)
+        session = instance_session_for(request, instance_key)
         return Response({"status": 200, "data": statistics.instance_statistics(session=session)})

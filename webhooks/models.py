@@ -8,6 +8,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from config.fields import EncryptedTextField
+
 
 class Event(models.Model):
     """Something that happened on a session: the outbox's first table.
@@ -57,8 +59,9 @@ class Webhook(models.Model):
     account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="webhooks")
     session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=2000)
-    # Never returned by the API; an empty secret means deliveries are not signed.
-    secret = models.CharField(max_length=500, blank=True)
+    # Never returned by the API; encrypted at rest (PONTE_SECRET_KEYS); empty means deliveries are not
+    # signed. The API caps it at 500 characters.
+    secret = EncryptedTextField(blank=True)
     events = models.JSONField(default=list, help_text='Canonical event names, e.g. ["message", "qr"].')
     retry_count = models.PositiveSmallIntegerField(
         default=DEFAULT_RETRY_COUNT,

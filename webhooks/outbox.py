@@ -33,12 +33,12 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from net.transport import PostResult, UnsafeTarget, http_session, safe_post
 from webhooks import sql, throttle
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.policy import policy_for
 from webhooks.signing import delivery_headers
 from webhooks.sql import Claimed, Outcome
-from webhooks.transport import PostResult, UnsafeTarget, http_session, safe_post
 
 logger = logging.getLogger(__name__)
 

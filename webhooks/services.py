@@ -13,11 +13,11 @@ from django.utils import timezone
 from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
 from messaging.models import Session
+from net.transport import validate_target_url
 from webhooks import instance, outbox, sql
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.policy import REGISTERED
-from webhooks.transport import validate_target_url
 
 # The fields of a `message` event's data that every delivery carries (seed 002 §2).
 MESSAGE_FIELDS: dict[str, Any] = {

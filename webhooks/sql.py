@@ -324,7 +324,7 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             pk=row[0],
             kind=row[1],
             webhook_id=row[2],
-            secret=row[12],
+            secret=from_db(_models().Webhook, "secret", row[12]),  # decrypted (config.fields)
             target_url=row[3],
             payload=from_db(d, "payload", row[4]),
             dispatch_id=row[5],

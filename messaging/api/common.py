@@ -52,7 +52,8 @@ def engine_label(session: Session) -> str:
 
 
 class SessionOutputSerializer(serializers.Serializer):
-    """A session. `instanceKey` only for admin keys (context `key`)."""
+    """A session. `instanceKey` and `instanceKeyPrefix` only for admin keys (context `key`); the key
+    itself only in the reply that issued it (creation, regeneration), null in every other."""
 
     id = serializers.UUIDField()
     name = serializers.CharField()
@@ -69,7 +70,18 @@ class SessionOutputSerializer(serializers.Serializer):
     connectedAt = serializers.DateTimeField(source="connected_at", allow_null=True)
     createdAt = serializers.DateTimeField(source="created_at")
     updatedAt = serializers.DateTimeField(source="updated_at")
-    instanceKey = serializers.CharField(source="instance_key", required=False)
+    instanceKey = serializers.CharField(
+        source="instance_key",
+        allow_null=True,
+        required=False,
+        help_text="Admin keys: the instance key in the reply that issued it (creation, "
+        "POST /api/sessions/{id}/instance-key), null otherwise: it is stored only as a digest.",
+    )
+    instanceKeyPrefix = serializers.CharField(
+        source="instance_key_prefix",
+        required=False,
+        help_text="Admin keys: the first characters of the instance key, to tell keys apart.",
+    )
 
     def get_engine(self, session: Session) -> str:
         return engine_label(session)
@@ -83,6 +95,7 @@ class SessionOutputSerializer(serializers.Serializer):
         data["phone"] = data["phone"] or None
         if not role_at_least(self.context.get("key"), "admin"):
             data.pop("instanceKey", None)
+            data.pop("instanceKeyPrefix", None)
         return data
 
 

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api import KeyedAPIView
-from accounts.permissions import IsOperator, ReadOrAdmin
+from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin
 from config.errors import ValidationFailed
 from messaging.addressing import normalize_number
 from messaging.api.common import (
@@ -86,6 +86,23 @@ class SessionDetailApi(SessionKeyedView):
         session = self.session(session_id)
         services.session_delete(session=session)
         return Response({"success": True, "message": f"Session {session_id} deleted."})
+
+
+class SessionInstanceKeyApi(SessionKeyedView):
+    """Regenerate the session's instance key (admin keys): the reply is the session record with the new
+    `instanceKey`, shown this once; the old key stops working at once."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM],
+        request=None,
+        responses=SessionOutputSerializer,
+        operation_id="sessions_instance_key_regenerate",
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        session = services.session_instance_key_regenerate(session=self.session(session_id))
+        return Response(self.session_data(session))
 
 
 class ConnectSerializer(serializers.Serializer):

@@ -14,7 +14,7 @@ from messaging.addressing import is_group
 from messaging.engines.base import ContactStatus
 from messaging.models import Session
 from messaging.services._engine import engine_errors, engine_for, require_connected
-from webhooks.transport import TransportError, safe_get
+from net.transport import TransportError, safe_get
 
 _DATA_URI = re.compile(r"^data:(?P<type>[\w/+.-]+);base64,", re.IGNORECASE)
 # Profile pictures are JPEG on WhatsApp; PNG is accepted and converted by the engines that need it.
@@ -38,7 +38,7 @@ def picture_load(image: str) -> tuple[bytes, str]:
             content, declared = safe_get(
                 value, max_bytes=max_bytes, timeout=settings.MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT
             )
-        except TransportError as exc:
+        except TransportError as exc:  # a message fit for the caller; net.transport logs the details
             raise ValidationFailed(f"image: the URL could not be used: {exc}.") from None
         if declared and not declared.startswith("image/"):
             raise ValidationFailed(f"image: the URL answered {declared}, not an image.")

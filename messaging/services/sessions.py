@@ -38,6 +38,16 @@ def session_create(*, account: Account, name: str) -> Session:
 
 
 @transaction.atomic
+def session_instance_key_regenerate(*, session: Session) -> Session:
+    """Issue a new instance key; the old one stops working. The returned session carries the new key
+    in clear (`instance_key`), the only time it is available."""
+    session = Session.objects.select_for_update().get(pk=session.pk)
+    session.instance_key_issue()
+    session.save(update_fields=["instance_key_prefix", "instance_key_digest", "updated_at"])
+    return session
+
+
+@transaction.atomic
 def session_delete(*, session: Session) -> None:
     """Unpair (dropping the engine's state) and delete the session with its history."""
     with engine_errors():

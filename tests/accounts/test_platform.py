@@ -38,6 +38,45 @@ def test_settings_start_with_no_environment_at_all() -> None:
     assert "sqlite3 True" in result.stdout
 
 
+def test_settings_refuse_to_start_without_secret_keys_when_debug_is_off() -> None:
+    result = _python(
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
+        DEBUG="0",
+        SECRET_KEY="x" * 50,
+        PONTE_SECRET_KEYS="",
+    )
+    assert result.returncode != 0
+    assert "PONTE_SECRET_KEYS is not set" in result.stderr
+
+
+def test_settings_refuse_a_secret_key_that_is_not_a_fernet_key() -> None:
+    result = _python(
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
+        PONTE_SECRET_KEYS="c2hvcnQ=",
+    )
+    assert result.returncode != 0
+    assert "PONTE_SECRET_KEYS: key 1 is not a Fernet key (5 bytes instead of 32)" in result.stderr
+
+
+def test_under_debug_a_development_key_derived_from_secret_key_needs_no_setting() -> None:
+    code = (
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup();"
+        "from django.conf import settings; print(settings.PONTE_SECRET_KEYS)"
+    )
+    first, again = (_python(code, PONTE_SECRET_KEYS="", SECRET_KEY="s" * 50) for _ in range(2))
+    other = _python(code, PONTE_SECRET_KEYS="", SECRET_KEY="t" * 50)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == again.stdout != other.stdout
+
+
+def test_a_bad_instance_key_failure_rate_is_reported_in_plain_words() -> None:
+    result = _python(
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
+        PONTE_INSTANCE_KEY_FAILURE_RATE="ten a minute",
+    )
+    assert "PONTE_INSTANCE_KEY_FAILURE_RATE must look like 10/m" in result.stderr
+
+
 def test_a_bad_boolean_is_reported_in_plain_words() -> None:
     result = _python(
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",

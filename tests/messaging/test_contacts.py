@@ -223,12 +223,23 @@ def test_picture_from_a_url_is_fetched_and_checked(admin_client, session, image_
         "http://169.254.169.254/latest",
         "http://10.0.0.1/x.png",
         "http://[::1]/x",
+        "http://[2002:a9fe:a9fe::]/x.png",  # 6to4 form of the metadata address
+        "http://[fec0::1]/x.png",  # site-local
+        "http://[64:ff9b::a9fe:a9fe]/x.png",  # NAT64 form of the metadata address
     ],
 )
 def test_picture_urls_to_private_addresses_are_refused(admin_client, session, url):
     response = put(admin_client, "picture", session, image=url)
     assert response.status_code == 400
     assert response.json()["error"] == "VALIDATION_ERROR"
+    assert "169.254" not in response.json()["message"] and "resolves to" not in response.json()["message"]
+
+
+def test_a_picture_url_that_cannot_be_reached_gets_a_generic_error(admin_client, session):
+    with override_settings(PONTE_WEBHOOK_ALLOW_NETWORKS=["127.0.0.0/8"]):
+        response = put(admin_client, "picture", session, image="http://127.0.0.1:9/pic.png")
+    assert response.status_code == 400
+    assert response.json()["message"] == "image: the URL could not be used: the URL could not be reached."
 
 
 def test_unavailable_engine_for_profile_is_502(admin_client, session):

@@ -128,13 +128,14 @@ def test_unknown_status_filter_is_refused(admin_client):
 
 
 def test_instance_key_is_shown_to_admin_keys_only(admin_client, keyed_client, operator_key, make_session):
-    session_id = make_session()["id"]
-    instance_key = Session.objects.get(pk=session_id).instance_key
-    assert admin_client.get(f"/api/sessions/{session_id}").json()["instanceKey"] == instance_key
-    operator_view = keyed_client(operator_key).get(f"/api/sessions/{session_id}").json()
-    assert "instanceKey" not in operator_view
+    created = make_session()
+    prefix = Session.objects.get(pk=created["id"]).instance_key_prefix
+    assert created["instanceKey"].startswith(prefix) and created["instanceKeyPrefix"] == prefix
+    assert admin_client.get(f"/api/sessions/{created['id']}").json()["instanceKeyPrefix"] == prefix
+    operator_view = keyed_client(operator_key).get(f"/api/sessions/{created['id']}").json()
+    assert "instanceKey" not in operator_view and "instanceKeyPrefix" not in operator_view
     listed = keyed_client(operator_key).get("/api/sessions").json()["data"][0]
-    assert "instanceKey" not in listed
+    assert "instanceKey" not in listed and "instanceKeyPrefix" not in listed
 
 
 @pytest.mark.parametrize("bad_id", ["not-a-uuid", "123", "00000000-0000-0000-0000-000000000000"])

@@ -83,6 +83,9 @@ def test_required_fields_are_required(keyed_client, admin_key, session, missing)
         "http://[::1]/hook",  # IPv6 loopback
         "http://0.0.0.0/hook",  # unspecified
         "http://224.0.0.1/hook",  # multicast
+        "http://[2002:a9fe:a9fe::]/hook",  # 6to4 form of the metadata address
+        "http://[fec0::1]/hook",  # site-local
+        "http://198.18.0.1/hook",  # benchmarking
         "ftp://93.184.215.14/hook",  # not http(s)
         "not a url",
     ],

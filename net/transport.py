@@ -3,14 +3,17 @@
 Webhook deliveries and the profile-picture fetch go to URLs that callers choose, so a URL could aim at
 Ponte's own network: loopback, private ranges, the cloud metadata address. Checking the URL once at
 registration is not enough (DNS can change before the POST), so the check also sits where the socket is
-opened: the connection resolves the host, refuses any address that is not globally routable, and connects
-only to the vetted address while keeping the host name for the Host header, TLS SNI and the certificate
-check. Redirects are never followed. `PONTE_WEBHOOK_ALLOW_NETWORKS` opens ranges for tests and LANs.
+opened: the connection resolves the host, refuses it if any address is refused (net.addresses), and
+connects only to the vetted addresses, trying each in resolver order until one answers, while keeping
+the host name for the Host header, TLS SNI and the certificate check. Redirects are never followed.
+
+What callers see is generic ("refused", "could not fetch"): the resolved addresses and the socket's
+own error text stay in the logs, so the API cannot be used to map Ponte's network or its DNS.
 """
 
 from __future__ import annotations
 
-import ipaddress
+import logging
 import socket
 import threading
 import time
@@ -18,15 +21,16 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import requests
-from django.conf import settings
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
 from config.errors import ValidationFailed
+from net.addresses import RefusedAddress, resolve_vetted
 
 RESPONSE_EXCERPT_BYTES = 2048
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+logger = logging.getLogger(__name__)
 
 
 class UnsafeTarget(ValidationFailed):
@@ -36,51 +40,14 @@ class UnsafeTarget(ValidationFailed):
 
 
 class TransportError(Exception):
-    """A fetch failed: network error, timeout, bad status, too large or wrong type."""
+    """A fetch failed: network error, timeout, bad status, too large or wrong type. The message is
+    safe to show the caller."""
 
 
-class RefusedAddress(OSError):
-    """Raised inside the connection when the resolved address is refused (an OSError so urllib3
-    treats it as a failed connection and never retries it elsewhere)."""
-
-
-def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    return [ipaddress.ip_network(cidr, strict=False) for cidr in settings.PONTE_WEBHOOK_ALLOW_NETWORKS]
-
-
-def address_refusal(address: IPAddress) -> str | None:
-    """Why `address` may not be reached, or None when it may."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    if any(address in network for network in _allowed_networks()):
-        return None
-    for label, flag in (
-        ("unspecified", address.is_unspecified),
-        ("loopback", address.is_loopback),
-        ("link-local", address.is_link_local),
-        ("multicast", address.is_multicast),
-        ("private", address.is_private),
-        ("reserved", address.is_reserved),
-    ):
-        if flag:
-            return f"{address} is a {label} address"
-    if not address.is_global:  # CGNAT 100.64/10, documentation ranges, 6to4 oddities…
-        return f"{address} is not a public internet address"
-    return None
-
-
-def resolve_vetted(host: str, port: int) -> str:
-    """Resolve `host` and return an address to connect to; raise RefusedAddress if any is refused."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise RefusedAddress(f"cannot resolve {host!r}: {exc.strerror}") from None
-    addresses = [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
-    for address in addresses:
-        reason = address_refusal(address)
-        if reason:
-            raise RefusedAddress(f"{host!r} resolves to a refused address: {reason}")
-    return str(addresses[0])
+REFUSED_MESSAGE = "url refused: its host must resolve only to public internet addresses"
+CONNECT_REFUSED_MESSAGE = (
+    "url refused at connection time: its host no longer resolves only to public internet addresses"
+)
 
 
 def validate_target_url(url: str) -> None:
@@ -99,7 +66,8 @@ def validate_target_url(url: str) -> None:
     try:
         resolve_vetted(parts.hostname, port)
     except RefusedAddress as exc:
-        raise UnsafeTarget(f"url refused: {exc}") from None
+        logger.warning("Refused target URL %r: %s", url, exc)
+        raise UnsafeTarget(REFUSED_MESSAGE) from None
 
 
 # --- The vetting connection classes ---------------------------------------------------------------
@@ -108,15 +76,29 @@ def validate_target_url(url: str) -> None:
 class _VettedConnectionMixin:
     _dns_host: str
     port: int
+    timeout: float | None
 
     def _new_conn(self) -> socket.socket:
-        vetted = resolve_vetted(self._dns_host, self.port)
-        host = self._dns_host
-        self._dns_host = vetted  # connect to the vetted address only; self.host keeps the name
+        """Connect to each vetted address in turn, within the one connect timeout; the last failure
+        is raised when none answers (an IPv6 address first on a host without IPv6 is the usual case)."""
+        host, timeout = self._dns_host, self.timeout
+        deadline = time.monotonic() + timeout if isinstance(timeout, int | float) else None
+        failure: Exception | None = None
         try:
-            return super()._new_conn()  # type: ignore[misc]
+            for address in resolve_vetted(host, self.port):
+                if deadline is not None:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self.timeout = remaining
+                self._dns_host = address  # connect to this vetted address; self.host keeps the name
+                try:
+                    return super()._new_conn()  # type: ignore[misc]
+                except (NewConnectionError, ConnectTimeoutError) as exc:
+                    failure = exc
         finally:
-            self._dns_host = host
+            self._dns_host, self.timeout = host, timeout
+        raise failure or ConnectTimeoutError(self, f"Connection to {host} timed out")
 
 
 class VettedHTTPConnection(_VettedConnectionMixin, HTTPConnection):
@@ -214,7 +196,8 @@ def safe_post(
     except requests.RequestException as exc:
         refusal = _refusal_in(exc)
         if refusal is not None:
-            raise UnsafeTarget(f"url refused at connection time: {refusal}") from None
+            logger.warning("Refused %s at connection time: %s", url, refusal)
+            raise UnsafeTarget(CONNECT_REFUSED_MESSAGE) from None
         kind = "timeout" if isinstance(exc, requests.Timeout) else "connection error"
         return PostResult(None, "", elapsed_ms(), f"{kind}: {exc}"[:500])
     try:
@@ -247,7 +230,8 @@ def _read_excerpt(response: requests.Response, deadline: float) -> str:
 def safe_get(url: str, *, max_bytes: int, timeout: float) -> tuple[bytes, str]:
     """GET a resource of at most `max_bytes`; return (content, content type without parameters).
 
-    Raises UnsafeTarget for refused URLs and TransportError for everything else that goes wrong.
+    Raises UnsafeTarget for refused URLs and TransportError for everything else that goes wrong;
+    both carry a message fit for the caller, the details are logged.
     """
     validate_target_url(url)
     try:
@@ -255,8 +239,11 @@ def safe_get(url: str, *, max_bytes: int, timeout: float) -> tuple[bytes, str]:
     except requests.RequestException as exc:
         refusal = _refusal_in(exc)
         if refusal is not None:
-            raise UnsafeTarget(f"url refused at connection time: {refusal}") from None
-        raise TransportError(f"could not fetch the URL: {exc}") from None
+            logger.warning("Refused %s at connection time: %s", url, refusal)
+            raise UnsafeTarget(CONNECT_REFUSED_MESSAGE) from None
+        logger.info("Could not fetch %s: %s", url, exc)
+        kind = "timed out" if isinstance(exc, requests.Timeout) else "could not be reached"
+        raise TransportError(f"the URL {kind}") from None
     with response:
         if response.is_redirect:
             raise TransportError("the URL answered with a redirect; give the final address")
@@ -266,9 +253,13 @@ def safe_get(url: str, *, max_bytes: int, timeout: float) -> tuple[bytes, str]:
         if declared and declared.isdigit() and int(declared) > max_bytes:
             raise TransportError(f"the resource is larger than {max_bytes} bytes")
         content = b""
-        for chunk in response.iter_content(chunk_size=64 * 1024):
-            content += chunk
-            if len(content) > max_bytes:
-                raise TransportError(f"the resource is larger than {max_bytes} bytes")
+        try:
+            for chunk in response.iter_content(chunk_size=64 * 1024):
+                content += chunk
+                if len(content) > max_bytes:
+                    raise TransportError(f"the resource is larger than {max_bytes} bytes")
+        except requests.RequestException as exc:
+            logger.info("Could not read %s: %s", url, exc)
+            raise TransportError("the URL's answer could not be read") from None
         content_type = response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
         return content, content_type

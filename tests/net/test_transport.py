@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.test import override_settings
 
-from tests.localhttp import serving
-from webhooks.transport import (
+from net import addresses as addresses_module
+from net.transport import (
     RESPONSE_EXCERPT_BYTES,
     TransportError,
     UnsafeTarget,
@@ -18,6 +19,7 @@ from webhooks.transport import (
     safe_post,
     validate_target_url,
 )
+from tests.localhttp import serving
 
 LOOPBACK_ALLOWED = override_settings(PONTE_WEBHOOK_ALLOW_NETWORKS=["127.0.0.0/8"])
 
@@ -172,3 +174,62 @@ def test_get_refuses_resources_over_the_size_limit(receiver) -> None:
 def test_get_refuses_loopback_without_the_allow_list(receiver) -> None:
     with pytest.raises(UnsafeTarget):
         safe_get(url_of(receiver, "/image"), max_bytes=1000, timeout=5)
+
+
+@pytest.fixture
+def resolver(monkeypatch) -> Callable[[list[str]], None]:
+    """A stand-in DNS: every name resolves to the given addresses, in this order."""
+
+    def answer(addresses: list[str]) -> None:
+        def getaddrinfo(host, port, *args, **kwargs):
+            return [
+                (socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port))
+                for a in addresses
+            ]
+
+        monkeypatch.setattr(addresses_module.socket, "getaddrinfo", getaddrinfo)
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["2002:7f00:1::", "64:ff9b::7f00:1", "fec0::1", "192.0.0.9", "198.18.0.1", "::ffff:169.254.169.254"],
+)
+def test_connection_time_refuses_every_class_a_name_resolves_to(receiver, resolver, address) -> None:
+    resolver([address])
+    with pytest.raises(UnsafeTarget, match="connection time") as refused:
+        safe_post(url_of(receiver, "/hook", host="hooks.example"), body=b"{}", headers={}, timeout=5)
+    assert address not in refused.value.message
+    assert receiver.received == []
+
+
+def test_a_name_resolving_to_one_refused_address_among_public_ones_is_refused(receiver, resolver) -> None:
+    resolver(["127.0.0.1", "10.0.0.1"])
+    with LOOPBACK_ALLOWED, pytest.raises(UnsafeTarget):
+        safe_post(url_of(receiver, "/hook", host="hooks.example"), body=b"{}", headers={}, timeout=5)
+    assert receiver.received == []
+
+
+def test_each_vetted_address_is_tried_in_order_until_one_answers(receiver, resolver) -> None:
+    # 127.0.0.3 has nothing listening on the receiver's port (it is bound to 127.0.0.1 only).
+    resolver(["127.0.0.3", "127.0.0.1"])
+    with LOOPBACK_ALLOWED:
+        result = safe_post(url_of(receiver, "/hook", host="hooks.example"), body=b"{}", headers={}, timeout=5)
+    assert result.ok and result.status == 200
+    _path, headers, _ = receiver.received[0]
+    assert headers["Host"] == f"hooks.example:{receiver.server_address[1]}"  # the name, not the address
+
+
+def test_when_no_vetted_address_answers_the_last_failure_is_reported(resolver) -> None:
+    resolver(["127.0.0.3", "127.0.0.4"])
+    with LOOPBACK_ALLOWED:
+        result = safe_post("http://hooks.example:9/hook", body=b"{}", headers={}, timeout=2)
+    assert result.status is None and result.error.startswith("connection error")
+
+
+def test_a_failed_fetch_tells_the_caller_no_internal_detail(resolver) -> None:
+    resolver(["127.0.0.3"])
+    with LOOPBACK_ALLOWED, pytest.raises(TransportError) as failed:
+        safe_get("http://images.example:9/x.png", max_bytes=1000, timeout=2)
+    assert str(failed.value) == "the URL could not be reached"
