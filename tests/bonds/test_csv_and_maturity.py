@@ -106,3 +106,14 @@ def test_a_matured_offer_is_never_listed_whatever_the_refresh_state(api_client, 
     assert b"Bond today" not in reply.body
     with pytest.raises(reads.BondNotFound):
         reads.active_bond(Bond.objects.get(natural_key="today").pk)
+
+
+def test_the_openapi_bond_schema_has_the_new_json_fields(client, db):
+    schema = client.get("/schema/?format=json").json()
+    bond = schema["components"]["schemas"]["Bond"]
+    for name in ("liquidity_days", "grace_period_days", "net_return_cdi_percent"):
+        assert bond["properties"][name]["nullable"] is True and name in bond["required"]
+    listing = next(
+        op for path in schema["paths"].values() for op in path.values() if op["operationId"] == "listBonds"
+    )
+    assert "bom" in {parameter["name"] for parameter in listing["parameters"]}

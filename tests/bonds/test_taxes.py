@@ -15,8 +15,8 @@ from bonds.services import bond_offers_upsert, bond_returns_recompute
 START = date(2026, 11, 23)
 FLAT = Projection.flat(cdi=0.1415, ipca=0.045)
 # The regressive table of the decree's annex, in % of the income, for days 1..29.
-DECREE_TABLE = [96, 93, 90, 86, 83, 80, 76, 73, 70, 66, 63, 60, 56, 53, 50, 46, 43, 40, 36, 33, 30, 26, 23, 20,
-                16, 13, 10, 6, 3]  # fmt: skip
+DECREE_TABLE = [96, 93, 90, 86, 83, 80, 76, 73, 70, 66, 63, 60, 56, 53, 50, 46, 43, 40, 36, 33, 30,
+                26, 23, 20, 16, 13, 10, 6, 3]  # fmt: skip
 
 
 @pytest.mark.parametrize("day", range(1, 30))
