@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.authentication import presented_bearer_or_query_key
 from accounts.netaddr import client_address
-from bonds import statuses
+from bonds import finance, statuses
 from bonds.filters import parse_filters
 from bonds.mcp.schemas import (
     AmountOutcome,
@@ -75,7 +75,13 @@ def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
         selic_target_pct=snapshot.selic_current,
         cdi_pct=snapshot.cdi_current,
         cdi_selic_gap_pp=snapshot.cdi_gap,
-        selic_by_meeting_pct={code: float(v) for code, v in (snapshot.selic_by_meeting or {}).items()},
+        selic_by_meeting_pct={
+            code: float(v)
+            for code, v in sorted(
+                (snapshot.selic_by_meeting or {}).items(),
+                key=lambda item: finance.meeting_key(item[0]) or (0, 0),
+            )
+        },
         ipca_12m_pct=snapshot.ipca_12m,
         selic_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.selic_by_year or {}).items())},
         ipca_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.ipca_by_year or {}).items())},
