@@ -198,7 +198,7 @@ def projection_latest() -> ProjectionSnapshot | None:
 
 
 def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | None:
-    """The snapshot's figures (stored in %) as decimals for finance.py; None without a snapshot."""
+    """The snapshot's figures (stored in %) as decimals for bonds.finance; None without a snapshot."""
     if snapshot is None:
         return None
 
@@ -208,9 +208,7 @@ def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | N
     gap = None if snapshot.cdi_gap is None else snapshot.cdi_gap / 100
     selic = snapshot.selic_current
     if selic is None and snapshot.cdi_current is not None:
-        selic = snapshot.cdi_current + (
-            snapshot.cdi_gap if gap is not None else finance.DEFAULT_CDI_GAP * 100
-        )
+        selic = snapshot.cdi_current + (gap if gap is not None else finance.DEFAULT_CDI_GAP) * 100
     # Meetings are stored by Focus's code ("R8/2026"); the calendar gives their dates. A meeting the
     # calendar does not have yet ends the meeting path (the year-end medians take over from there).
     meetings: dict[date, float] = {}
@@ -219,6 +217,9 @@ def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | N
     ):
         day = finance.meeting_date(code)
         if day is None:
+            key = finance.meeting_key(code)
+            if key is not None and key[0] < snapshot.date.year:
+                continue  # a past year's meeting the calendar no longer lists
             break
         if day < snapshot.date:
             continue  # already held: the current target (SGS 432) is the fact

@@ -101,3 +101,12 @@ def test_the_copom_calendar_is_data_with_its_source_and_meetings_decide_on_wedne
     assert all(day.weekday() == 2 for day in finance.COPOM_MEETINGS.values())
     assert finance.meeting_key("R8/2026") == (2026, 8) and finance.meeting_key("2026") is None
     assert finance.meeting_date("R8/2026") == date(2026, 12, 9) and finance.meeting_date("R1/2031") is None
+
+
+def test_the_finance_package_imports_without_django():
+    import subprocess
+    import sys
+
+    code = "import sys, bonds.finance; print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "[]"
