@@ -13,7 +13,8 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
-from bonds.services import bond_returns_recompute, bonds_refresh, issuer_rating_apply
+from bonds.refresh import bonds_refresh
+from bonds.services import bond_returns_recompute, issuer_rating_apply
 
 
 @admin.register(Bond)

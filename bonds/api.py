@@ -15,6 +15,7 @@ from accounts.authentication import authenticate_presented, presented_bearer_or_
 from bonds import statuses
 from bonds.filters import INDEXES, PRODUCTS, parse_filters, parse_format, parse_locale
 from bonds.models import Index, Product
+from bonds.rendering import PT_BR
 from bonds.selectors import bond_list_reply
 from bonds.services import bonds_status_for_key
 from config.errors import ApplicationError
@@ -32,6 +33,16 @@ def list_status(request: HttpRequest) -> str:
     except ApplicationError:  # unknown, expired, revoked, or an address outside the key's allow-list
         return statuses.UNAUTHORIZED
     return bonds_status_for_key(key=key)
+
+
+def parse_bom(query: dict[str, list[str]], locale: str | None) -> bool:
+    """`bom=1` starts a CSV with a UTF-8 BOM, `bom=0` does not; without it, the pt-BR CSV has one
+    (Excel set to Portuguese opens it directly) and the plain CSV has none."""
+    values = query.get("bom", [])
+    value = values[-1].strip() if values else ""
+    if value in {"0", "1"}:
+        return value == "1"
+    return locale == PT_BR
 
 
 class BondSerializer(serializers.Serializer):
@@ -53,6 +64,21 @@ class BondSerializer(serializers.Serializer):
     payment_probability = serializers.FloatField(allow_null=True)
     net_annualized_return = serializers.FloatField(allow_null=True)
     real_annualized_return = serializers.FloatField(allow_null=True)
+    liquidity_days = serializers.IntegerField(
+        allow_null=True,
+        help_text="D+N: business days from a redemption order to the money; null when unknown. JSON only.",
+    )
+    grace_period_days = serializers.IntegerField(
+        allow_null=True,
+        help_text="Days after the application before a redemption is allowed; null when unknown. JSON only.",
+    )
+    net_return_cdi_percent = serializers.FloatField(
+        allow_null=True,
+        help_text=(
+            "Tax-equivalent rate: the share of the projected CDI a taxed CDB over the same dates must pay "
+            "to net the same as this offer (1.1 = 110% of CDI); null without a CDI projection. JSON only."
+        ),
+    )
 
 
 class BondListApi(APIView):
@@ -96,6 +122,13 @@ class BondListApi(APIView):
             OpenApiParameter(
                 "locale", str, enum=["pt-BR"], description="With format=csv: `;`, decimal comma"
             ),
+            OpenApiParameter(
+                "bom",
+                int,
+                enum=[0, 1],
+                description="With format=csv: 1 starts the file with a UTF-8 BOM (Excel); default 1 with "
+                "locale=pt-BR, else 0",
+            ),
             OpenApiParameter("key", str, description="API key (alternative to Authorization: Bearer)"),
         ],
         responses={
@@ -108,9 +141,14 @@ class BondListApi(APIView):
     def get(self, request: Request) -> HttpResponse:
         query = dict(request._request.GET.lists())
         fmt = parse_format(query)
+        locale = parse_locale(query, fmt)
         status = list_status(request._request)
         reply = bond_list_reply(
-            status=status, filters=parse_filters(query), fmt=fmt, locale=parse_locale(query, fmt)
+            status=status,
+            filters=parse_filters(query),
+            fmt=fmt,
+            locale=locale,
+            bom=fmt == "csv" and parse_bom(query, locale),
         )
         response = HttpResponse(reply.body, content_type=reply.content_type)
         response[STATUS_HEADER] = reply.status

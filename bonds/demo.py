@@ -1,9 +1,9 @@
-"""Demo bonds for `manage.py load_demo`: a few hundred realistic offers of several banks, every
-product and index, a projection snapshot, and computed returns. Deterministic and offline."""
+"""Demo bonds for `manage.py load_demo`: a few hundred offers of banks, companies (through brokers) and
+the Treasury, every product and index, priced over the demo's projected curve (bonds.demo_market),
+a projection snapshot, and computed returns. Deterministic and offline."""
 
 from __future__ import annotations
 
-import random
 from datetime import date, timedelta
 from typing import TextIO
 
@@ -11,9 +11,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from bonds.demo_market import Market, market_offers
 from bonds.models import Issuer, ProjectionSnapshot
 from bonds.providers.base import Offer
 from bonds.providers.tesouro import TESOURO_BANK_CODE, TESOURO_BANK_NAME
+from bonds.selectors import projection_of
 from bonds.services import bond_offers_upsert, bond_returns_recompute
 
 SOURCE = "demo"
@@ -32,88 +34,57 @@ BANKS: tuple[tuple[int, str, str, str], ...] = (
     (630, "Banco Letsbank", "brBB", "Austin"),
     (102, "XP Investimentos", "-", ""),
 )
-# Product -> (indexes offered, FGC cover, tax free, name prefix)
-PRODUCTS: dict[str, tuple[tuple[str, ...], bool, bool, str]] = {
-    "cdb": (("cdi*", "pre", "ipca+", "cdi+"), True, False, "CDB"),
-    "lci": (("cdi*", "pre", "ipca+"), True, True, "LCI"),
-    "lca": (("cdi*", "pre", "ipca+"), True, True, "LCA"),
-    "cri": (("ipca+", "cdi+", "cdi*"), False, True, "CRI"),
-    "cra": (("ipca+", "cdi+", "pre"), False, True, "CRA"),
-    "deb": (("ipca+", "cdi+", "pre"), False, False, "Debênture"),
-    "lf": (("cdi*", "cdi+", "ipca+", "pre"), False, False, "LF"),
-    "tpf": (("selic+", "ipca+", "pre"), False, False, "NTN/LTN secundário"),
-    "misc": (("ipca*", "selic*", "cdi*"), True, False, "LC"),
-}
-RATE_RANGES = {
-    "cdi*": (0.90, 1.25),
-    "cdi+": (0.004, 0.030),
-    "ipca*": (1.00, 1.15),
-    "ipca+": (0.055, 0.085),
-    "selic*": (0.95, 1.05),
-    "selic+": (0.0005, 0.0025),
-    "pre": (0.120, 0.165),
-}
+# Tesouro Direto on sale: (type, index, maturity, rate). Prefixado rates are set from the demo's
+# projected CDI (the curve's average over the term plus a term premium); None here.
 TESOURO = (
     ("Tesouro Selic", "selic+", (2029, 3, 1), 0.0007),
     ("Tesouro Selic", "selic+", (2031, 3, 1), 0.0010),
-    ("Tesouro Prefixado", "pre", (2029, 1, 1), 0.1404),
-    ("Tesouro Prefixado", "pre", (2032, 1, 1), 0.1382),
-    ("Tesouro Prefixado com Juros Semestrais", "pre", (2037, 1, 1), 0.1362),
+    ("Tesouro Prefixado", "pre", (2029, 1, 1), None),
+    ("Tesouro Prefixado", "pre", (2032, 1, 1), None),
+    ("Tesouro Prefixado com Juros Semestrais", "pre", (2037, 1, 1), None),
+    ("Tesouro IPCA+", "ipca+", (2029, 5, 15), 0.0805),
     ("Tesouro IPCA+", "ipca+", (2032, 8, 15), 0.0809),
     ("Tesouro IPCA+", "ipca+", (2040, 8, 15), 0.0745),
-    ("Tesouro IPCA+ com Juros Semestrais", "ipca+", (2040, 8, 15), 0.0731),
+    ("Tesouro IPCA+ com Juros Semestrais", "ipca+", (2050, 8, 15), 0.0720),
     ("Tesouro Renda+ Aposentadoria Extra", "ipca+", (2054, 12, 15), 0.0716),
     ("Tesouro Educa+", "ipca+", (2031, 12, 15), 0.0742),
     ("Tesouro Reserva", "selic*", None, 1.0),
 )
-# Focus-like medians (in % a year) and current SGS-like rates for the demo snapshot.
-DEMO_SELIC = {"2026": 14.25, "2027": 12.25, "2028": 10.5, "2029": 10.0, "2030": 10.0}
+PREFIXADO_TERM_PREMIUM = 0.004
+# Focus-like medians (in % a year), the per-meeting path and current SGS-like rates for the snapshot.
+DEMO_SELIC = {"2026": 14.0, "2027": 12.25, "2028": 10.5, "2029": 10.0, "2030": 10.0}
 DEMO_IPCA = {"2026": 4.46, "2027": 4.0, "2028": 3.75, "2029": 3.5, "2030": 3.5}
+DEMO_MEETINGS = {"R8/2026": 14.0, "R1/2027": 13.5, "R2/2027": 13.0}
+DEMO_CURRENT = {"selic_current": 14.25, "cdi_current": 14.15, "cdi_gap": 0.10, "ipca_12m": 4.68}
+
+
+def demo_snapshot(today: date) -> ProjectionSnapshot:
+    return ProjectionSnapshot(
+        date=today,
+        selic_by_year=DEMO_SELIC,
+        ipca_by_year=DEMO_IPCA,
+        focus_date=today,
+        selic_by_meeting=DEMO_MEETINGS,
+        meetings_focus_date=today,
+        **DEMO_CURRENT,
+    )
 
 
 def demo_offers(*, count: int = 300, today: date | None = None, seed: int = 2026) -> list[Offer]:
-    """`count` bank offers plus the Tesouro Direto ones, the same for the same day and seed."""
-    rng = random.Random(seed)  # noqa: S311 (reproducible demo data, not secrets)
+    """`count` market offers, three short CDBs and the Tesouro Direto ones: the same for the same
+    day and seed."""
     today = today or timezone.localdate()
-    offers: list[Offer] = []
-    products = list(PRODUCTS)
-    for number in range(1, count + 1):
-        code, bank_name, _, _ = BANKS[number % len(BANKS)]
-        product = products[number % len(products)]
-        indexes, fgc, tax_free, prefix = PRODUCTS[product]
-        index = indexes[(number // len(products)) % len(indexes)]
-        low, high = RATE_RANGES[index]
-        rate = round(rng.uniform(low, high), 4 if index.endswith("+") or index == "pre" else 2)
-        minimum_days = 270 if product == "lca" else 365 if product == "lci" else 90
-        maturity = today + timedelta(days=rng.randint(minimum_days, 365 * 8))
-        label = {
-            "cdi*": f"{rate * 100:.0f}% CDI",
-            "cdi+": f"CDI + {rate * 100:.2f}%",
-            "ipca*": f"{rate * 100:.0f}% IPCA",
-            "ipca+": f"IPCA + {rate * 100:.2f}%",
-            "selic*": f"{rate * 100:.0f}% Selic",
-            "selic+": f"Selic + {rate * 100:.2f}%",
-            "pre": f"{rate * 100:.2f}% a.a.",
-        }[index]
-        offers.append(
-            Offer(
-                natural_key=f"demo-{number:04d}",
-                name=f"{prefix} {bank_name} {label} {maturity:%m/%Y}",
-                bank=code,
-                bank_name=bank_name,
-                product=product,
-                index=index,
-                rate=rate,
-                maturity_date=maturity,
-                fgc_protection=fgc,
-                tax_free=tax_free or (product == "deb" and number % 3 == 0),
-                exclusive=number % 11 == 0,
-                min_investment=float(rng.choice((100, 500, 1000, 1000, 5000, 10000, 25000))),
-                early_withdrawal=index == "cdi*" and product in {"cdb", "misc"} and number % 2 == 0,
-            )
-        )
+    projection = projection_of(demo_snapshot(today))
+    market = Market(today=today, projection=projection)
+    banks = {code: name for code, name, _, _ in BANKS}
+    offers = market_offers(market=market, count=count, banks=banks, seed=seed)
     for label, index, maturity, rate in TESOURO:
         maturity_date = date(*maturity) if maturity else today + timedelta(days=365 * 3)
+        if rate is None:  # Prefixado: the curve's average CDI over the term plus a term premium
+            rate = round(
+                market.annual(market.cdi_factor(1.0, maturity_date), maturity_date) + PREFIXADO_TERM_PREMIUM,
+                4,
+            )
         offset = 19 if "Renda+" in label else 4 if "Educa+" in label else 0
         offers.append(
             Offer(
@@ -149,18 +120,13 @@ def issuers_load() -> None:
 
 
 def snapshot_load(*, today: date | None = None) -> ProjectionSnapshot:
+    """The demo's projections for today, unless today already has a snapshot (e.g. a real refresh)."""
     today = today or timezone.localdate()
-    snapshot, _ = ProjectionSnapshot.objects.get_or_create(
-        date=today,
-        defaults={
-            "selic_by_year": DEMO_SELIC,
-            "ipca_by_year": DEMO_IPCA,
-            "focus_date": today,
-            "selic_current": 14.25,
-            "cdi_current": 14.15,
-            "ipca_12m": 4.68,
-        },
-    )
+    existing = ProjectionSnapshot.objects.filter(date=today).first()
+    if existing is not None:
+        return existing
+    snapshot = demo_snapshot(today)
+    snapshot.save()
     return snapshot
 
 

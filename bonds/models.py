@@ -79,10 +79,25 @@ class Bond(models.Model):
     min_investment = models.FloatField(default=0)
     maturity_date = models.DateField()
     early_withdrawal = models.BooleanField(default=False)
+    liquidity_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="D+N: business days from a redemption order to the money; empty if unknown.",
+    )
+    grace_period_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Days after the application before a redemption is allowed; empty if unknown.",
+    )
     rating = models.CharField(max_length=20, null=True, blank=True)
     payment_probability = models.FloatField(null=True, blank=True)
     net_annualized_return = models.FloatField(null=True, blank=True)
     real_annualized_return = models.FloatField(null=True, blank=True)
+    net_return_cdi_percent = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Share of the projected CDI a taxed CDB must pay to net the same (1.1 = 110%).",
+    )
 
     is_active = models.BooleanField(default=True)
     first_seen_at = models.DateTimeField(default=timezone.now)
@@ -101,15 +116,27 @@ class Bond(models.Model):
 
 
 class ProjectionSnapshot(models.Model):
-    """The day's projections: Focus annual medians per year, and current rates from SGS (in %)."""
+    """The day's projections: Focus medians per Copom meeting and per year, and current rates from
+    SGS (in %)."""
 
     date = models.DateField(unique=True)
+    selic_by_meeting = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Focus Selic target median per Copom meeting: {"R8/2026": 14.25, ...}, %.',
+    )
+    meetings_focus_date = models.DateField(
+        null=True, blank=True, help_text="Survey date (Data) of the per-meeting medians."
+    )
     selic_by_year = models.JSONField(default=dict, blank=True, help_text='{"2027": 12.25, ...} in % a year.')
     ipca_by_year = models.JSONField(default=dict, blank=True, help_text='{"2027": 4.0, ...} in % a year.')
     focus_date = models.DateField(null=True, blank=True, help_text="Survey date (Data) of the Focus medians.")
     selic_current = models.FloatField(null=True, blank=True, help_text="Selic target now (SGS 432), %.")
     cdi_current = models.FloatField(null=True, blank=True, help_text="CDI annualized (SGS 4389), %.")
     ipca_12m = models.FloatField(null=True, blank=True, help_text="IPCA over 12 months (SGS 13522), %.")
+    cdi_gap = models.FloatField(
+        null=True, blank=True, help_text="Selic target - CDI on the latest day SGS has both (432, 4389), pp."
+    )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 

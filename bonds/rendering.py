@@ -1,7 +1,8 @@
 """Bond list bodies: the JSON BondList and the CSV reply (plain, or pt-BR with `;`).
 
-Rows are plain tuples in BOND_FIELDS order (from `selectors.bond_rows`), so rendering 2,000 offers
-is a loop over tuples, not over model instances.
+Rows are plain tuples in JSON_FIELDS order (from `selectors.bond_rows`), so rendering 2,000 offers
+is a loop over tuples, not over model instances. The CSV keeps exactly the seed's columns
+(BOND_FIELDS, the first ones of each row); the JSON adds the fields after them.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ BOND_FIELDS: tuple[str, ...] = (
     "net_annualized_return",
     "real_annualized_return",
 )
+# JSON only, after the seed's fields: liquidity and the tax-equivalent share of the CDI.
+EXTRA_JSON_FIELDS: tuple[str, ...] = ("liquidity_days", "grace_period_days", "net_return_cdi_percent")
+JSON_FIELDS: tuple[str, ...] = BOND_FIELDS + EXTRA_JSON_FIELDS
 BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
 NUMBER_FIELDS = frozenset(
     {"rate", "min_investment", "payment_probability", "net_annualized_return", "real_annualized_return"}
@@ -42,7 +46,7 @@ JSON_CONTENT_TYPE = "application/json"
 
 
 def bond_dict(row: Sequence[Any]) -> dict[str, Any]:
-    item = dict(zip(BOND_FIELDS, row, strict=True))
+    item = dict(zip(JSON_FIELDS, row, strict=True))
     maturity = item["maturity_date"]
     if isinstance(maturity, date):
         item["maturity_date"] = maturity.isoformat()
@@ -65,11 +69,22 @@ def _number(value: float | int, decimal_comma: bool) -> str:
     return text.replace(".", ",") if decimal_comma else text
 
 
+# A spreadsheet runs a cell starting with these as a formula (CSV injection): such text cells get a
+# leading apostrophe, which spreadsheets show as text and hide. Numbers are written by Ponte and
+# never neutralised. A lone "-" (the seed's "rating omitted") is not a formula and stays as is.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+UTF8_BOM = "\ufeff".encode()
+
+
+def neutralised(text: str) -> str:
+    return "'" + text if text.startswith(FORMULA_STARTS) and text != "-" else text
+
+
 def csv_cells(row: Sequence[Any], *, locale: str | None) -> list[str]:
     portuguese = locale == PT_BR
     true, false = ("VERDADEIRO", "FALSO") if portuguese else ("TRUE", "FALSE")
     cells = []
-    for name, value in zip(BOND_FIELDS, row, strict=True):
+    for name, value in zip(BOND_FIELDS, row[: len(BOND_FIELDS)], strict=True):
         if value is None:
             cells.append("")
         elif name in BOOLEAN_FIELDS:
@@ -79,16 +94,18 @@ def csv_cells(row: Sequence[Any], *, locale: str | None) -> list[str]:
         elif isinstance(value, date):
             cells.append(value.isoformat())
         else:
-            cells.append(str(value))
+            cells.append(neutralised(str(value)))
     return cells
 
 
-def render_csv(*, rows: Iterable[Sequence[Any]], locale: str | None) -> bytes:
+def render_csv(*, rows: Iterable[Sequence[Any]], locale: str | None, bom: bool = False) -> bytes:
     """Header row then one row per bond. pt-BR writes decimal commas, so its separator is `;`
-    (what spreadsheets configured for Brazil expect)."""
+    (what spreadsheets configured for Brazil expect). `bom` starts the file with a UTF-8 BOM, which
+    Excel needs to read accents as UTF-8."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";" if locale == PT_BR else ",", lineterminator="\r\n")
     writer.writerow(BOND_FIELDS)
     for row in rows:
         writer.writerow(csv_cells(row, locale=locale))
-    return buffer.getvalue().encode()
+    body = buffer.getvalue().encode()
+    return UTF8_BOM + body if bom else body

@@ -20,9 +20,9 @@ from bonds import finance, statuses
 from bonds.filters import BondFilters
 from bonds.models import Bond, ProjectionSnapshot
 from bonds.rendering import (
-    BOND_FIELDS,
     CSV_CONTENT_TYPE,
     JSON_CONTENT_TYPE,
+    JSON_FIELDS,
     render_csv,
     render_json,
 )
@@ -48,9 +48,11 @@ ORDERINGS = {
 }
 
 
-def bond_list(*, filters: BondFilters, order: str = "default") -> QuerySet[Bond]:
-    """Active bonds matching `filters`, in the documented order."""
-    queryset = Bond.objects.filter(is_active=True)
+def bond_list(*, filters: BondFilters, order: str = "default", today: date | None = None) -> QuerySet[Bond]:
+    """Active bonds matching `filters`, in the documented order. A bond maturing today or earlier is
+    never listed, whatever the state of its source's refresh."""
+    today = today or timezone.localdate()
+    queryset = Bond.objects.filter(is_active=True, maturity_date__gt=today)
     if filters.products:
         queryset = queryset.filter(product__in=filters.products)
     if filters.indexes:
@@ -68,9 +70,9 @@ def bond_list(*, filters: BondFilters, order: str = "default") -> QuerySet[Bond]
     return queryset.order_by(*ORDERINGS.get(order, ORDER))
 
 
-def bond_rows(*, filters: BondFilters, limit: int | None = None) -> list[tuple]:
-    """The list as tuples in BOND_FIELDS order (what the renderers take)."""
-    queryset = bond_list(filters=filters).values_list(*BOND_FIELDS)
+def bond_rows(*, filters: BondFilters, limit: int | None = None, today: date | None = None) -> list[tuple]:
+    """The list as tuples in JSON_FIELDS order (what the renderers take)."""
+    queryset = bond_list(filters=filters, today=today).values_list(*JSON_FIELDS)
     return list(queryset[:limit] if limit is not None else queryset)
 
 
@@ -126,14 +128,14 @@ class Reply:
     body: bytes
 
 
-def _render(status: str, filters: BondFilters, fmt: str, locale: str | None) -> Reply:
+def _render(status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date) -> Reply:
     if status in statuses.WITH_BONDS:
         limit = settings.BONDS_PREVIEW_LIMIT if status == statuses.PREVIEW else None
-        rows = bond_rows(filters=filters, limit=limit)
+        rows = bond_rows(filters=filters, limit=limit, today=today)
     else:
         rows = []
     if fmt == "csv":
-        return Reply(status, CSV_CONTENT_TYPE, render_csv(rows=rows, locale=locale))
+        return Reply(status, CSV_CONTENT_TYPE, render_csv(rows=rows, locale=locale, bom=bom))
     body = render_json(status=status, description=statuses.description(status), rows=rows)
     return Reply(status, JSON_CONTENT_TYPE, body)
 
@@ -162,20 +164,27 @@ def _local_put(key: str, reply: Reply) -> None:
             _local_replies.popitem(last=False)
 
 
-def bond_list_reply(*, status: str, filters: BondFilters, fmt: str, locale: str | None) -> Reply:
-    """The reply body for a status and a query, cached per (data version, normalised query, format,
-    locale, status). Statuses without bonds need no database at all. A repeated query with bonds
-    costs no database query while the data version is cached."""
+def bond_list_reply(
+    *, status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool = False
+) -> Reply:
+    """The reply body for a status and a query, cached per (data version, day, normalised query,
+    format, locale, BOM, status): the day is in the key so a bond that matured since the reply was
+    cached is not served. Statuses without bonds need no database at all. A repeated query with
+    bonds costs no database query while the data version is cached."""
+    today = timezone.localdate()
     if status not in statuses.WITH_BONDS:
-        return _render(status, filters, fmt, locale)
-    token = f"{filters.cache_token()}|{fmt}|{locale or ''}|{status}|{settings.BONDS_PREVIEW_LIMIT}"
+        return _render(status, filters, fmt, locale, bom, today)
+    token = (
+        f"{filters.cache_token()}|{fmt}|{locale or ''}|{int(bom)}|{status}|{settings.BONDS_PREVIEW_LIMIT}"
+        f"|{today.isoformat()}"
+    )
     key = f"bonds:reply:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
     reply = _local_get(key)
     if reply is not None:
         return reply
     reply = cache.get(key)
     if reply is None:
-        reply = _render(status, filters, fmt, locale)
+        reply = _render(status, filters, fmt, locale, bom, today)
         cache.set(key, reply, settings.BONDS_REPLY_CACHE_SECONDS)
     _local_put(key, reply)
     return reply
@@ -189,21 +198,40 @@ def projection_latest() -> ProjectionSnapshot | None:
 
 
 def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | None:
-    """The snapshot's figures (stored in %) as decimals for finance.py; None without a snapshot."""
+    """The snapshot's figures (stored in %) as decimals for bonds.finance; None without a snapshot."""
     if snapshot is None:
         return None
 
     def years(values: dict) -> dict[int, float]:
         return {int(year): float(value) / 100 for year, value in (values or {}).items()}
 
+    gap = None if snapshot.cdi_gap is None else snapshot.cdi_gap / 100
     selic = snapshot.selic_current
     if selic is None and snapshot.cdi_current is not None:
-        selic = snapshot.cdi_current + finance.CDI_SPREAD_BELOW_SELIC * 100
+        selic = snapshot.cdi_current + (gap if gap is not None else finance.DEFAULT_CDI_GAP) * 100
+    # Meetings are stored by Focus's code ("R8/2026"); the calendar gives their dates. A meeting the
+    # calendar does not have yet ends the meeting path (the year-end medians take over from there).
+    meetings: dict[date, float] = {}
+    for code, median in sorted(
+        (snapshot.selic_by_meeting or {}).items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)
+    ):
+        day = finance.meeting_date(code)
+        if day is None:
+            key = finance.meeting_key(code)
+            if key is not None and key[0] < snapshot.date.year:
+                continue  # a past year's meeting the calendar no longer lists
+            break
+        if day < snapshot.date:
+            continue  # already held: the current target (SGS 432) is the fact
+        meetings[day] = float(median) / 100
     return finance.Projection(
         selic_by_year=years(snapshot.selic_by_year),
         ipca_by_year=years(snapshot.ipca_by_year),
         selic_current=None if selic is None else selic / 100,
         ipca_12m=None if snapshot.ipca_12m is None else snapshot.ipca_12m / 100,
+        selic_by_meeting=meetings,
+        cdi_gap=gap,
+        as_of=snapshot.date,
     )
 
 

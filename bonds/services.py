@@ -1,11 +1,10 @@
-"""Writes and decisions: who may see the bond list (and the 5-second rule), the daily refresh
-(providers → upsert by natural key → returns recomputed → cache version bumped)."""
+"""Writes and decisions: who may see the bond list (and the 5-second rule), upserting offers by
+natural key, the day's projections, and recomputing returns. The refresh that runs the providers
+is in bonds.refresh."""
 
 from __future__ import annotations
 
-import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -17,15 +16,11 @@ from django.utils import timezone
 from accounts.models import ApiKey, Subscription
 from accounts.services import api_key_authenticate
 from bonds import finance, statuses
-from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
-from bonds.providers import feeds as feed_provider
-from bonds.providers import focus, sgs, tesouro
-from bonds.providers.base import CurrentRates, FocusMedians, Offer, ProviderError
+from bonds.models import Bond, Issuer, Product, ProjectionSnapshot
+from bonds.providers.base import CurrentRates, FocusMedians, FocusMeetings, Offer
 from bonds.rendering import BOND_FIELDS
 from bonds.selectors import custody_fee_for, data_version_bump, projection_latest, projection_of
 from config.errors import ApplicationError
-
-logger = logging.getLogger(__name__)
 
 # --- Access -----------------------------------------------------------------------------------------
 
@@ -108,9 +103,16 @@ def bonds_access_status(*, plaintext_key: str | None, client_ip: str) -> str:
 
 # --- Upserting offers -------------------------------------------------------------------------------
 
-# What a provider states about an offer: the Bond fields up to `early_withdrawal`; the rest (rating,
-# probability, returns) Ponte computes.
-OFFER_FIELDS = BOND_FIELDS[: BOND_FIELDS.index("early_withdrawal") + 1]
+# What a provider states about an offer: the Bond fields up to `early_withdrawal` and its liquidity;
+# the rest (rating, probability, returns) Ponte computes.
+OFFER_FIELDS = (
+    *BOND_FIELDS[: BOND_FIELDS.index("early_withdrawal") + 1],
+    "liquidity_days",
+    "grace_period_days",
+)
+# Federal bonds are the sovereign's whoever sells them: Tesouro Direto and federal bonds bought from a
+# broker (`tpf`) have the domestic risk-free payment probability, never the broker's rating.
+SOVEREIGN_PRODUCTS = frozenset({Product.TD, Product.TPF})
 
 
 @dataclass
@@ -189,19 +191,32 @@ def bond_offers_upsert(*, source: str, offers: list[Offer]) -> UpsertCounts:
 
 @transaction.atomic
 def projection_snapshot_record(
-    *, day: date, focus_medians: FocusMedians | None, current: CurrentRates | None
+    *,
+    day: date,
+    focus_medians: FocusMedians | None,
+    current: CurrentRates | None,
+    meetings: FocusMeetings | None = None,
 ) -> tuple[ProjectionSnapshot, bool]:
     """Record the day's projections; a source that failed keeps the previous snapshot's figures.
     Returns the snapshot and whether anything changed."""
     previous = ProjectionSnapshot.objects.filter(date__lte=day).order_by("-date").first()
-    values = {
-        "selic_by_year": previous.selic_by_year if previous else {},
-        "ipca_by_year": previous.ipca_by_year if previous else {},
-        "focus_date": previous.focus_date if previous else None,
-        "selic_current": previous.selic_current if previous else None,
-        "cdi_current": previous.cdi_current if previous else None,
-        "ipca_12m": previous.ipca_12m if previous else None,
-    }
+    names = (
+        "selic_by_year",
+        "ipca_by_year",
+        "focus_date",
+        "selic_by_meeting",
+        "meetings_focus_date",
+        "selic_current",
+        "cdi_current",
+        "ipca_12m",
+        "cdi_gap",
+    )
+    values = {name: getattr(previous, name) if previous else None for name in names}
+    for name in ("selic_by_year", "ipca_by_year", "selic_by_meeting"):
+        values[name] = values[name] or {}
+    if meetings is not None:
+        values["selic_by_meeting"] = dict(meetings.selic_by_meeting)
+        values["meetings_focus_date"] = meetings.survey_date
     if focus_medians is not None:
         values["selic_by_year"] = {str(year): value for year, value in focus_medians.selic_by_year.items()}
         values["ipca_by_year"] = {str(year): value for year, value in focus_medians.ipca_by_year.items()}
@@ -211,6 +226,7 @@ def projection_snapshot_record(
             ("selic_current", current.selic_target),
             ("cdi_current", current.cdi),
             ("ipca_12m", current.ipca_12m),
+            ("cdi_gap", current.cdi_gap),
         ):
             if value is not None:
                 values[name] = value
@@ -226,7 +242,8 @@ def _round(value: float | None) -> float | None:
 
 
 def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | None) -> tuple:
-    """(net_annualized_return, real_annualized_return, payment_probability) of a bond bought today."""
+    """(net_annualized_return, real_annualized_return, payment_probability, net_return_cdi_percent)
+    of a bond bought today."""
     result = finance.offer_returns(
         index=bond.index,
         rate=bond.rate,
@@ -238,14 +255,19 @@ def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | No
     )
     years = max(0, (bond.maturity_date - today).days) / 365.25
     issuer = bond.issuer
-    sovereign = issuer is not None and issuer.sovereign
+    sovereign = bond.product in SOVEREIGN_PRODUCTS or (issuer is not None and issuer.sovereign)
     # The issuer's rating (copied to the bond) is read on the issuer's scale; a feed's own rating by
     # its notation.
     national = (
         issuer is not None and bond.rating == issuer.rating and issuer.rating_scale == Issuer.Scale.NATIONAL
     )
     probability = finance.payment_probability(bond.rating, years, sovereign=sovereign, national=national)
-    return _round(result.net_annualized), _round(result.real_annualized), _round(probability)
+    return (
+        _round(result.net_annualized),
+        _round(result.real_annualized),
+        _round(probability),
+        _round(result.cdi_equivalent),
+    )
 
 
 @transaction.atomic
@@ -261,10 +283,20 @@ def bond_returns_recompute(
     bonds = Bond.objects.filter(is_active=True).select_related("issuer")
     for bond in bonds if pks is None else bonds.filter(pk__in=pks):
         figures = bond_figures(bond=bond, today=today, projection=projection)
-        current = (bond.net_annualized_return, bond.real_annualized_return, bond.payment_probability)
+        current = (
+            bond.net_annualized_return,
+            bond.real_annualized_return,
+            bond.payment_probability,
+            bond.net_return_cdi_percent,
+        )
         if figures == current:
             continue
-        bond.net_annualized_return, bond.real_annualized_return, bond.payment_probability = figures
+        (
+            bond.net_annualized_return,
+            bond.real_annualized_return,
+            bond.payment_probability,
+            bond.net_return_cdi_percent,
+        ) = figures
         bond.returns_computed_on, bond.updated_at = today, now
         changed.append(bond)
     Bond.objects.bulk_update(
@@ -273,6 +305,7 @@ def bond_returns_recompute(
             "net_annualized_return",
             "real_annualized_return",
             "payment_probability",
+            "net_return_cdi_percent",
             "returns_computed_on",
             "updated_at",
         ],
@@ -292,147 +325,3 @@ def issuer_rating_apply(*, issuer: Issuer, previous: str | None) -> int:
         bond_returns_recompute()
         data_version_bump()
     return changed
-
-
-# --- The refresh ------------------------------------------------------------------------------------
-
-Progress = Callable[[str], None]
-
-
-def _tesouro_issuer() -> None:
-    Issuer.objects.get_or_create(
-        code=tesouro.TESOURO_BANK_CODE,
-        defaults={
-            "name": tesouro.TESOURO_BANK_NAME,
-            "rating": "brAAA",
-            "rating_agency": "sovereign (national scale)",
-            "sovereign": True,
-        },
-    )
-
-
-def bonds_refresh(*, trigger: str = "command", progress: Progress | None = None) -> RefreshRun:
-    """Run every provider, record the run, recompute returns and invalidate cached replies.
-
-    Each provider runs on its own: one that fails leaves its data as it was and the run says why.
-    """
-    say = progress or (lambda _line: None)
-    run = RefreshRun.objects.create(trigger=trigger)
-    today = timezone.localdate()
-    timeout = settings.BONDS_HTTP_TIMEOUT
-    outcomes: dict[str, dict] = {}
-    errors: list[str] = []
-    totals = UpsertCounts()
-
-    def attempt(name: str, work: Callable[[], dict]) -> bool:
-        say(f"{name}: fetching…")
-        started = time.monotonic()
-        try:
-            detail = work()
-        except Exception as exc:  # one provider's failure must not stop the others
-            if not isinstance(exc, ProviderError):
-                logger.exception("Bond refresh: provider %s failed unexpectedly", name)
-                exc = ProviderError(f"unexpected {type(exc).__name__}: {exc}")
-            outcomes[name] = {"ok": False, "error": str(exc), "seconds": round(time.monotonic() - started, 2)}
-            errors.append(f"{name}: {exc}")
-            say(f"{name}: FAILED: {exc}")
-            return False
-        outcomes[name] = {"ok": True, **detail, "seconds": round(time.monotonic() - started, 2)}
-        say(f"{name}: ok {_describe(detail)}")
-        return True
-
-    found: dict[str, object] = {}
-
-    def focus_work() -> dict:
-        medians = focus.fetch(base_url=settings.BONDS_FOCUS_BASE_URL, timeout=timeout, today=today)
-        found["focus"] = medians
-        return {
-            "survey_date": medians.survey_date.isoformat(),
-            "selic_years": sorted(medians.selic_by_year),
-            "ipca_years": sorted(medians.ipca_by_year),
-        }
-
-    def sgs_work() -> dict:
-        rates = sgs.fetch(base_url=settings.BONDS_SGS_BASE_URL, timeout=timeout)
-        found["sgs"] = rates
-        return {"selic_target": rates.selic_target, "cdi": rates.cdi, "ipca_12m": rates.ipca_12m}
-
-    def offers_work(
-        source: str, fetch: Callable[[], list[Offer]], feed: BrokerFeed | None = None
-    ) -> Callable:
-        def work() -> dict:
-            try:
-                offers = fetch()
-            except ProviderError as exc:
-                if feed is not None:
-                    BrokerFeed.objects.filter(pk=feed.pk).update(
-                        last_fetched_at=timezone.now(), last_error=str(exc)
-                    )
-                raise
-            counts = bond_offers_upsert(source=source, offers=offers)
-            for name, value in counts.as_dict().items():
-                if name != "offers":
-                    setattr(totals, name, getattr(totals, name) + value)
-            if feed is not None:
-                BrokerFeed.objects.filter(pk=feed.pk).update(
-                    last_fetched_at=timezone.now(), last_count=len(offers), last_error=""
-                )
-            return counts.as_dict()
-
-        return work
-
-    attempt("focus", focus_work)
-    attempt("sgs", sgs_work)
-    snapshot_changed = False
-    if "focus" in found or "sgs" in found:
-        _, snapshot_changed = projection_snapshot_record(
-            day=today, focus_medians=found.get("focus"), current=found.get("sgs")
-        )
-    _tesouro_issuer()
-    attempt(
-        "tesouro",
-        offers_work("tesouro", lambda: tesouro.fetch(url=settings.BONDS_TESOURO_CSV_URL, timeout=timeout)),
-    )
-    for feed in BrokerFeed.objects.filter(is_active=True):
-        attempt(feed.source, offers_work(feed.source, lambda feed=feed: _feed_offers(feed, timeout), feed))
-
-    recomputed = bond_returns_recompute(today=today)
-    say(f"returns: {recomputed} bond(s) changed")
-    succeeded = sum(1 for outcome in outcomes.values() if outcome["ok"])
-    run.status = (
-        RefreshRun.Status.OK
-        if succeeded == len(outcomes)
-        else RefreshRun.Status.FAILED
-        if succeeded == 0
-        else RefreshRun.Status.PARTIAL
-    )
-    run.outcomes = outcomes
-    run.created, run.updated, run.deactivated = totals.created, totals.updated, totals.deactivated
-    run.recomputed = recomputed
-    run.errors = "\n".join(errors)
-    run.finished_at = timezone.now()
-    run.save()
-    if snapshot_changed or recomputed or totals.created or totals.updated or totals.deactivated:
-        # Now, and again once the caller's transaction (if any) commits, so no process caches a
-        # version derived from the data as it was before this refresh.
-        data_version_bump()
-        transaction.on_commit(data_version_bump)
-    return run
-
-
-def _feed_offers(feed: BrokerFeed, timeout: float) -> list[Offer]:
-    what = f"broker feed {feed.name!r}"
-    if feed.url:
-        return feed_provider.fetch(url=feed.url, fmt=feed.format, timeout=timeout, what=what)
-    if feed.file:
-        try:
-            with feed.file.open("rb") as handle:
-                content = handle.read()
-        except OSError as exc:
-            raise ProviderError(f"{what}: cannot read the uploaded file ({exc})") from None
-        return feed_provider.parse(content, fmt=feed.format, what=what)
-    raise ProviderError(f"{what}: has neither a URL nor an uploaded file")
-
-
-def _describe(detail: dict) -> str:
-    return ", ".join(f"{name}={value}" for name, value in detail.items())

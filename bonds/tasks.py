@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from bonds.services import bonds_refresh
+from bonds.refresh import bonds_refresh
 
 
 @shared_task(name="bonds.tasks.refresh_bonds")

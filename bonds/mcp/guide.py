@@ -8,7 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from bonds import finance, statuses
-from bonds.mcp.schemas import BondGuide, CodeDoc, FieldDoc, FormulaDoc, StatusDoc, TaxBracket
+from bonds.mcp.schemas import BondGuide, CodeDoc, FieldDoc, FormulaDoc, IofDay, StatusDoc, TaxBracket
 from bonds.models import Index, Product
 
 SUMMARY = (
@@ -63,11 +63,29 @@ FIELDS = (
         "null when a projection is missing.",
     ),
     ("real_annualized_return", "number or null", "Annualized gain above projected IPCA (Fisher equation)."),
+    (
+        "liquidity_days",
+        "integer or null",
+        "D+N: business days from a redemption order to the money; null if unknown.",
+    ),
+    (
+        "grace_period_days",
+        "integer or null",
+        "Days after the application before a redemption is allowed (carência); null if unknown.",
+    ),
+    (
+        "net_return_cdi_percent",
+        "number or null",
+        "Tax-equivalent rate: the share of the projected CDI a taxed CDB over the same "
+        "dates would have to pay "
+        "to net the same as this bond (1.1 = 110% of CDI). Compare bonds of different products with it.",
+    ),
     ("years_to_maturity", "number", "Calendar years from today to maturity (MCP only)."),
     (
         "projection",
         "object or null",
-        "With list_bonds(amount=...): gross_amount, custody_fee, income_tax, net_amount, net_gain in BRL at "
+        "With list_bonds(amount=...): gross_amount, custody_fee, iof, income_tax, "
+        "net_amount, net_gain in BRL at "
         "maturity for that amount invested today (MCP only).",
     ),
 )
@@ -90,20 +108,24 @@ FORMULAS = (
         "from 2024, 20 November.",
     ),
     (
-        "Projected CDI and Selic",
-        "CDI(year) = Selic target median(year) - 0.10 pp; effective Selic = CDI",
-        "Per calendar year from the Focus year-end medians; years before the first projected one use the "
-        "current Selic target, years after the last one repeat it.",
+        "Projected CDI and Selic (the Copom path)",
+        "CDI(day) = Selic target(day) - gap; effective Selic = CDI",
+        "Selic target(day): the current target until the next Copom meeting, then each "
+        "meeting's Focus median "
+        "from the day after the meeting; beyond the last dated meeting, a line to each later Focus year-end "
+        "median (stepped monthly), flat after the last. gap = Selic target - CDI on the latest day SGS has "
+        "both (series 432 and 4389); 0.10 pp when none. See assumptions.selic_by_meeting_pct.",
     ),
     (
         "Percentage of an index (cdi*, selic*, ipca*)",
-        "F = prod over each year y of [1 + ((1 + I_y)^(1/252) - 1) * rate]^(du_y)",
-        "B3 DI methodology (daily rate times the percentage), not the (1 + rate*CDI)^(du/252) shortcut.",
+        "F = prod over the business days d of [1 + ((1 + I_d)^(1/252) - 1) * rate]",
+        "B3 DI methodology (daily rate times the percentage), not the (1 + rate*CDI)^(du/252) shortcut. "
+        "I_d is the projected CDI of day d (cdi*, selic*) or the IPCA of its year (ipca*).",
     ),
     (
         "Index plus spread (cdi+, selic+, ipca+)",
-        "F = prod over each year y of (1 + I_y)^(du_y/252) * (1 + rate)^(du/252)",
-        "I_y is the projected CDI (cdi+, selic+) or IPCA (ipca+) of year y.",
+        "F = prod over the business days d of (1 + I_d)^(1/252) * (1 + rate)^(du/252)",
+        "I_d is the projected CDI of day d (cdi+, selic+) or the IPCA of its year (ipca+).",
     ),
     ("Fixed rate (pre)", "F = (1 + rate)^(du/252)", "252 business days a year."),
     ("Gross annualized", "g = F^(252/du) - 1", ""),
@@ -114,9 +136,16 @@ FORMULAS = (
         f"{finance.TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO:,.0f}.",
     ),
     (
-        "Net of income tax",
-        "F_net = 1 + (F_fee - 1) * (1 - t(dc)); net_annualized_return = F_net^(252/du) - 1",
-        "t from income_tax_table by calendar days held; t = 0 for tax_free bonds; no tax on a loss.",
+        "Net of IOF and income tax",
+        "F_net = 1 + (F_fee - 1) * (1 - iof(dc)) * (1 - t(dc)); net_annualized_return = F_net^(252/du) - 1",
+        "iof from iof_table (Decreto 6.306/2007) for dc of 1..29 days, on every product (tax-free too), "
+        "then t from income_tax_table on the income minus IOF; t = 0 for tax_free bonds; no tax on a loss.",
+    ),
+    (
+        "Tax-equivalent rate (net_return_cdi_percent)",
+        "find p: 1 + (prod_d [1 + ((1 + CDI_d)^(1/252) - 1) * p] - 1) * (1 - iof(dc)) * (1 - t(dc)) = F_net",
+        "The share of the projected CDI a taxed CDB over the same dates (same IOF and income tax) must pay "
+        "to net the same as the bond: compares an LCI, a CDB and a Tesouro bond at a glance. 1.1 = 110%.",
     ),
     (
         "Real return (Fisher)",
@@ -134,7 +163,8 @@ FORMULAS = (
         "P = 1 - CDR(rating bucket, T years); geometric interpolation of survival between whole years",
         "S&P Global emerging-markets average cumulative default rates (2024 study). National-scale ratings "
         "(brAA, AA(bra), AA.br) are first mapped to the global scale (Austin table: brAAA -> BB+, "
-        "brA -> BB-, ...), which is conservative. Tesouro (sovereign, domestic) counts as 1. A historical "
+        "brA -> BB-, ...), which is conservative. Federal bonds (Tesouro Direto `td` and `tpf` bought "
+        "from a broker) are the sovereign's, domestic risk-free: 1. A historical "
         "frequency, not a forecast; FGC coverage is shown separately in fgc_protection.",
     ),
 )
@@ -142,7 +172,8 @@ FORMULAS = (
 HOW_TO_ANSWER = (
     "For 'where should I put BRL X for N years?': call list_bonds with min_maturity/max_maturity around "
     "today + N years (today is in every result), amount=X and sort='net_return'.",
-    "Compare net_annualized_return (after tax), real_annualized_return (above inflation), "
+    "Compare net_annualized_return (after tax), net_return_cdi_percent (tax-equivalent % of CDI), "
+    "real_annualized_return (above inflation), liquidity_days, grace_period_days, "
     "payment_probability, fgc_protection and early_withdrawal; projection.net_amount is what X becomes.",
     "Call project_bond(bond_id, amount) for the step-by-step figures of a chosen bond.",
     "Without an API key the reply is a preview of at most 5 bonds (status 'preview'): say so to the user.",
@@ -152,9 +183,12 @@ HOW_TO_ANSWER = (
 
 SOURCES = (
     "Offers: Tesouro Transparente (Tesouro Direto prices and rates CSV) and broker feeds.",
-    "Projections: BCB Focus market expectations survey (Olinda OData: annual Selic and IPCA medians).",
+    "Projections: BCB Focus market expectations survey (Olinda OData: Selic median per Copom meeting, "
+    "annual Selic and IPCA medians).",
+    f"Copom meeting dates: {finance.COPOM_SOURCE}.",
     "Current rates: BCB SGS (Selic target 432, CDI 4389, IPCA 12 months 13522).",
-    "Income tax: Lei 11.033/2004 art. 1 (regressive table). Default rates: S&P Global 2024 study.",
+    "Income tax: Lei 11.033/2004 art. 1 (regressive table). IOF: Decreto 6.306/2007. Default rates: S&P "
+    "Global 2024 study.",
 )
 
 BOND_COUNTS = {
@@ -181,6 +215,10 @@ def bond_guide(assumptions) -> BondGuide:
         formulas=[FormulaDoc(name=n, formula=f, notes=notes) for n, f, notes in FORMULAS],
         income_tax_table=[
             TaxBracket(max_calendar_days=days, rate=rate) for days, rate in finance.INCOME_TAX_TABLE
+        ],
+        iof_table=[
+            IofDay(calendar_days=day, rate=finance.iof_rate(day))
+            for day in range(1, len(finance.IOF_PERCENT_BY_DAY) + 1)
         ],
         statuses=[
             StatusDoc(

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.authentication import presented_bearer_or_query_key
 from accounts.netaddr import client_address
-from bonds import statuses
+from bonds import finance, statuses
 from bonds.filters import parse_filters
 from bonds.mcp.schemas import (
     AmountOutcome,
@@ -74,6 +74,14 @@ def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
         focus_survey_date=snapshot.focus_date,
         selic_target_pct=snapshot.selic_current,
         cdi_pct=snapshot.cdi_current,
+        cdi_selic_gap_pp=snapshot.cdi_gap,
+        selic_by_meeting_pct={
+            code: float(v)
+            for code, v in sorted(
+                (snapshot.selic_by_meeting or {}).items(),
+                key=lambda item: finance.meeting_key(item[0]) or (0, 0),
+            )
+        },
         ipca_12m_pct=snapshot.ipca_12m,
         selic_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.selic_by_year or {}).items())},
         ipca_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.ipca_by_year or {}).items())},
@@ -91,6 +99,7 @@ def _outcome(bond: Bond, amount: float, snapshot: ProjectionSnapshot | None) -> 
         amount=amount,
         gross_amount=projected.gross_amount,
         custody_fee=projected.custody_fee,
+        iof=projected.iof,
         income_tax=projected.income_tax,
         net_amount=net,
         net_gain=None if net is None else round(net - amount, 2),
@@ -119,6 +128,9 @@ def bond_item(
         payment_probability=bond.payment_probability,
         net_annualized_return=bond.net_annualized_return,
         real_annualized_return=bond.real_annualized_return,
+        liquidity_days=bond.liquidity_days,
+        grace_period_days=bond.grace_period_days,
+        net_return_cdi_percent=bond.net_return_cdi_percent,
         years_to_maturity=round(max(0, (bond.maturity_date - today).days) / DAYS_PER_YEAR, 2),
         projection=None if amount is None else _outcome(bond, amount, snapshot),
     )
@@ -203,7 +215,8 @@ def bonds_for_agent(
 
 
 def active_bond(bond_id: int) -> Bond:
-    bond = Bond.objects.filter(pk=bond_id, is_active=True).first()
+    """An active bond that has not matured (a matured one is never offered, whatever the refresh)."""
+    bond = Bond.objects.filter(pk=bond_id, is_active=True, maturity_date__gt=timezone.localdate()).first()
     if bond is None:
         raise BondNotFound(
             f"No active bond has id {bond_id}. Call list_bonds and use the `id` of one of its bonds."
@@ -225,8 +238,10 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
         calendar_days=None,
         income_tax_rate=None,
         custody_fee_rate=None,
+        iof_rate=None,
         gross_amount=None,
         custody_fee=None,
+        iof=None,
         income_tax=None,
         net_amount=None,
         net_gain=None,
@@ -259,6 +274,11 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
         notes.append("No redemption before maturity: the money is locked until maturity_date.")
     if bond.exclusive:
         notes.append("Restricted to qualified investors.")
+    if returns.iof_rate:
+        notes.append(
+            f"Redeemed after {returns.dc} days: IOF takes {returns.iof_rate:.0%} of the income (Decreto "
+            "6.306/2007) before income tax."
+        )
     if fee_rate:
         notes.append(
             f"Tesouro Direto: the B3 custody fee ({fee_rate:.2%} a year) is deducted before income tax."
@@ -270,8 +290,10 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
             "calendar_days": returns.dc,
             "income_tax_rate": returns.tax_rate,
             "custody_fee_rate": fee_rate,
+            "iof_rate": returns.iof_rate,
             "gross_amount": projected.gross_amount,
             "custody_fee": projected.custody_fee,
+            "iof": projected.iof,
             "income_tax": projected.income_tax,
             "net_amount": projected.net_amount,
             "net_gain": None if projected.net_amount is None else round(projected.net_amount - amount, 2),

@@ -24,6 +24,7 @@ class AmountOutcome(BaseModel):
     amount: float = Field(description="Amount invested today, BRL.")
     gross_amount: float | None = Field(description="Value at maturity before fees and income tax.")
     custody_fee: float | None = Field(description="B3 custody fee (Tesouro Direto only), BRL.")
+    iof: float | None = Field(description="IOF on the income, BRL: only when maturity is within 29 days.")
     income_tax: float | None = Field(description="Income tax withheld at maturity, BRL (0 if tax-free).")
     net_amount: float | None = Field(description="What the investor receives at maturity, BRL.")
     net_gain: float | None = Field(description="net_amount minus amount, BRL.")
@@ -53,6 +54,14 @@ class BondItem(BaseModel):
     payment_probability: float | None = Field(description="Historical probability of payment at maturity.")
     net_annualized_return: float | None = Field(description="Net of income tax, a year, to maturity.")
     real_annualized_return: float | None = Field(description="Above projected IPCA (Fisher), a year.")
+    liquidity_days: int | None = Field(description="D+N business days to redeem; null when unknown.")
+    grace_period_days: int | None = Field(
+        description="Days after the application before a redemption is allowed; null when unknown."
+    )
+    net_return_cdi_percent: float | None = Field(
+        description="Tax-equivalent rate: share of the projected CDI a taxed CDB over the same dates "
+        "must pay to net the same (1.1 = 110% of CDI)."
+    )
     years_to_maturity: float = Field(description="Calendar years from today to maturity_date.")
     projection: AmountOutcome | None = Field(
         default=None, description="Present when list_bonds was called with `amount`."
@@ -65,7 +74,15 @@ class Assumptions(BaseModel):
     projection_date: date | None = Field(description="Date of the projection snapshot used.")
     focus_survey_date: date | None = Field(description="Survey date of the Focus medians.")
     selic_target_pct: float | None = Field(description="Current Selic target, % a year.")
-    cdi_pct: float | None = Field(description="Current CDI, % a year (model: Selic target - 0.10 pp).")
+    cdi_pct: float | None = Field(description="Current CDI, % a year (SGS 4389).")
+    cdi_selic_gap_pp: float | None = Field(
+        description="Selic target - CDI observed in SGS, percentage points; the projected CDI is the "
+        "projected target minus this gap (0.10 when none was observed)."
+    )
+    selic_by_meeting_pct: dict[str, float] = Field(
+        description="Focus Selic target median per Copom meeting (R8/2026...), %; applies from the day after "
+        "the meeting."
+    )
     ipca_12m_pct: float | None = Field(description="IPCA over the last 12 months, %.")
     selic_by_year_pct: dict[str, float] = Field(description="Focus year-end Selic target medians, %.")
     ipca_by_year_pct: dict[str, float] = Field(description="Focus IPCA medians per calendar year, %.")
@@ -95,8 +112,12 @@ class BondProjectionResult(BaseModel):
     calendar_days: int | None = Field(description="dc: calendar days from today to maturity.")
     income_tax_rate: float | None = Field(description="Rate of the regressive table for dc (0 if tax-free).")
     custody_fee_rate: float | None = Field(description="Yearly custody fee rate applied (Tesouro Direto).")
+    iof_rate: float | None = Field(
+        description="IOF share of the income for dc (Decreto 6.306/2007; 0 from day 30)."
+    )
     gross_amount: float | None
     custody_fee: float | None
+    iof: float | None
     income_tax: float | None
     net_amount: float | None
     net_gain: float | None
@@ -131,6 +152,11 @@ class TaxBracket(BaseModel):
     rate: float
 
 
+class IofDay(BaseModel):
+    calendar_days: int
+    rate: float = Field(description="Share of the income taken by IOF for a redemption on that day.")
+
+
 class StatusDoc(BaseModel):
     status: Status
     bonds: str
@@ -147,6 +173,7 @@ class BondGuide(BaseModel):
     indexes: list[CodeDoc]
     formulas: list[FormulaDoc]
     income_tax_table: list[TaxBracket]
+    iof_table: list[IofDay] = Field(description="IOF by calendar day held, 1..29; 0 from day 30.")
     statuses: list[StatusDoc]
     limits: list[str]
     sources: list[str]

@@ -35,6 +35,10 @@ class Offer:
     # None: the provider says nothing about the rating (the issuer's rating is used).
     rating: str | None = None
     rating_given: bool = False
+    # D+N business days from the redemption order to the money (None: unknown), and the days after
+    # the application before a redemption is allowed (None: unknown).
+    liquidity_days: int | None = None
+    grace_period_days: int | None = None
 
 
 @dataclass(frozen=True)
@@ -47,12 +51,22 @@ class FocusMedians:
 
 
 @dataclass(frozen=True)
+class FocusMeetings:
+    """Focus medians of the Selic target per Copom meeting (`R8/2026` -> % a year), one survey."""
+
+    survey_date: date
+    selic_by_meeting: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class CurrentRates:
-    """Current rates from SGS, in % a year (None when the series had no value)."""
+    """Current rates from SGS, in % a year (None when the series had no value), and the gap between
+    the Selic target and the CDI on the latest day both were published (percentage points)."""
 
     selic_target: float | None
     cdi: float | None
     ipca_12m: float | None
+    cdi_gap: float | None = None
 
 
 def http_get(url: str, *, timeout: float, what: str) -> requests.Response:

@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 
 from bonds.providers.base import Offer, ProviderError, http_get
-from bonds.rendering import BOND_FIELDS
+from bonds.rendering import BOND_FIELDS, FORMULA_STARTS
 
 PRODUCTS = ("cdb", "lci", "lca", "cri", "cra", "deb", "tpf", "td", "lf", "misc")
 INDEXES = ("cdi*", "cdi+", "ipca*", "ipca+", "selic*", "selic+", "pre")
@@ -52,6 +52,27 @@ def _float(value: Any, field: str, *, decimal_comma: bool) -> float | None:
         raise ValueError(f"{field}: {value!r} is not a number") from None
 
 
+def _days(value: Any, field: str) -> int | None:
+    """An optional whole number of days (liquidity, grace period); empty or null: unknown."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"{field}: {value!r} is not a whole number of days")
+    try:
+        days = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"{field}: {value!r} is not a whole number of days") from None
+    if days < 0:
+        raise ValueError(f"{field}: {days} is negative")
+    return days
+
+
+def _text(value: Any) -> str:
+    """A text cell; the apostrophe Ponte's CSV puts before a formula-like text (`'=...`) is dropped."""
+    text = str(value).strip()
+    return text[1:] if text[:1] == "'" and text[1:2] in FORMULA_STARTS else text
+
+
 def offer_from_mapping(item: Mapping[str, Any], *, decimal_comma: bool = False) -> Offer:
     missing = [name for name in REQUIRED if item.get(name) in (None, "")]
     if missing:
@@ -74,16 +95,16 @@ def offer_from_mapping(item: Mapping[str, Any], *, decimal_comma: bool = False) 
         raise ValueError(f"maturity_date: {item['maturity_date']!r} is not YYYY-MM-DD") from None
     rate = _float(item["rate"], "rate", decimal_comma=decimal_comma)
     minimum = _float(item.get("min_investment"), "min_investment", decimal_comma=decimal_comma) or 0.0
-    name = str(item["name"]).strip()[:200]
+    name = _text(item["name"])[:200]
     rating = item.get("rating")
-    rating = None if rating is None or str(rating).strip() == "" else str(rating).strip()[:20]
+    rating = None if rating is None or str(rating).strip() == "" else _text(rating)[:20]
     # An empty rating means the feed does not know it: the issuer's rating (admin) applies then.
     rating_given = rating is not None
     return Offer(
         natural_key=f"{bank}|{product}|{index}|{maturity.isoformat()}|{name}"[:240],
         name=name,
         bank=bank,
-        bank_name=str(item.get("bank_name") or "").strip()[:200] or f"Bank {bank}",
+        bank_name=_text(item.get("bank_name") or "")[:200] or f"Bank {bank}",
         product=product,
         index=index,
         rate=float(rate),  # REQUIRED checked above
@@ -95,6 +116,8 @@ def offer_from_mapping(item: Mapping[str, Any], *, decimal_comma: bool = False) 
         early_withdrawal=_bool(item.get("early_withdrawal"), "early_withdrawal"),
         rating=rating,
         rating_given=rating_given,
+        liquidity_days=_days(item.get("liquidity_days"), "liquidity_days"),
+        grace_period_days=_days(item.get("grace_period_days"), "grace_period_days"),
     )
 
 

@@ -112,6 +112,7 @@ def live_sources(fake_source: FakeSource, settings) -> FakeSource:
     settings.BONDS_TESOURO_CSV_URL = fake_source.base + "/tesouro/PrecoTaxaTesouroDireto.csv"
     settings.BONDS_HTTP_TIMEOUT = 5
     fake_source.route("/olinda/odata/ExpectativasMercadoAnuais", fixture_bytes("focus_anuais.json"))
+    fake_source.route("/olinda/odata/ExpectativasMercadoSelic", fixture_bytes("focus_selic.json"))
     for code, body in SGS_SERIES.items():
         fake_source.route(f"/sgs/bcdata.sgs.{code}/dados/ultimos/5", body)
     fake_source.route(

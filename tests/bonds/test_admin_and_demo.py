@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 
 from bonds import demo
 from bonds.models import Bond, Index, Issuer, Product, ProjectionSnapshot, RefreshRun
-from bonds.services import bonds_refresh
+from bonds.refresh import bonds_refresh
 
 pytestmark = pytest.mark.django_db
 

@@ -132,18 +132,18 @@ def test_missing_projections_give_null_returns_never_a_crash():
     assert only_cdi.net_annualized is not None and only_cdi.real_annualized is None
 
 
-def test_projection_path_uses_each_years_median():
-    path = Projection(selic_by_year={2026: 0.1425, 2027: 0.1225, 2028: 0.105}, ipca_by_year={2027: 0.04})
-    assert path.cdi(2027) == pytest.approx(0.1215)
-    assert path.cdi(2035) == pytest.approx(0.104)  # beyond the last year: the last median repeats
-    assert path.ipca(2026) == 0.04  # before the first year with no current value: the first median
+def test_without_meetings_the_path_is_a_line_from_today_to_each_year_end_median():
+    path = Projection(
+        selic_current=0.15, selic_by_year={2027: 0.13, 2028: 0.105}, cdi_gap=0.001, as_of=date(2026, 12, 31)
+    )
+    assert path.selic_target_on(date(2026, 12, 31)) == pytest.approx(0.15)
+    # Stepped monthly: July 2027 takes the line 15% (31 Dec 2026) -> 13% (31 Dec 2027) on 16 July,
+    # 197 days after its start.
+    assert path.selic_target_on(date(2027, 7, 2)) == pytest.approx(0.15 - 0.02 * 197 / 365)
+    assert path.selic_target_on(date(2027, 7, 31)) == path.selic_target_on(date(2027, 7, 1))
+    assert path.cdi_on(date(2035, 1, 1)) == pytest.approx(0.104)  # after the last median: flat
     per_year = finance.business_days_by_year(START, MATURITY)
     assert sorted(per_year) == [2026, 2027, 2028] and sum(per_year.values()) == 501
-    stepped = finance.gross_factor("cdi+", 0.0, per_year, path)
-    expected = 1.0
-    for year, days in per_year.items():
-        expected *= (1 + path.cdi(year)) ** (days / 252)
-    assert stepped == pytest.approx(expected)
 
 
 def test_custody_fee_lowers_the_net_return():
@@ -198,6 +198,7 @@ def test_payment_probability_follows_the_em_table_and_interpolates():
     assert finance.payment_probability("brAAA", 5) == finance.payment_probability("BB", 5)
     assert finance.payment_probability("-", 3) is None
     assert finance.payment_probability(None, 3, sovereign=True) == 1.0
+    assert finance.payment_probability("brBBB", 3, sovereign=True) == 1.0
 
 
 def test_a_plain_rating_can_be_read_on_the_national_scale():

@@ -15,8 +15,9 @@ from accounts.models import ApiKey
 from accounts.services import api_key_revoke, subscription_set
 from bonds.models import Bond
 from bonds.providers.base import Offer
+from bonds.refresh import bonds_refresh
 from bonds.rendering import BOND_FIELDS
-from bonds.services import bond_offers_upsert, bonds_access_status, bonds_interval_claim, bonds_refresh
+from bonds.services import bond_offers_upsert, bonds_access_status, bonds_interval_claim
 
 URL = "/bonds/api/"
 pytestmark = pytest.mark.django_db
@@ -97,7 +98,7 @@ def test_a_subscribed_key_gets_every_active_bond_in_the_documented_order(api_cli
 
 def test_every_bond_has_every_seed_field_with_its_type(api_client, bonds, bonds_key):
     bond = next(b for b in get(api_client, **bearer(bonds_key)).json()["bonds"] if b["name"] == "Bond 07")
-    assert list(bond) == list(BOND_FIELDS)
+    assert list(bond) == [*BOND_FIELDS, "liquidity_days", "grace_period_days", "net_return_cdi_percent"]
     assert bond == {
         "name": "Bond 07",
         "bank": 77,
@@ -115,6 +116,9 @@ def test_every_bond_has_every_seed_field_with_its_type(api_client, bonds, bonds_
         "payment_probability": None,
         "net_annualized_return": None,
         "real_annualized_return": None,
+        "liquidity_days": None,
+        "grace_period_days": None,
+        "net_return_cdi_percent": None,
     }
 
 
@@ -147,7 +151,7 @@ def test_values_outside_the_lists_are_ignored(api_client, bonds, bonds_key):
 
 
 def csv_rows(response, delimiter=","):
-    return list(csv.reader(io.StringIO(response.content.decode()), delimiter=delimiter))
+    return list(csv.reader(io.StringIO(response.content.decode("utf-8-sig")), delimiter=delimiter))
 
 
 def test_csv_has_the_seed_columns_true_false_and_the_status_header(api_client, bonds, bonds_key):
@@ -163,7 +167,7 @@ def test_csv_has_the_seed_columns_true_false_and_the_status_header(api_client, b
 
 def test_csv_pt_br_uses_decimal_comma_verdadeiro_and_semicolons(api_client, bonds, bonds_key):
     response = get(api_client, "format=csv&locale=pt-BR&product=lci", **bearer(bonds_key))
-    assert response.content.decode().startswith("name;bank;bank_name;")
+    assert response.content.decode().startswith("\ufeffname;bank;bank_name;")
     _header, row = csv_rows(response, delimiter=";")
     assert row[5] == "0,06" and row[6:9] == ["VERDADEIRO", "VERDADEIRO", "FALSO"] and row[14] == "0,13"
 

@@ -466,6 +466,25 @@ def test_project_bond_notes_what_the_investor_must_know(mcp_url, bonds, make_key
     assert any("custody fee" in note for note in treasury["notes"])
 
 
+def test_project_bond_uses_the_same_path_iof_and_tax_as_the_listing(mcp_url, bonds, make_key):
+    bond_offers_upsert(source="short", offers=[_offer("S", 20, index="cdi*", rate=1.0, name="CDB 20 dias")])
+    bond_returns_recompute()
+    short = Bond.objects.get(natural_key="S")
+    result = structured(
+        mcp_url, "project_bond", {"bond_id": short.pk, "amount": 10_000}, key=_ok_key(make_key)
+    )
+    gain = result["gross_amount"] - 10_000
+    assert (result["calendar_days"], result["iof_rate"], result["income_tax_rate"]) == (20, 0.33, 0.225)
+    assert result["iof"] == pytest.approx(gain * 0.33, abs=0.01)
+    assert result["income_tax"] == pytest.approx((gain - result["iof"]) * 0.225, abs=0.01)
+    assert result["net_annualized_return"] == pytest.approx(short.net_annualized_return, abs=1e-6)
+    assert any("IOF takes 33%" in note for note in result["notes"])
+    assert result["bond"]["net_return_cdi_percent"] == pytest.approx(1.0, abs=1e-6)
+    cdb = structured(mcp_url, "list_bonds", {"product": ["cdb"], "index": ["cdi*"], "amount": 10_000})
+    item = next(bond for bond in cdb["bonds"] if bond["id"] == short.pk)
+    assert item["projection"]["iof"] == result["iof"] and item["liquidity_days"] is None
+
+
 def test_project_bond_without_a_key_is_a_labelled_preview(mcp_url, bonds):
     result = structured(mcp_url, "project_bond", {"bond_id": bonds["C"].pk, "amount": 10_000})
     assert result["status"] == statuses.PREVIEW and result["preview"] is True
@@ -495,7 +514,13 @@ def test_explain_bonds_documents_fields_formulas_statuses_and_current_projection
         finance.INCOME_TAX_TABLE
     )
     formulas = " ".join(item["formula"] for item in guide["formulas"])
-    assert "F_net = 1 + (F_fee - 1) * (1 - t(dc))" in formulas
+    assert "F_net = 1 + (F_fee - 1) * (1 - iof(dc)) * (1 - t(dc))" in formulas
+    assert [(row["calendar_days"], row["rate"]) for row in guide["iof_table"]] == [
+        (day, finance.iof_rate(day)) for day in range(1, 30)
+    ]
+    assert {"liquidity_days", "grace_period_days", "net_return_cdi_percent"} <= {
+        f["name"] for f in guide["fields"]
+    }
     assert "(1 + net) / (1 + pi) - 1" in formulas
     assert guide["assumptions"]["selic_target_pct"] == 15.0
     assert guide["today"] == timezone.localdate().isoformat()

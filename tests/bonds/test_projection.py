@@ -55,10 +55,10 @@ def test_snapshot_figures_are_percent_and_become_decimals():
             date=START, selic_by_year={"2027": 12.25}, ipca_by_year={"2027": 4.0}, ipca_12m=4.68
         )
     )
-    assert projection.cdi(2027) == pytest.approx(0.1215) and projection.ipca(2027) == pytest.approx(0.04)
-    assert projection.ipca(2026) == pytest.approx(0.0468)
+    assert projection.cdi_on(date(2027, 12, 31)) == pytest.approx(0.1215)
+    assert projection.ipca(2027) == pytest.approx(0.04) and projection.ipca(2026) == pytest.approx(0.0468)
     only_cdi = projection_of(ProjectionSnapshot(date=START, cdi_current=14.15))
-    assert only_cdi.cdi(2027) == pytest.approx(0.1415)
+    assert only_cdi.cdi_on(date(2027, 6, 1)) == pytest.approx(0.1415)
 
 
 def test_tesouro_pays_custody_except_selic_up_to_ten_thousand():

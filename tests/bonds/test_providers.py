@@ -67,11 +67,46 @@ def test_focus_takes_the_latest_base_zero_median_per_year(fake_source):
     fake_source.route("/odata/ExpectativasMercadoAnuais", fixture_bytes("focus_anuais.json"))
     medians = focus.fetch(base_url=fake_source.base + "/odata", timeout=5, today=date(2026, 11, 23))
     assert medians.survey_date == date(2026, 11, 13)
-    assert medians.selic_by_year == {2026: 14.25, 2027: 12.25, 2028: 10.5}  # not 12.50 from 11-06
+    assert medians.selic_by_year == {2026: 14.0, 2027: 12.25, 2028: 10.5}  # not 12.50 from 11-06
     assert medians.ipca_by_year == {2026: 4.46, 2027: 4.0, 2028: 3.75}  # not the baseCalculo 1 row
     query = fake_source.requests[0]
     assert "$filter=" in query and "$format=json" in query
     assert "+" not in query.split("?", 1)[1] and "%20eq%20" in query and "Data%20ge%20'2026-10-09'" in query
+
+
+def test_focus_selic_per_meeting_takes_the_latest_survey_with_base_zero(fake_source):
+    fake_source.route("/odata/ExpectativasMercadoSelic", fixture_bytes("focus_selic.json"))
+    meetings = focus.fetch_meetings(base_url=fake_source.base + "/odata", timeout=5, today=date(2026, 11, 23))
+    assert meetings.survey_date == date(2026, 11, 13)
+    # R8/2026 at 14.00 from the 11-13 survey (not 14.25 from 11-06), in meeting order.
+    assert meetings.selic_by_meeting == {"R8/2026": 14.0, "R1/2027": 13.5, "R2/2027": 13.0}
+    path, query = fake_source.requests[0].split("?", 1)
+    assert path == "/odata/ExpectativasMercadoSelic" and "+" not in query
+    assert "Indicador%20eq%20'Selic'%20and%20baseCalculo%20eq%200%20and%20Data%20ge%20'2026-10-09'" in query
+    assert "$select=Indicador,Data,Reuniao,Mediana,baseCalculo" in query
+
+
+def test_focus_selic_per_meeting_without_rows_is_an_error(fake_source):
+    fake_source.route(
+        "/odata/ExpectativasMercadoSelic", '{"value": [{"Indicador": "Selic", "Reuniao": "x"}]}'
+    )
+    with pytest.raises(ProviderError, match="no Selic median per Copom meeting"):
+        focus.fetch_meetings(base_url=fake_source.base + "/odata", timeout=5, today=date(2026, 11, 23))
+
+
+def test_sgs_gap_between_selic_target_and_cdi_is_taken_on_the_latest_common_day(fake_source):
+    fake_source.route(
+        "/sgs/bcdata.sgs.432/dados/ultimos/5",
+        '[{"data":"17/11/2026","valor":"14.25"},{"data":"18/11/2026","valor":"14.25"},'
+        '{"data":"19/11/2026","valor":"14.25"}]',
+    )
+    fake_source.route(
+        "/sgs/bcdata.sgs.4389/dados/ultimos/5",
+        '[{"data":"17/11/2026","valor":"14.15"},{"data":"18/11/2026","valor":"14.13"}]',
+    )
+    fake_source.route("/sgs/bcdata.sgs.13522/dados/ultimos/5", SGS_SERIES[13522])
+    rates = sgs.fetch(base_url=fake_source.base + "/sgs", timeout=5)
+    assert rates.cdi_gap == pytest.approx(0.12)  # 18/11: the last day both series have
 
 
 def test_focus_without_medians_is_an_error(fake_source):
@@ -96,9 +131,9 @@ def test_sgs_non_json_answer_is_an_error(fake_source):
 
 ROWS = [
     ("CDB Banco X 110% CDI", 77, "Banco Inter", "cdb", "cdi*", 1.1, True, False, False, 1000.0,
-     date(2028, 11, 23), True, "brAA", 0.95, 0.1418, 0.0926),
+     date(2028, 11, 23), True, "brAA", 0.95, 0.1418, 0.0926, 0, None, 1.1),
     ("LCA Y; especial", 1, "Banco do Brasil", "lca", "ipca+", 0.065, True, True, False, 500.5,
-     date(2029, 1, 2), False, None, None, None, None),
+     date(2029, 1, 2), False, None, None, None, None, None, 365, None),
 ]  # fmt: skip
 
 
@@ -108,8 +143,9 @@ ROWS = [
         (render_json(status="ok", description="x", rows=ROWS), "application/json"),
         (render_csv(rows=ROWS, locale=None), "text/csv"),
         (render_csv(rows=ROWS, locale="pt-BR"), "text/csv"),
+        (render_csv(rows=ROWS, locale="pt-BR", bom=True), "text/csv"),
     ],
-    ids=["json", "csv", "csv-pt-BR"],
+    ids=["json", "csv", "csv-pt-BR", "csv-pt-BR-with-BOM"],
 )
 def test_a_broker_feed_reads_pontes_own_output(fake_source, body, content_type):
     url = fake_source.route("/feed", body, content_type=content_type)

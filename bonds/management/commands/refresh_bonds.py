@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from bonds.models import RefreshRun
-from bonds.services import bonds_refresh
+from bonds.refresh import bonds_refresh
 
 
 class Command(BaseCommand):

@@ -1,0 +1,153 @@
+"""The projected index path: the daily Selic target (and the CDI under it) from the Copom meeting
+path of the Focus survey, then the year-end medians; IPCA per calendar year. Pure Python (no Django).
+
+The Selic target on a day is
+* the current target (SGS 432) until the next Copom meeting with a Focus median;
+* each meeting's median from the day after its decision day (the new target applies from then);
+* beyond the last dated meeting, the line from that meeting's median to each later year-end median
+  (31 December of its year), stepped once a month (the value at the middle of each month); then flat
+  at the last year-end median.
+The CDI is the target minus the latest gap observed between the two in SGS (4389 against 432),
+0.10 pp when none was observed; the effective Selic is taken equal to the CDI.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from functools import cached_property
+from itertools import pairwise
+
+# CDI and the effective Selic normally run 0.10 pp below the Selic target (reference §5.2): the
+# fallback when SGS gave no gap.
+DEFAULT_CDI_GAP = 0.0010
+# Kept for callers that converted a CDI back to a target with the old constant.
+CDI_SPREAD_BELOW_SELIC = DEFAULT_CDI_GAP
+
+ONE_DAY = timedelta(days=1)
+
+
+def _month_after(day: date) -> date:
+    return date(day.year + day.month // 12, day.month % 12 + 1, 1)
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Projected rates (decimals) as taken from BCB Focus and SGS.
+
+    `selic_by_meeting[d]`: the Focus median of the Selic target decided on Copom day `d`;
+    `selic_by_year[y]`: the year-end Selic target median of y; `ipca_by_year[y]`: the IPCA of y.
+    `selic_current` is today's target, `cdi_gap` the observed target - CDI (None: 0.10 pp), `as_of`
+    the day the current target was observed (where the line to the year-end medians starts when
+    there is no meeting path).
+    """
+
+    selic_by_year: Mapping[int, float] = field(default_factory=dict)
+    ipca_by_year: Mapping[int, float] = field(default_factory=dict)
+    selic_current: float | None = None
+    ipca_12m: float | None = None
+    selic_by_meeting: Mapping[date, float] = field(default_factory=dict)
+    cdi_gap: float | None = None
+    as_of: date | None = None
+
+    @classmethod
+    def flat(cls, *, cdi: float | None = None, ipca: float | None = None) -> Projection:
+        """Constant rates: CDI (so the Selic target = CDI + the default gap) and IPCA."""
+        selic = None if cdi is None else cdi + DEFAULT_CDI_GAP
+        return cls(selic_current=selic, ipca_12m=ipca)
+
+    @property
+    def gap(self) -> float:
+        return DEFAULT_CDI_GAP if self.cdi_gap is None else self.cdi_gap
+
+    # --- Selic target and CDI ------------------------------------------------------------------
+
+    @cached_property
+    def _steps(self) -> tuple[tuple[date, ...], tuple[float, ...]] | None:
+        """The target as steps: (first days, values); the first step starts at date.min."""
+        meetings = sorted(self.selic_by_meeting.items())
+        years = sorted(self.selic_by_year.items())
+        current = self.selic_current
+        if current is None:
+            current = meetings[0][1] if meetings else years[0][1] if years else None
+        if current is None:
+            return None
+        starts, values = [date.min], [current]
+        for day, median in meetings:
+            starts.append(day + ONE_DAY)
+            values.append(median)
+        # The line beyond the meeting path: from its last step to each later year-end median.
+        origin = starts[-1] if meetings else (self.as_of or date.min)
+        anchors = [(origin, values[-1])] + [
+            (date(year, 12, 31), median) for year, median in years if date(year, 12, 31) > origin
+        ]
+        if len(anchors) > 1 and origin != date.min:
+            day = origin
+            while day <= anchors[-1][0]:
+                following = min(_month_after(day), anchors[-1][0] + ONE_DAY)
+                value = _interpolate(anchors, day + (following - day) / 2)
+                if starts[-1] == day:  # the last meeting's step: the line starts there
+                    values[-1] = value
+                else:
+                    starts.append(day)
+                    values.append(value)
+                day = following
+            starts.append(day)
+            values.append(anchors[-1][1])
+        elif len(anchors) > 1:  # no anchor in time at all: each year's median from 1 January
+            for year, median in years:
+                starts.append(date(year, 1, 1))
+                values.append(median)
+        return tuple(starts), tuple(values)
+
+    def selic_target_on(self, day: date) -> float | None:
+        steps = self._steps
+        if steps is None:
+            return None
+        starts, values = steps
+        return values[bisect_right(starts, day) - 1]
+
+    def cdi_on(self, day: date) -> float | None:
+        target = self.selic_target_on(day)
+        return None if target is None else target - self.gap
+
+    def cdi_segments(self, start: date, end: date) -> list[tuple[date, date, float]] | None:
+        """[(from, to, CDI)] covering [start, end) with a constant CDI in each; None without a path."""
+        steps = self._steps
+        if steps is None:
+            return None
+        starts, values = steps
+        segments = []
+        position = bisect_right(starts, start) - 1
+        low = start
+        while low < end:
+            high = starts[position + 1] if position + 1 < len(starts) else end
+            high = min(high, end)
+            segments.append((low, high, values[position] - self.gap))
+            low, position = high, position + 1
+        return segments
+
+    # --- IPCA ----------------------------------------------------------------------------------
+
+    def ipca(self, year: int) -> float | None:
+        """IPCA of a year: its Focus median; before the first median the last 12 months (else the
+        first median); after the last one, the last median repeats."""
+        by_year = self.ipca_by_year
+        if not by_year:
+            return self.ipca_12m
+        if year in by_year:
+            return by_year[year]
+        years = sorted(by_year)
+        if year < years[0]:
+            return self.ipca_12m if self.ipca_12m is not None else by_year[years[0]]
+        return by_year[max(y for y in years if y < year)]
+
+
+def _interpolate(anchors: list[tuple[date, float]], day: date) -> float:
+    for (low_day, low), (high_day, high) in pairwise(anchors):
+        if day <= high_day:
+            share = (day - low_day).days / max(1, (high_day - low_day).days)
+            return low + (high - low) * min(1.0, max(0.0, share))
+    return anchors[-1][1]

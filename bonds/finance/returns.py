@@ -1,0 +1,204 @@
+"""Gross factor, net (custody fee, IOF, income tax) and real returns of an offer held to maturity, what
+an amount becomes, and the tax-equivalent share of the CDI. Pure Python (no Django)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date
+
+from bonds.finance.daycount import BUSINESS_DAYS_PER_YEAR, business_days, business_days_by_year
+from bonds.finance.path import Projection
+from bonds.finance.taxes import income_tax_rate, iof_rate, net_of_taxes
+
+INDEX_KINDS = ("cdi*", "cdi+", "ipca*", "ipca+", "selic*", "selic+", "pre")
+
+
+def _daily(annual: float) -> float:
+    """TDI = (1 + annual)^(1/252) - 1 (B3 DI methodology)."""
+    return (1.0 + annual) ** (1.0 / BUSINESS_DAYS_PER_YEAR) - 1.0
+
+
+def _compounded(annual: float, days: int) -> float:
+    return (1.0 + annual) ** (days / BUSINESS_DAYS_PER_YEAR)
+
+
+def cdi_days(start: date, end: date, projection: Projection) -> list[tuple[int, float]] | None:
+    """[(business days, CDI)] over [start, end) along the projected path; None without one."""
+    segments = projection.cdi_segments(start, end)
+    if segments is None:
+        return None
+    pieces = [(business_days(low, high), cdi) for low, high, cdi in segments]
+    return [(days, cdi) for days, cdi in pieces if days]
+
+
+def ipca_days(start: date, end: date, projection: Projection) -> list[tuple[int, float]] | None:
+    pieces = []
+    for year, days in business_days_by_year(start, end).items():
+        rate = projection.ipca(year)
+        if rate is None:
+            return None
+        pieces.append((days, rate))
+    return pieces
+
+
+def inflation_factor(start: date, end: date, projection: Projection) -> float | None:
+    """Projected I_T / I_0 over the business days of each year; None without an IPCA projection."""
+    pieces = ipca_days(start, end, projection)
+    return None if pieces is None else math.prod(_compounded(rate, days) for days, rate in pieces)
+
+
+def gross_factor(
+    index: str, rate: float, start: date, maturity: date, projection: Projection
+) -> float | None:
+    """Gross growth factor F over [start, maturity), or None when a needed projection is missing."""
+    if index not in INDEX_KINDS:
+        raise ValueError(f"unknown index kind {index!r}; expected one of {', '.join(INDEX_KINDS)}")
+    du = business_days(start, maturity)
+    if index == "pre":
+        return _compounded(rate, du)
+    # cdi and selic: the effective Selic equals the CDI under the model (reference §5.2).
+    pieces = (ipca_days if index.startswith("ipca") else cdi_days)(start, maturity, projection)
+    if pieces is None:
+        return None
+    if index.endswith("*"):
+        return math.prod((1.0 + _daily(base) * rate) ** days for days, base in pieces)
+    return math.prod(_compounded(base, days) for days, base in pieces) * _compounded(rate, du)
+
+
+def annualized(factor: float, du: int) -> float:
+    return factor ** (BUSINESS_DAYS_PER_YEAR / du) - 1.0
+
+
+def cdi_equivalent(net_factor: float, start: date, maturity: date, projection: Projection) -> float | None:
+    """The share p of the projected CDI (1.10 = 110%) a taxed CDB over the same dates must pay to net
+    `net_factor` after IOF and income tax: its tax-equivalent rate. None without a CDI path, or for
+    a net loss. Solves Σ n_k·ln(1 + TDI_k·p) = ln G* by Newton's method: the left side is concave
+    and increasing in p, so the steps from p = 0 rise to the root without overshooting."""
+    dc = (maturity - start).days
+    pieces = cdi_days(start, maturity, projection)
+    if not pieces or net_factor <= 1.0:
+        return None
+    kept = (1.0 - iof_rate(dc)) * (1.0 - income_tax_rate(dc))
+    target = math.log(1.0 + (net_factor - 1.0) / kept)
+    daily = [(days, _daily(cdi)) for days, cdi in pieces]
+    share = 0.0
+    for _ in range(60):
+        value = sum(days * math.log1p(tdi * share) for days, tdi in daily) - target
+        slope = sum(days * tdi / (1.0 + tdi * share) for days, tdi in daily)
+        if slope <= 0:
+            return None
+        step = -value / slope
+        share += step
+        if abs(step) < 1e-12:
+            break
+    return share
+
+
+@dataclass(frozen=True)
+class Returns:
+    du: int
+    dc: int
+    tax_rate: float
+    iof_rate: float = 0.0
+    gross_factor: float | None = None
+    net_factor: float | None = None
+    gross_annualized: float | None = None
+    net_annualized: float | None = None
+    real_annualized: float | None = None
+    inflation_annualized: float | None = None
+    cdi_equivalent: float | None = None
+
+
+def offer_returns(
+    *,
+    index: str,
+    rate: float,
+    start: date,
+    maturity: date,
+    projection: Projection | None,
+    tax_free: bool,
+    custody_fee: float = 0.0,
+) -> Returns:
+    """Gross, net (after custody fee, IOF and income tax) and real annualized returns of an offer
+    bought on `start` and held to `maturity`, and its tax-equivalent share of the CDI. Every figure
+    that cannot be computed is None: a maturity today or in the past, or a missing projection never
+    raises."""
+    if index not in INDEX_KINDS:
+        raise ValueError(f"unknown index kind {index!r}; expected one of {', '.join(INDEX_KINDS)}")
+    du = business_days(start, maturity)
+    dc = max(0, (maturity - start).days)
+    tax, iof = income_tax_rate(dc, tax_free=tax_free), iof_rate(dc)
+    if du <= 0:
+        return Returns(du=du, dc=dc, tax_rate=tax, iof_rate=iof)
+    projection = projection or Projection()
+    factor = gross_factor(index, rate, start, maturity, projection)
+    inflation = inflation_factor(start, maturity, projection)
+    inflation_rate = None if inflation is None else annualized(inflation, du)
+    if factor is None:
+        return Returns(du=du, dc=dc, tax_rate=tax, iof_rate=iof, inflation_annualized=inflation_rate)
+    after_fee = factor * (1.0 - custody_fee) ** (dc / 365.0)
+    net_factor = 1.0 + net_of_taxes(after_fee - 1.0, dc, tax_free=tax_free)[2]
+    net = annualized(net_factor, du)
+    real = None if inflation_rate is None else (1.0 + net) / (1.0 + inflation_rate) - 1.0
+    return Returns(
+        du=du,
+        dc=dc,
+        tax_rate=tax,
+        iof_rate=iof,
+        gross_factor=factor,
+        net_factor=net_factor,
+        gross_annualized=annualized(factor, du),
+        net_annualized=net,
+        real_annualized=real,
+        inflation_annualized=inflation_rate,
+        cdi_equivalent=cdi_equivalent(net_factor, start, maturity, projection),
+    )
+
+
+@dataclass(frozen=True)
+class AmountProjection:
+    amount: float
+    gross_amount: float | None
+    custody_fee: float | None
+    iof: float | None
+    income_tax: float | None
+    net_amount: float | None
+    returns: Returns
+
+
+def project_amount(
+    *,
+    amount: float,
+    index: str,
+    rate: float,
+    start: date,
+    maturity: date,
+    projection: Projection | None,
+    tax_free: bool,
+    custody_fee: float = 0.0,
+) -> AmountProjection:
+    """What `amount` invested on `start` becomes at maturity: gross, fee, IOF, tax and net (in BRL)."""
+    result = offer_returns(
+        index=index,
+        rate=rate,
+        start=start,
+        maturity=maturity,
+        projection=projection,
+        tax_free=tax_free,
+        custody_fee=custody_fee,
+    )
+    if result.gross_factor is None or result.net_factor is None:
+        return AmountProjection(amount, None, None, None, None, None, result)
+    gross = amount * result.gross_factor
+    after_fee = gross * (1.0 - custody_fee) ** (result.dc / 365.0)
+    iof, income_tax, _ = net_of_taxes(after_fee - amount, result.dc, tax_free=tax_free)
+    return AmountProjection(
+        amount=amount,
+        gross_amount=round(gross, 2),
+        custody_fee=round(gross - after_fee, 2),
+        iof=round(iof, 2),
+        income_tax=round(income_tax, 2),
+        net_amount=round(amount * result.net_factor, 2),
+        returns=result,
+    )

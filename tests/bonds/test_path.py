@@ -1,0 +1,112 @@
+"""The projected CDI path from the Copom calendar (docs/bonds.md, "The projected CDI path")."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+
+from bonds import finance
+from bonds.finance import Projection, offer_returns
+from bonds.models import ProjectionSnapshot
+from bonds.selectors import projection_of
+
+TODAY, ONE_YEAR = date(2026, 11, 23), date(2027, 11, 23)
+# The worked path of the docs: current target 14.25%, gap 0.10 pp observed in SGS, R8/2026 (decided
+# 9 Dec 2026) at 14.00%, year-end medians 14.00% (2026), 12.25% (2027), 10.50% (2028).
+WORKED = Projection(
+    selic_current=0.1425,
+    cdi_gap=0.001,
+    selic_by_meeting={date(2026, 12, 9): 0.14},
+    selic_by_year={2026: 0.14, 2027: 0.1225, 2028: 0.105},
+    ipca_by_year={2026: 0.0446, 2027: 0.04, 2028: 0.0375},
+    as_of=TODAY,
+)
+
+
+def test_the_current_target_holds_until_the_meeting_and_its_median_applies_from_the_day_after():
+    assert WORKED.cdi_on(TODAY) == pytest.approx(0.1415)
+    assert WORKED.cdi_on(date(2026, 12, 9)) == pytest.approx(0.1415)  # decided that evening
+    assert WORKED.cdi_on(date(2026, 12, 10)) == pytest.approx(0.139)
+    assert WORKED.cdi_on(date(2026, 12, 31)) == pytest.approx(0.139)
+
+
+def test_beyond_the_last_meeting_the_path_follows_the_year_end_medians_monthly():
+    january = WORKED.selic_target_on(date(2027, 1, 5))
+    assert january == pytest.approx(0.14 - 0.0175 * 16 / 365)  # the line on 16 January
+    targets = [WORKED.selic_target_on(date(2027, month, 1)) for month in range(1, 13)]
+    assert targets == sorted(targets, reverse=True) and len(set(targets)) == 12  # one step a month
+    assert WORKED.selic_target_on(date(2028, 12, 31)) == pytest.approx(0.105, abs=1e-3)
+    assert WORKED.cdi_on(date(2031, 6, 1)) == pytest.approx(0.104)  # flat after the last median
+
+
+def test_the_worked_path_of_the_docs_is_recomputed_day_by_day():
+    result = offer_returns(
+        index="cdi*", rate=1.0, start=TODAY, maturity=ONE_YEAR, projection=WORKED, tax_free=False
+    )
+    factor, day = 1.0, TODAY
+    while day < ONE_YEAR:
+        if finance.is_business_day(day):
+            factor *= 1 + ((1 + WORKED.cdi_on(day)) ** (1 / 252) - 1) * 1.0
+        day += timedelta(days=1)
+    assert result.du == 250 and result.gross_factor == pytest.approx(factor, rel=1e-12)
+    # The figures printed in docs/bonds.md.
+    assert result.gross_factor == pytest.approx(1.131010, abs=1e-6)
+    assert result.gross_annualized == pytest.approx(0.132125, abs=1e-6)
+    assert result.net_annualized == pytest.approx(0.108994, abs=1e-6)
+    segments = WORKED.cdi_segments(TODAY, ONE_YEAR)
+    assert segments[:2] == [
+        (TODAY, date(2026, 12, 10), pytest.approx(0.1415)),
+        (date(2026, 12, 10), date(2027, 1, 1), pytest.approx(0.139)),
+    ]
+    assert segments[-1][0] == date(2027, 11, 1) and segments[-1][2] == pytest.approx(0.123658, abs=1e-6)
+
+
+def test_the_old_year_end_model_would_have_understated_a_short_cdi_offer():
+    year_end_only = Projection(selic_by_year={2026: 0.14, 2027: 0.1225}, selic_current=0.1425)
+    old = offer_returns(
+        index="cdi*", rate=1.0, start=TODAY, maturity=ONE_YEAR, projection=year_end_only, tax_free=False
+    )
+    new = offer_returns(
+        index="cdi*", rate=1.0, start=TODAY, maturity=ONE_YEAR, projection=WORKED, tax_free=False
+    )
+    assert new.gross_annualized - old.gross_annualized > 0.008
+
+
+def test_the_cdi_is_the_target_minus_the_observed_gap_not_a_constant():
+    wide = Projection(selic_current=0.1425, cdi_gap=0.0012)
+    assert wide.cdi_on(TODAY) == pytest.approx(0.1413)
+    assert Projection(selic_current=0.1425).cdi_on(TODAY) == pytest.approx(0.1415)  # none observed: 0.10
+
+
+def test_a_snapshot_dates_its_meetings_with_the_copom_calendar(db):
+    snapshot = ProjectionSnapshot(
+        date=TODAY,
+        selic_current=14.25,
+        cdi_gap=0.11,
+        selic_by_meeting={"R7/2026": 15.0, "R8/2026": 14.0, "R1/2027": 13.5},
+        selic_by_year={"2026": 14.0, "2027": 12.25},
+    )
+    projection = projection_of(snapshot)
+    # R7/2026 (4 Nov) is already held: SGS's current target is the fact. R1/2027 has no date in the
+    # calendar yet, so the meeting path ends at R8/2026 and the year-end medians take over.
+    assert projection.selic_by_meeting == {date(2026, 12, 9): 0.14}
+    assert projection.cdi_gap == pytest.approx(0.0011) and projection.as_of == TODAY
+    assert projection.cdi_on(TODAY) == pytest.approx(0.1425 - 0.0011)
+
+
+def test_the_copom_calendar_is_data_with_its_source_and_meetings_decide_on_wednesdays():
+    assert "bcb.gov.br" in finance.COPOM_SOURCE
+    assert len(finance.COPOM_MEETINGS) == 8
+    assert all(day.weekday() == 2 for day in finance.COPOM_MEETINGS.values())
+    assert finance.meeting_key("R8/2026") == (2026, 8) and finance.meeting_key("2026") is None
+    assert finance.meeting_date("R8/2026") == date(2026, 12, 9) and finance.meeting_date("R1/2031") is None
+
+
+def test_the_finance_package_imports_without_django():
+    import subprocess
+    import sys
+
+    code = "import sys, bonds.finance; print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "[]"
