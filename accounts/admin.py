@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
+from accounts.admin_forms import ApiKeyForm, ApiKeyIssueForm
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.services import api_key_create, api_key_revoke
 
@@ -53,14 +53,6 @@ class KeyStatusFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ApiKeyIssueForm(forms.ModelForm):
-    """Issuing a key: the prefix and secret are generated, never typed in."""
-
-    class Meta:
-        model = ApiKey
-        fields = ["account", "name", "role", "expires_at", "allowed_ips", "allowed_sessions"]
-
-
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
     list_display = [
@@ -76,6 +68,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     list_filter = ["role", KeyStatusFilter, "account"]
     search_fields = ["prefix", "name", "account__name"]
     readonly_fields = ["prefix", "last_used_at", "revoked_at", "created_at"]
+    form = ApiKeyForm
     actions = ["revoke_selected"]
 
     def get_form(self, request, obj=None, change=False, **kwargs):
