@@ -12,12 +12,15 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
+from bonds.admin_forms import BondForm, ProjectionSnapshotForm
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
 from bonds.services import bond_returns_recompute, bonds_refresh, issuer_rating_apply
+from config.admin_safety import QueryStringGuard
 
 
 @admin.register(Bond)
-class BondAdmin(admin.ModelAdmin):
+class BondAdmin(QueryStringGuard, admin.ModelAdmin):
+    form = BondForm
     list_display = (
         "name",
         "bank_name",
@@ -62,6 +65,7 @@ class IssuerAdmin(admin.ModelAdmin):
 
 @admin.register(ProjectionSnapshot)
 class ProjectionSnapshotAdmin(admin.ModelAdmin):
+    form = ProjectionSnapshotForm
     list_display = (
         "date",
         "focus_date",
