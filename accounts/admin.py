@@ -8,10 +8,11 @@ from django.utils import timezone
 from accounts.admin_forms import ApiKeyForm, ApiKeyIssueForm
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.services import api_key_create, api_key_revoke
+from config.admin_safety import QueryStringGuard
 
 
 @admin.register(Plan)
-class PlanAdmin(admin.ModelAdmin):
+class PlanAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ["name", "requests_per_minute", "max_active_sessions", "messages_per_day", "max_webhooks"]
 
 
@@ -21,7 +22,7 @@ class SubscriptionInline(admin.TabularInline):
 
 
 @admin.register(Account)
-class AccountAdmin(admin.ModelAdmin):
+class AccountAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ["name", "customer", "plan", "is_active", "created_at"]
     list_filter = ["plan", "is_active"]
     search_fields = ["name", "customer", "email"]
@@ -29,7 +30,7 @@ class AccountAdmin(admin.ModelAdmin):
 
 
 @admin.register(Subscription)
-class SubscriptionAdmin(admin.ModelAdmin):
+class SubscriptionAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ["account", "product", "status", "current_period_end"]
     list_filter = ["product", "status"]
     search_fields = ["account__name"]
@@ -54,7 +55,7 @@ class KeyStatusFilter(admin.SimpleListFilter):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = [
         "prefix",
         "name",

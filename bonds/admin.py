@@ -48,7 +48,7 @@ class BondAdmin(QueryStringGuard, admin.ModelAdmin):
 
 
 @admin.register(Issuer)
-class IssuerAdmin(admin.ModelAdmin):
+class IssuerAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ("code", "name", "rating", "rating_scale", "rating_agency", "sovereign")
     list_filter = ("rating_scale", "sovereign")
     search_fields = ("name", "code")
@@ -64,7 +64,7 @@ class IssuerAdmin(admin.ModelAdmin):
 
 
 @admin.register(ProjectionSnapshot)
-class ProjectionSnapshotAdmin(admin.ModelAdmin):
+class ProjectionSnapshotAdmin(QueryStringGuard, admin.ModelAdmin):
     form = ProjectionSnapshotForm
     list_display = (
         "date",
@@ -87,7 +87,7 @@ class ProjectionSnapshotAdmin(admin.ModelAdmin):
 
 
 @admin.register(RefreshRun)
-class RefreshRunAdmin(admin.ModelAdmin):
+class RefreshRunAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = (
         "started_at",
         "trigger",
@@ -155,7 +155,7 @@ class RefreshRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(BrokerFeed)
-class BrokerFeedAdmin(admin.ModelAdmin):
+class BrokerFeedAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = (
         "name",
         "url",
