@@ -18,7 +18,7 @@ from messaging.models import Session
 class IpAllowListField(forms.CharField):
     """One IP address or CIDR per line (IPv4 or IPv6), cleaned to the stored list of networks."""
 
-    widget = forms.Textarea(attrs={"rows": 4, "cols": 40, "placeholder": "203.0.113.7\n10.0.0.0/8"})
+    widget = forms.Textarea(attrs={"rows": 4, "cols": 40})
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault(

@@ -30,6 +30,10 @@ class SessionAdmin(QueryStringGuard, admin.ModelAdmin):
     ]
     actions = ["sandbox_scan"]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Session | None = None) -> list[str]:
+        # Moving a session would leave its webhooks, deliveries and keys' allow-lists with the old account.
+        return ["account", *self.readonly_fields] if obj else list(self.readonly_fields)
+
     @admin.display(description="engine")
     def engine_kind(self, session: Session) -> str:
         label = engine_label(session)

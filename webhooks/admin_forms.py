@@ -37,9 +37,9 @@ def _target_url(value: str) -> str:
 
 class WebhookForm(forms.ModelForm):
     events = forms.MultipleChoiceField(
-        choices=[(name, f"{name}: {text}") for name, text in EVENTS.items()],
+        choices=[(name, name) for name in EVENTS],
         widget=forms.CheckboxSelectMultiple,
-        help_text="The events POSTed to the URL (at least one).",
+        help_text="The events POSTed to the URL (at least one; docs/webhooks.md lists what each carries).",
     )
 
     class Meta:

@@ -77,3 +77,12 @@ def test_group_participants_must_be_a_list(staff, account):
 def test_a_nul_in_a_session_filter_reopens_the_list_flagged(staff):
     reply = staff.get("/admin/messaging/session/?status__exact=%00")
     assert reply.status_code == 302 and reply["Location"].endswith("?e=1")
+
+
+def test_a_sessions_account_cannot_be_changed_in_the_admin(staff, account, make_account):
+    session = Session.objects.create(account=account, name="main")
+    other = make_account(name="other")
+    data = {"account": other.pk, "name": "renamed", "provider": "whatsapp"}
+    assert staff.post(f"/admin/messaging/session/{session.pk}/change/", data).status_code == 302
+    session.refresh_from_db()
+    assert (session.account, session.name) == (account, "renamed")
