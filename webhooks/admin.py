@@ -280,3 +280,8 @@ class InstanceWebhookConfigAdmin(QueryStringGuard, admin.ModelAdmin):
     list_filter = ["allow_webhook", "webhook_format"]
     search_fields = ["session__name", "session__id", "webhook_message"]
     raw_id_fields = ["session"]
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: InstanceWebhookConfig | None = None
+    ) -> list[str]:
+        return ["session"] if obj else []  # a configuration belongs to its session for good

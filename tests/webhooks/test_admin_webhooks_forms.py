@@ -181,3 +181,13 @@ def test_an_instance_webhook_configuration_is_stored_as_the_instance_api_stores_
     assert reply.status_code == 302
     config = InstanceWebhookConfig.objects.get()
     assert (config.allow_number, config.webhook_message) == ("5511999990001", "http://127.0.0.1:9/m")
+
+
+def test_an_instance_webhook_configuration_stays_with_its_session(admin_client, account, session):
+    config = InstanceWebhookConfig.objects.create(session=session)
+    other = type(session).objects.create(account=account, name="other")
+    data = {"session": other.pk, "allow_number": "all", "webhook_format": "plain"}
+    reply = admin_client.post(f"/admin/webhooks/instancewebhookconfig/{config.pk}/change/", data)
+    assert reply.status_code == 302
+    config.refresh_from_db()
+    assert (config.session, config.webhook_format) == (session, "plain")
