@@ -1,17 +1,18 @@
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
+from accounts.admin_forms import ApiKeyForm, ApiKeyIssueForm
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.services import api_key_create, api_key_revoke
+from config.admin_safety import QueryStringGuard
 
 
 @admin.register(Plan)
-class PlanAdmin(admin.ModelAdmin):
+class PlanAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ["name", "requests_per_minute", "max_active_sessions", "messages_per_day", "max_webhooks"]
 
 
@@ -21,7 +22,7 @@ class SubscriptionInline(admin.TabularInline):
 
 
 @admin.register(Account)
-class AccountAdmin(admin.ModelAdmin):
+class AccountAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ["name", "customer", "plan", "is_active", "created_at"]
     list_filter = ["plan", "is_active"]
     search_fields = ["name", "customer", "email"]
@@ -29,7 +30,7 @@ class AccountAdmin(admin.ModelAdmin):
 
 
 @admin.register(Subscription)
-class SubscriptionAdmin(admin.ModelAdmin):
+class SubscriptionAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ["account", "product", "status", "current_period_end"]
     list_filter = ["product", "status"]
     search_fields = ["account__name"]
@@ -53,16 +54,8 @@ class KeyStatusFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ApiKeyIssueForm(forms.ModelForm):
-    """Issuing a key: the prefix and secret are generated, never typed in."""
-
-    class Meta:
-        model = ApiKey
-        fields = ["account", "name", "role", "expires_at", "allowed_ips", "allowed_sessions"]
-
-
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = [
         "prefix",
         "name",
@@ -76,6 +69,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     list_filter = ["role", KeyStatusFilter, "account"]
     search_fields = ["prefix", "name", "account__name"]
     readonly_fields = ["prefix", "last_used_at", "revoked_at", "created_at"]
+    form = ApiKeyForm
     actions = ["revoke_selected"]
 
     def get_form(self, request, obj=None, change=False, **kwargs):

@@ -57,18 +57,24 @@ def subscription_set(
     return subscription
 
 
-def _clean_restrictions(allowed_ips: list[str], allowed_sessions: list[str]) -> tuple[list[str], list[str]]:
+def allowed_ips_clean(values: list[str]) -> list[str]:
+    """A key's IP allow-list as stored: each IP or CIDR normalised to its network ("10.0.0.1/32").
+    Shared by the API and the admin form, so both accept and store exactly the same values."""
     try:
-        ips = [str(network) for network in parse_networks(allowed_ips)]
+        return [str(network) for network in parse_networks(values)]
     except ValueError as exc:
         raise ValidationFailed(f"allowed_ips: {exc}") from None
+
+
+def allowed_sessions_clean(values: list[str]) -> list[str]:
+    """A key's session allow-list as stored: canonical session UUIDs."""
     sessions = []
-    for value in allowed_sessions:
+    for value in values:
         try:
             sessions.append(str(UUID(str(value))))
         except ValueError:
             raise ValidationFailed(f"allowed_sessions: {value!r} is not a session UUID") from None
-    return ips, sessions
+    return sessions
 
 
 @transaction.atomic
@@ -84,7 +90,7 @@ def api_key_create(
     """Create a key and return it with its plaintext, which is never stored."""
     if role not in ApiKey.Role.values:
         raise ValidationFailed(f"role must be one of {', '.join(ApiKey.Role.values)}; got {role!r}")
-    ips, sessions = _clean_restrictions(allowed_ips or [], allowed_sessions or [])
+    ips, sessions = allowed_ips_clean(allowed_ips or []), allowed_sessions_clean(allowed_sessions or [])
     plaintext, prefix, digest = key_material_new()
     key = ApiKey(
         account=account,

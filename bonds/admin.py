@@ -12,13 +12,16 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
+from bonds.admin_forms import BondForm, ProjectionSnapshotForm
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
 from bonds.refresh import bonds_refresh
 from bonds.services import bond_returns_recompute, issuer_rating_apply
+from config.admin_safety import QueryStringGuard
 
 
 @admin.register(Bond)
-class BondAdmin(admin.ModelAdmin):
+class BondAdmin(QueryStringGuard, admin.ModelAdmin):
+    form = BondForm
     list_display = (
         "name",
         "bank_name",
@@ -46,7 +49,7 @@ class BondAdmin(admin.ModelAdmin):
 
 
 @admin.register(Issuer)
-class IssuerAdmin(admin.ModelAdmin):
+class IssuerAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ("code", "name", "rating", "rating_scale", "rating_agency", "sovereign")
     list_filter = ("rating_scale", "sovereign")
     search_fields = ("name", "code")
@@ -62,7 +65,8 @@ class IssuerAdmin(admin.ModelAdmin):
 
 
 @admin.register(ProjectionSnapshot)
-class ProjectionSnapshotAdmin(admin.ModelAdmin):
+class ProjectionSnapshotAdmin(QueryStringGuard, admin.ModelAdmin):
+    form = ProjectionSnapshotForm
     list_display = (
         "date",
         "focus_date",
@@ -84,7 +88,7 @@ class ProjectionSnapshotAdmin(admin.ModelAdmin):
 
 
 @admin.register(RefreshRun)
-class RefreshRunAdmin(admin.ModelAdmin):
+class RefreshRunAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = (
         "started_at",
         "trigger",
@@ -152,7 +156,7 @@ class RefreshRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(BrokerFeed)
-class BrokerFeedAdmin(admin.ModelAdmin):
+class BrokerFeedAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = (
         "name",
         "url",

@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from config.admin_safety import QueryStringGuard, StrictJSONAdmin
 from config.errors import ApplicationError
 from messaging.api.common import engine_label
 from messaging.engines.sandbox import SandboxEngine
@@ -14,7 +15,7 @@ from messaging.services._engine import engine_for
 
 
 @admin.register(Session)
-class SessionAdmin(admin.ModelAdmin):
+class SessionAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ["name", "account", "status", "engine_kind", "phone", "created_at"]
     list_filter = ["status", "provider"]
     search_fields = ["name", "account__name", "phone", "jid", "id"]
@@ -54,6 +55,10 @@ class SessionAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Session | None = None) -> list[str]:
+        # Moving a session would leave its webhooks, deliveries and keys' allow-lists with the old account.
+        return ["account", *self.readonly_fields] if obj else list(self.readonly_fields)
+
     @admin.display(description="engine")
     def engine_kind(self, session: Session) -> str:
         label = engine_label(session)
@@ -76,13 +81,15 @@ class SessionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Group)
-class GroupAdmin(admin.ModelAdmin):
+class GroupAdmin(QueryStringGuard, StrictJSONAdmin, admin.ModelAdmin):
+    json_shapes = {"participants": list}
     list_display = ["subject", "jid", "session", "is_member", "updated_at"]
     search_fields = ["subject", "jid"]
 
 
 @admin.register(Message)
-class MessageAdmin(admin.ModelAdmin):
+class MessageAdmin(QueryStringGuard, StrictJSONAdmin, admin.ModelAdmin):
+    json_shapes = {"content": dict, "reactions": dict}
     list_display = ["message_id", "session", "chat", "direction", "type", "status", "timestamp"]
     list_filter = ["direction", "type", "status"]
     search_fields = ["message_id", "chat"]

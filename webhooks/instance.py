@@ -102,7 +102,8 @@ def _clean_url(name: str, url: str) -> str:
     return url
 
 
-def _clean_allow_number(value: str) -> str:
+def allow_number_clean(value: str) -> str:
+    """The number filter as stored: "all", or distinct digits; shared by the instance API and the admin."""
     value = (value or "").strip()
     if value.lower() in ("", InstanceWebhookConfig.ALL_NUMBERS):
         return InstanceWebhookConfig.ALL_NUMBERS
@@ -139,7 +140,7 @@ def instance_config_update(
             raise ValidationFailed("allowWebhook: must be true or false")
         config.allow_webhook = allow_webhook
     if allow_number is not _UNSET:
-        config.allow_number = _clean_allow_number(allow_number)
+        config.allow_number = allow_number_clean(allow_number)
     if webhook_format is not _UNSET:
         if webhook_format not in InstanceWebhookConfig.Format.values:
             raise ValidationFailed('webhookFormat: must be "meta" or "plain"')

@@ -197,7 +197,9 @@ class DeliveryAttempt(models.Model):
         indexes = [models.Index(fields=["delivery", "number"])]
 
     def __str__(self) -> str:
-        return f"attempt {self.number} of {self.delivery_id}: {self.status_code or self.error}"
+        # A resend is one attempt beyond the retry chain: "of M" would read "attempt 4 of 3".
+        of = " (resend)" if self.requested_by_id else f" of {self.delivery.max_attempts}"
+        return f"attempt {self.number}{of}: {self.status_code or self.error or self.outcome}"
 
 
 class InstanceWebhookConfig(models.Model):
