@@ -178,6 +178,12 @@ if REDIS_URL:
             "BACKEND": "config.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "ponte"),
+            # Short socket timeouts: a Redis that stops answering must not hold requests (config/cache.py
+            # then serves from a per-process fallback; docs/operations.md, "Redis outages").
+            "OPTIONS": {
+                "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
+                "socket_timeout": float(os.environ.get("REDIS_SOCKET_TIMEOUT") or 2),
+            },
         }
     }
 else:
@@ -192,6 +198,12 @@ else:
 # django-ratelimit warns that LocMemCache is per process; the embedded default runs one web process,
 # where it is exact. With REDIS_URL set the shared Redis cache is used.
 RATELIMIT_USE_CACHE = "default"
+# While Redis is unreachable: seconds before it is tried again (meanwhile nothing waits on it), how long
+# the per-process fallback keeps cached values, and the share of each rate limit one process allows on
+# its own counters (4 web processes at 0.25 stay within the plan's limit).
+PONTE_REDIS_RETRY_SECONDS = float(os.environ.get("PONTE_REDIS_RETRY_SECONDS") or 2)
+PONTE_REDIS_FALLBACK_TTL_SECONDS = float(os.environ.get("PONTE_REDIS_FALLBACK_TTL_SECONDS") or 5)
+PONTE_RATELIMIT_DEGRADED_SHARE = float(os.environ.get("PONTE_RATELIMIT_DEGRADED_SHARE") or 0.25)
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 
 # --- Internationalisation -----------------------------------------------------------------------
@@ -271,6 +283,8 @@ if REDIS_URL:
         # Above the longest retry wait (64 s) plus the delivery timeout, so an unacked delivery is
         # not handed to a second worker while the first is still on it.
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+        # A request that publishes a hint must not wait long on a dead broker (the row is safe anyway).
+        "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
     }
 else:
     # A broker that needs no server: messages are files under var/broker/.

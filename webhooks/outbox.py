@@ -19,6 +19,7 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -33,6 +34,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from config.breaker import Breaker
 from webhooks import sql, throttle
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.policy import policy_for
@@ -56,15 +58,27 @@ def render_body(payload: Any) -> bytes:
 # --- Hints ---------------------------------------------------------------------------------------
 
 
+# While the broker is unreachable hints are not even tried (the rows wait in the database for the
+# sweeper), so a request that emits events does not wait on a dead broker each time.
+broker_breaker = Breaker("Celery broker", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
+
+
 def enqueue(delivery_id: int, *, countdown: float = 0) -> bool:
     """Publish a hint for one delivery. A failed publish is logged, not raised: the sweeper finds it."""
-    from webhooks.tasks import deliver
+    from webhooks.tasks import deliver, sweep_deliveries
 
+    if not broker_breaker.available():
+        return False
     try:
         deliver.apply_async(args=[delivery_id], countdown=countdown if countdown > 0 else None)
-    except Exception:  # the broker is down: the row is safe in the database
-        logger.exception("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
+    except Exception as error:  # the broker is down: the row is safe in the database
+        broker_breaker.failed(error)
+        logger.warning("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
         return False
+    if broker_breaker.succeeded():
+        # Back from an outage: hint what waited meanwhile now rather than at the next beat.
+        with contextlib.suppress(Exception):
+            sweep_deliveries.apply_async(kwargs={"grace_seconds": 0})
     return True
 
 
