@@ -320,6 +320,14 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 # Webhook deliveries have their own queue, so workers can be scaled for I/O apart from other jobs.
 CELERY_TASK_ROUTES = {"webhooks.deliver": {"queue": "webhooks"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A hint is published once more after a failure, not three times: a request must not wait on a dead
+# broker (the row is in the outbox and the sweeper hints it later).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic jobs are rows in django-celery-beat's tables (created by data migrations), so staff can
 # edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.
@@ -346,11 +354,13 @@ PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
 # Deliveries (webhooks.outbox, docs/webhooks.md).
 # Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
 PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
-# A claim older than this (seconds) belongs to a dead worker and may be taken again; above the 10 s
-# delivery timeout with a margin.
-PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 60)
-# The sweeper (beat, every 30 s) re-enqueues deliveries due for longer than this, or stuck past the lease.
-PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 30)
+# A claim not renewed for this long (seconds) belongs to a dead worker and may be taken again. A running
+# drain renews its claims every quarter of it (webhooks.lease), however long a POST takes, so it can be
+# short: a killed worker's deliveries are free again within this many seconds.
+PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 8)
+# The sweeper (beat, every 5 s; and each worker as it starts) re-enqueues deliveries due for longer than
+# this, or stuck past the lease.
+PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 15)
 PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
 # A hint drains its target: up to BATCH_SIZE deliveries claimed at once, sent one after another on the
 # keep-alive connection and recorded in one transaction, for up to DRAIN_SECONDS before handing over.

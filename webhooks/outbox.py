@@ -8,7 +8,8 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
   (for up to PONTE_WEBHOOK_DRAIN_SECONDS, then it hands over to a new hint so other targets get turns).
   One claim per batch instead of per delivery is what lets a worker keep up with a busy receiver;
 * a claim is a conditional UPDATE (due and waiting, or `sending` past its lease), so two drains never
-  send one delivery at once, and a killed worker's claim expires;
+  send one delivery at once; a running drain renews its claims (webhooks.lease), so the lease is short
+  and a killed worker's claims lapse within seconds;
 * the outcome is written only by the holder of the claim (`claim_token`);
 * a drain holds one of its target's send slots (webhooks.throttle), so a hanging receiver holds a few
   worker threads, not all of them. A hint that finds every slot taken leaves: each holder looks again
@@ -35,7 +36,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from config.breaker import Breaker
-from webhooks import sql, throttle
+from webhooks import lease, sql, throttle
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.policy import policy_for
 from webhooks.signing import delivery_headers
@@ -268,20 +269,22 @@ def _drain(target_url: str, *, deadline: float) -> tuple[dict[int, str], bool]:
         return outcomes, False  # every slot is held, and each holder looks again when it lets go
     slow = answered = False
     try:
-        while True:  # at least one batch, however short the time left
-            limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
-            token, batch = _claim_batch(target_url, limit=limit)
-            if not batch:
-                return outcomes, False
-            sent, unsent, slow = _send_batch(batch, deadline=deadline)
-            if unsent:
-                _unclaim(unsent, token)
-            outcomes.update(_record_batch(sent, token))
-            answered = answered or any(s.result is not None and s.result.ok for s in sent)
-            if slow or time.monotonic() >= deadline:
-                return outcomes, True
-            if len(batch) < limit:
-                return outcomes, False  # that was all; the caller looks again once the slot is free
+        with lease.keeper.slot(slot):
+            while True:  # at least one batch, however short the time left
+                limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
+                token, batch = _claim_batch(target_url, limit=limit)
+                if not batch:
+                    return outcomes, False
+                with lease.keeper.claim(token):  # renewed while the batch is on its way
+                    sent, unsent, slow = _send_batch(batch, deadline=deadline)
+                    if unsent:
+                        _unclaim(unsent, token)
+                    outcomes.update(_record_batch(sent, token))
+                answered = answered or any(s.result is not None and s.result.ok for s in sent)
+                if slow or time.monotonic() >= deadline:
+                    return outcomes, True
+                if len(batch) < limit:
+                    return outcomes, False  # that was all; the caller looks again once the slot is free
     finally:
         throttle.slot_release(slot)
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
@@ -380,6 +383,20 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
     if overdue or stuck:
         logger.info("Sweeper re-enqueued %d overdue and %d stuck deliveries", len(overdue), len(stuck))
     return len(overdue) + len(stuck)
+
+
+def next_lapse_in() -> float | None:
+    """Seconds until the oldest claim now held lapses, unless renewed (None: nothing is claimed). A
+    starting worker sweeps then: claims a killed worker left are free from that moment."""
+    oldest = (
+        Delivery.objects.filter(status=Delivery.Status.SENDING)
+        .order_by("claimed_at")
+        .values_list("claimed_at", flat=True)
+        .first()
+    )
+    if oldest is None:
+        return None
+    return max(0.0, (oldest + _lease() - timezone.now()).total_seconds())
 
 
 def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:
