@@ -125,10 +125,13 @@ class RedisCache(DjangoRedisCache):
         with self._outage.lock:
             for key in keys:
                 pending[key] = None
+            if len(pending) > _PENDING_DELETES_MAX:
+                logger.warning(
+                    "Over %d deletes during the Redis outage; the oldest will not be replayed",
+                    _PENDING_DELETES_MAX,
+                )
             while len(pending) > _PENDING_DELETES_MAX:
-                dropped = next(iter(pending))
-                del pending[dropped]
-                logger.warning("Too many deletes during the Redis outage; %s will not be replayed", dropped)
+                del pending[next(iter(pending))]
 
     def _caught_up(self) -> None:
         """Redis answers again: replay the deletes it missed and forget the fallback's values."""

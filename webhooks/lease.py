@@ -37,11 +37,12 @@ def renew_interval() -> float:
     return max(0.2, lease_seconds() / 4)
 
 
-class _Keeper:
-    def __init__(self) -> None:
+class Keeper:
+    def __init__(self, *, background: bool = True) -> None:
         self._lock = threading.Lock()
         self._claims: dict[str, float] = {}  # claim token -> when last renewed (monotonic)
         self._slots: dict[str, float] = {}  # slot cache key -> when last renewed
+        self._background = background
         self._thread: threading.Thread | None = None
 
     @contextlib.contextmanager
@@ -66,7 +67,7 @@ class _Keeper:
     def _add(self, table: dict[str, float], key: str) -> None:
         with self._lock:
             table[key] = time.monotonic()
-            if self._thread is None or not self._thread.is_alive():
+            if self._background and (self._thread is None or not self._thread.is_alive()):
                 self._thread = threading.Thread(target=self._run, name="webhooks-lease", daemon=True)
                 self._thread.start()
 
@@ -88,6 +89,9 @@ class _Keeper:
                 self.renew_due()
             except Exception:  # never let the heartbeat die: the next beat tries again
                 logger.exception("Could not renew webhook delivery claims")
+            finally:
+                # A thread's connection is not closed by request or task signals: do not keep it open.
+                connection.close()
 
     def renew_due(self) -> int:
         """Renew the claims and slots held for a quarter lease or more; how many claims were renewed."""
@@ -99,13 +103,9 @@ class _Keeper:
             return 0
         from webhooks.models import Delivery
 
-        try:
-            return Delivery.objects.filter(claim_token__in=claims, status=Delivery.Status.SENDING).update(
-                claimed_at=timezone.now()
-            )
-        finally:
-            # A thread's connection is not closed by request or task signals: do not keep it open.
-            connection.close()
+        return Delivery.objects.filter(claim_token__in=claims, status=Delivery.Status.SENDING).update(
+            claimed_at=timezone.now()
+        )
 
 
-keeper = _Keeper()
+keeper = Keeper()
