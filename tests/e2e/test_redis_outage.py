@@ -67,6 +67,7 @@ def _calls(web: WebServer, key: str, session: Session) -> dict[str, object]:
         "me": web.call("GET", "/api/me", headers=keyed),
         "sessions": web.call("GET", "/api/sessions", headers=keyed),
         "gateway": web.call("GET", "/gateway/webhooks", headers=keyed),
+        "instance": web.call("GET", f"/instances/{session.instance_key}/instance"),
         "bonds preview": web.call("GET", "/bonds/api/"),
         "bonds keyed": web.call("GET", "/bonds/api/", headers={"Authorization": f"Bearer {key}"}),
         "inbound": web.call(
@@ -88,7 +89,7 @@ def test_the_api_answers_through_a_redis_outage_and_recovers_when_it_returns(
 
     before = _calls(web, admin_key, session)
     assert {name: reply.status for name, reply in before.items()} == {
-        "me": 200, "sessions": 200, "gateway": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
+        "me": 200, "sessions": 200, "gateway": 200, "instance": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
     }  # fmt: skip
     wait_for(lambda: len(receiver.received) >= 1, what="the event sent while Redis was up")
 
@@ -99,7 +100,7 @@ def test_the_api_answers_through_a_redis_outage_and_recovers_when_it_returns(
         n: (r.status, r.body) for n, r in during.items()
     }
     assert statuses == {
-        "me": 200, "sessions": 200, "gateway": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
+        "me": 200, "sessions": 200, "gateway": 200, "instance": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
     }  # fmt: skip
     assert during["bonds keyed"].body["response"]["status"] in {"ok", "no_subscription"}
     again = _calls(web, admin_key, session)  # the breakers are open now: nothing waits on Redis
@@ -131,7 +132,7 @@ def test_the_api_answers_through_a_redis_outage_and_recovers_when_it_returns(
     wait_for(lambda: web.call("GET", "/readyz").body["status"] == "ok", timeout=30, what="/readyz ok again")
     after = _calls(web, admin_key, session)
     assert {name: reply.status for name, reply in after.items()} == {
-        "me": 200, "sessions": 200, "gateway": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
+        "me": 200, "sessions": 200, "gateway": 200, "instance": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
     }  # fmt: skip
     print("after", {name: f"{reply.seconds * 1000:.0f} ms" for name, reply in after.items()})
     # Shared counters again, at the full limit.
