@@ -21,6 +21,16 @@ from webhooks.services import webhook_create
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
+# What each call of _calls() answers, with Redis and without.
+EXPECTED = {
+    "me": 200,
+    "sessions": 200,
+    "gateway": 200,
+    "instance": 200,
+    "bonds preview": 200,
+    "bonds keyed": 200,
+    "inbound": 201,
+}
 ANONYMOUS_PER_MINUTE = 40  # degraded share 0.25: 10 per process while Redis is down
 
 
@@ -88,9 +98,7 @@ def test_the_api_answers_through_a_redis_outage_and_recovers_when_it_returns(
     worker = start_worker(env={"REDIS_URL": redis_server.url})
 
     before = _calls(web, admin_key, session)
-    assert {name: reply.status for name, reply in before.items()} == {
-        "me": 200, "sessions": 200, "gateway": 200, "instance": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
-    }  # fmt: skip
+    assert {name: reply.status for name, reply in before.items()} == EXPECTED
     wait_for(lambda: len(receiver.received) >= 1, what="the event sent while Redis was up")
 
     redis_server.stop()
@@ -99,9 +107,7 @@ def test_the_api_answers_through_a_redis_outage_and_recovers_when_it_returns(
     assert all(status < 500 for status in statuses.values()), {
         n: (r.status, r.body) for n, r in during.items()
     }
-    assert statuses == {
-        "me": 200, "sessions": 200, "gateway": 200, "instance": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
-    }  # fmt: skip
+    assert statuses == EXPECTED
     assert during["bonds keyed"].body["response"]["status"] in {"ok", "no_subscription"}
     again = _calls(web, admin_key, session)  # the breakers are open now: nothing waits on Redis
     assert {reply.status for reply in again.values()} <= {200, 201}
@@ -131,9 +137,7 @@ def test_the_api_answers_through_a_redis_outage_and_recovers_when_it_returns(
         worker = start_worker(env={"REDIS_URL": redis_server.url})
     wait_for(lambda: web.call("GET", "/readyz").body["status"] == "ok", timeout=30, what="/readyz ok again")
     after = _calls(web, admin_key, session)
-    assert {name: reply.status for name, reply in after.items()} == {
-        "me": 200, "sessions": 200, "gateway": 200, "instance": 200, "bonds preview": 200, "bonds keyed": 200, "inbound": 201,
-    }  # fmt: skip
+    assert {name: reply.status for name, reply in after.items()} == EXPECTED
     print("after", {name: f"{reply.seconds * 1000:.0f} ms" for name, reply in after.items()})
     # Shared counters again, at the full limit.
     assert web.call("GET", "/api/me").headers["X-RateLimit-Limit"] == str(ANONYMOUS_PER_MINUTE)
