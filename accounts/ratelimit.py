@@ -4,10 +4,15 @@ Counters live in Django's cache through django-ratelimit (Redis in production, a
 web process shares them. The tightest counter of a request is reported in X-RateLimit-Limit,
 X-RateLimit-Remaining and X-RateLimit-Reset (Unix time); a refused call raises DRF's Throttled, which
 config.errors renders as 429 with Retry-After.
+
+While Redis is unreachable the cache counts per process (config/cache.py), so each limit is cut to
+PONTE_RATELIMIT_DEGRADED_SHARE of itself: never unlimited, never an error, and N processes together
+stay near the plan's limit. The headers report the limit actually applied.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -21,6 +26,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.netaddr import client_address
+from config.cache import cache_degraded
 
 _REQUEST_ATTR = "ponte_ratelimit"
 
@@ -44,11 +50,20 @@ class Usage:
         }
 
 
+def degraded_rate(rate: str) -> str:
+    """`rate` cut to the share one process may allow on its own counters ("60/m" → "15/m"), at least 1."""
+    count, _, period = rate.partition("/")
+    share = float(settings.PONTE_RATELIMIT_DEGRADED_SHARE)
+    return f"{max(1, math.floor(int(count) * share))}/{period}"
+
+
 def usage_hit(
     request: HttpRequest, *, group: str, subject: str, rate: str, increment: bool = True
 ) -> Usage | None:
     """Count one call of `subject` in `group` against `rate` (e.g. "5/m"); None when disabled.
     With `increment=False` only read the counter (a limit on failures checks before it counts)."""
+    if cache_degraded():
+        rate = degraded_rate(rate)
     raw = get_usage(
         request, group=group, key=lambda _group, _request: subject, rate=rate, increment=increment
     )

@@ -3,7 +3,7 @@
 import os
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_postrun, task_prerun, worker_ready
 from kombu.transport import TRANSPORT_ALIASES
 
 # filesystem:// (the embedded default broker) with atomic writes: see config/kombu_filesystem.py.
@@ -27,3 +27,26 @@ def _recycle_database_connections(task=None, **kwargs) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+@worker_ready.connect
+def _sweep_on_start(sender=None, **kwargs) -> None:
+    """A worker that starts (often one replacing a killed one) sweeps at once, and again as soon as the
+    oldest claim held now lapses (claims a dead worker left lapse one lease after their last renewal),
+    so those deliveries do not wait for beat. Sweeping is idempotent: many sweeps, one hint per target."""
+    import logging
+
+    from django.db import connection
+
+    from webhooks.outbox import next_lapse_in
+    from webhooks.tasks import sweep_deliveries
+
+    try:
+        sweep_deliveries.apply_async(kwargs={"grace_seconds": 0})
+        lapse = next_lapse_in()
+        if lapse is not None:
+            sweep_deliveries.apply_async(kwargs={"grace_seconds": 0}, countdown=lapse + 0.5)
+    except Exception:  # the broker or the database is away: beat sweeps once they are back
+        logging.getLogger(__name__).warning("Could not schedule the start-up sweep", exc_info=True)
+    finally:
+        connection.close()  # the main process runs no tasks: do not keep its connection open

@@ -151,6 +151,23 @@ class EngineUnavailable(ApplicationError):
     default_message = "The session engine is unreachable or not answering; try again shortly."
 
 
+class ServiceUnavailable(ApplicationError):
+    """A dependency the call cannot do without (Redis, the broker) is unreachable; retry shortly."""
+
+    status_code = 503
+    code = "SERVICE_UNAVAILABLE"
+    gateway_text = "Service temporarily unavailable"
+    default_message = "A service this call needs is temporarily unreachable; retry after a few seconds."
+
+    def __init__(self, message: str | None = None, *, retry_after: int = 5) -> None:
+        self.retry_after = max(1, int(retry_after))
+        super().__init__(message, extra={"retryAfter": self.retry_after})
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
+
+
 class MessageAlreadyDeleted(Conflict):
     code = "MESSAGE_ALREADY_DELETED"
     gateway_text = "Message already deleted"
@@ -196,7 +213,9 @@ def _instance_body(error: ApplicationError) -> dict[str, Any]:
     return {"status": error.status_code, "error": code, "message": error.message}
 
 
-_BONDS_STATUS = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}
+# 503: seed 000 has no status for "try again later" but `rate_limited` (no bonds, call again later),
+# and the description says why; the Retry-After header says when.
+_BONDS_STATUS = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 503: "rate_limited"}
 
 
 def _bonds_body(error: ApplicationError) -> dict[str, Any]:
@@ -249,6 +268,17 @@ def _flatten(detail: Any, prefix: str = "") -> list[str]:
     return [f"{prefix}: {detail}" if prefix else str(detail)]
 
 
+def _unreachable(exc: Exception) -> bool:
+    """Redis or the broker could not be reached (what escapes the fallbacks of config/cache.py and the
+    outbox): answered 503 with Retry-After rather than 500."""
+    import redis
+    from kombu.exceptions import OperationalError
+
+    return isinstance(
+        exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError | OperationalError
+    )
+
+
 def as_application_error(exc: Exception) -> ApplicationError | None:
     """Map Django and DRF exceptions onto the hierarchy; None for unexpected exceptions."""
     if isinstance(exc, ApplicationError):
@@ -280,6 +310,8 @@ def as_application_error(exc: Exception) -> ApplicationError | None:
         return BadRequest(str(exc.detail))
     if isinstance(exc, drf_exceptions.Throttled):
         return RateLimited(retry_after=int(exc.wait or 1))
+    if _unreachable(exc):
+        return ServiceUnavailable()
     if isinstance(exc, drf_exceptions.APIException):
         error = ApplicationError(str(exc.detail))
         error.status_code = exc.status_code

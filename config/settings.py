@@ -205,6 +205,12 @@ if REDIS_URL:
             "BACKEND": "config.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "ponte"),
+            # Short socket timeouts: a Redis that stops answering must not hold requests (config/cache.py
+            # then serves from a per-process fallback; docs/operations.md, "Redis outages").
+            "OPTIONS": {
+                "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
+                "socket_timeout": float(os.environ.get("REDIS_SOCKET_TIMEOUT") or 2),
+            },
         }
     }
 else:
@@ -219,6 +225,12 @@ else:
 # django-ratelimit warns that LocMemCache is per process; the embedded default runs one web process,
 # where it is exact. With REDIS_URL set the shared Redis cache is used.
 RATELIMIT_USE_CACHE = "default"
+# While Redis is unreachable: seconds before it is tried again (meanwhile nothing waits on it), how long
+# the per-process fallback keeps cached values, and the share of each rate limit one process allows on
+# its own counters (4 web processes at 0.25 stay within the plan's limit).
+PONTE_REDIS_RETRY_SECONDS = float(os.environ.get("PONTE_REDIS_RETRY_SECONDS") or 2)
+PONTE_REDIS_FALLBACK_TTL_SECONDS = float(os.environ.get("PONTE_REDIS_FALLBACK_TTL_SECONDS") or 5)
+PONTE_RATELIMIT_DEGRADED_SHARE = float(os.environ.get("PONTE_RATELIMIT_DEGRADED_SHARE") or 0.25)
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 
 # --- Internationalisation -----------------------------------------------------------------------
@@ -298,6 +310,8 @@ if REDIS_URL:
         # Above the longest retry wait (64 s) plus the delivery timeout, so an unacked delivery is
         # not handed to a second worker while the first is still on it.
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+        # A request that publishes a hint must not wait long on a dead broker (the row is safe anyway).
+        "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
     }
 else:
     # A broker that needs no server: messages are files under var/broker/.
@@ -333,6 +347,14 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 # Webhook deliveries have their own queue, so workers can be scaled for I/O apart from other jobs.
 CELERY_TASK_ROUTES = {"webhooks.deliver": {"queue": "webhooks"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A hint is published once more after a failure, not three times: a request must not wait on a dead
+# broker (the row is in the outbox and the sweeper hints it later).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic jobs are rows in django-celery-beat's tables (created by data migrations), so staff can
 # edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.
@@ -368,11 +390,13 @@ PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
 # Deliveries (webhooks.outbox, docs/webhooks.md).
 # Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
 PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
-# A claim older than this (seconds) belongs to a dead worker and may be taken again; above the 10 s
-# delivery timeout with a margin.
-PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 60)
-# The sweeper (beat, every 30 s) re-enqueues deliveries due for longer than this, or stuck past the lease.
-PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 30)
+# A claim not renewed for this long (seconds) belongs to a dead worker and may be taken again. A running
+# drain renews its claims every quarter of it (webhooks.lease), however long a POST takes, so it can be
+# short: a killed worker's deliveries are free again within this many seconds.
+PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 8)
+# The sweeper (beat, every 5 s; and each worker as it starts) re-enqueues deliveries due for longer than
+# this, or stuck past the lease.
+PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 15)
 PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
 # A hint drains its target: up to BATCH_SIZE deliveries claimed at once, sent one after another on the
 # keep-alive connection and recorded in one transaction, for up to DRAIN_SECONDS before handing over.

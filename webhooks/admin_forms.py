@@ -10,10 +10,10 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from config.errors import ValidationFailed
+from net.transport import validate_target_url
 from webhooks.catalogue import EVENTS, canonical_events
 from webhooks.instance import URL_SETTINGS, allow_number_clean
 from webhooks.models import InstanceWebhookConfig, Webhook
-from webhooks.transport import validate_target_url
 
 URL_FIELDS = list(URL_SETTINGS.values())
 

@@ -8,7 +8,8 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
   (for up to PONTE_WEBHOOK_DRAIN_SECONDS, then it hands over to a new hint so other targets get turns).
   One claim per batch instead of per delivery is what lets a worker keep up with a busy receiver;
 * a claim is a conditional UPDATE (due and waiting, or `sending` past its lease), so two drains never
-  send one delivery at once, and a killed worker's claim expires;
+  send one delivery at once; a running drain renews its claims (webhooks.lease), so the lease is short
+  and a killed worker's claims lapse within seconds;
 * the outcome is written only by the holder of the claim (`claim_token`);
 * a drain holds one of its target's send slots (webhooks.throttle), so a hanging receiver holds a few
   worker threads, not all of them. A hint that finds every slot taken leaves: each holder looks again
@@ -19,6 +20,7 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -33,8 +35,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from config.breaker import Breaker
 from net.transport import PostResult, UnsafeTarget, http_session, safe_post
-from webhooks import sql, throttle
+from webhooks import lease, sql, throttle
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.policy import policy_for
 from webhooks.signing import delivery_headers
@@ -56,15 +59,27 @@ def render_body(payload: Any) -> bytes:
 # --- Hints ---------------------------------------------------------------------------------------
 
 
+# While the broker is unreachable hints are not even tried (the rows wait in the database for the
+# sweeper), so a request that emits events does not wait on a dead broker each time.
+broker_breaker = Breaker("Celery broker", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
+
+
 def enqueue(delivery_id: int, *, countdown: float = 0) -> bool:
     """Publish a hint for one delivery. A failed publish is logged, not raised: the sweeper finds it."""
-    from webhooks.tasks import deliver
+    from webhooks.tasks import deliver, sweep_deliveries
 
+    if not broker_breaker.available():
+        return False
     try:
         deliver.apply_async(args=[delivery_id], countdown=countdown if countdown > 0 else None)
-    except Exception:  # the broker is down: the row is safe in the database
-        logger.exception("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
+    except Exception as error:  # the broker is down: the row is safe in the database
+        broker_breaker.failed(error)
+        logger.warning("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
         return False
+    if broker_breaker.succeeded():
+        # Back from an outage: hint what waited meanwhile now rather than at the next beat.
+        with contextlib.suppress(Exception):
+            sweep_deliveries.apply_async(kwargs={"grace_seconds": 0})
     return True
 
 
@@ -254,20 +269,22 @@ def _drain(target_url: str, *, deadline: float) -> tuple[dict[int, str], bool]:
         return outcomes, False  # every slot is held, and each holder looks again when it lets go
     slow = answered = False
     try:
-        while True:  # at least one batch, however short the time left
-            limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
-            token, batch = _claim_batch(target_url, limit=limit)
-            if not batch:
-                return outcomes, False
-            sent, unsent, slow = _send_batch(batch, deadline=deadline)
-            if unsent:
-                _unclaim(unsent, token)
-            outcomes.update(_record_batch(sent, token))
-            answered = answered or any(s.result is not None and s.result.ok for s in sent)
-            if slow or time.monotonic() >= deadline:
-                return outcomes, True
-            if len(batch) < limit:
-                return outcomes, False  # that was all; the caller looks again once the slot is free
+        with lease.keeper.slot(slot):
+            while True:  # at least one batch, however short the time left
+                limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
+                token, batch = _claim_batch(target_url, limit=limit)
+                if not batch:
+                    return outcomes, False
+                with lease.keeper.claim(token):  # renewed while the batch is on its way
+                    sent, unsent, slow = _send_batch(batch, deadline=deadline)
+                    if unsent:
+                        _unclaim(unsent, token)
+                    outcomes.update(_record_batch(sent, token))
+                answered = answered or any(s.result is not None and s.result.ok for s in sent)
+                if slow or time.monotonic() >= deadline:
+                    return outcomes, True
+                if len(batch) < limit:
+                    return outcomes, False  # that was all; the caller looks again once the slot is free
     finally:
         throttle.slot_release(slot)
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
@@ -366,6 +383,20 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
     if overdue or stuck:
         logger.info("Sweeper re-enqueued %d overdue and %d stuck deliveries", len(overdue), len(stuck))
     return len(overdue) + len(stuck)
+
+
+def next_lapse_in() -> float | None:
+    """Seconds until the oldest claim now held lapses, unless renewed (None: nothing is claimed). A
+    starting worker sweeps then: claims a killed worker left are free from that moment."""
+    oldest = (
+        Delivery.objects.filter(status=Delivery.Status.SENDING)
+        .order_by("claimed_at")
+        .values_list("claimed_at", flat=True)
+        .first()
+    )
+    if oldest is None:
+        return None
+    return max(0.0, (oldest + _lease() - timezone.now()).total_seconds())
 
 
 def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:

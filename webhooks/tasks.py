@@ -14,8 +14,8 @@ def deliver(delivery_id: int) -> str:
 
 
 @shared_task(name="webhooks.sweep_deliveries", ignore_result=True)
-def sweep_deliveries() -> int:
-    return outbox.deliveries_sweep()
+def sweep_deliveries(grace_seconds: float | None = None) -> int:
+    return outbox.deliveries_sweep(grace_seconds=grace_seconds)
 
 
 @shared_task(name="webhooks.purge_dead_letters", ignore_result=True)

@@ -105,14 +105,15 @@ def test_readyz_checks_database_cache_and_broker(client) -> None:
 
 
 @pytest.mark.django_db
-def test_readyz_names_the_broker_when_it_is_unreachable(client) -> None:
+def test_readyz_names_the_broker_when_it_is_unreachable_and_stays_in_service(client) -> None:
     original = celery_app.conf.broker_url
     celery_app.conf.broker_url = "redis://127.0.0.1:1/0"
     try:
         response = client.get("/readyz")
     finally:
         celery_app.conf.broker_url = original
-    assert response.status_code == 503
+    # The API keeps answering without the broker (docs/operations.md, "Redis outages"): degraded, not 503.
+    assert response.status_code == 200 and response.json()["status"] == "degraded"
     checks = response.json()["checks"]
     assert checks["database"] == "ok" and checks["broker"].startswith("error")
 

@@ -1,0 +1,102 @@
+"""The Redis cache's fallback (config/cache.py): a real redis-server this test stops and starts, never the
+shared one. While it is down the cache answers from process memory, quickly and without errors; deletes
+made meanwhile reach Redis once it is back."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+import redis
+from django.http import HttpRequest
+
+from accounts.ratelimit import degraded_rate
+from config.cache import RedisCache
+from config.errors import as_application_error, error_body
+from tests.faults import RedisServer
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def backend(redis_server, settings) -> RedisCache:
+    settings.PONTE_REDIS_RETRY_SECONDS = 0.2
+    return RedisCache(
+        redis_server.url, {"KEY_PREFIX": "fallback-test", "OPTIONS": {"socket_connect_timeout": 0.5}}
+    )
+
+
+def test_the_cache_answers_from_process_memory_while_redis_is_down(redis_server, backend) -> None:
+    backend.set("kept", "in redis")
+    redis_server.stop()
+
+    assert backend.get("kept") is None  # a miss: callers read the database
+    assert backend.add("claim", 1, 5) is True
+    assert backend.add("claim", 1, 5) is False  # atomic claims still hold, per process
+    assert backend.incr("claim") == 2
+    assert backend.degraded
+    started = time.monotonic()
+    for _ in range(200):
+        backend.get("kept")
+    assert time.monotonic() - started < 1  # the breaker: nobody waits on the dead server
+
+
+def test_a_second_backend_instance_shares_the_outage_state_of_its_location(redis_server, backend) -> None:
+    redis_server.stop()
+    backend.add("claim", 1, 5)
+    other = RedisCache(redis_server.url, {"KEY_PREFIX": "fallback-test"})
+    assert other.degraded
+    assert other.add("claim", 1, 5) is False
+
+
+def test_deletes_made_during_the_outage_reach_redis_when_it_is_back(redis_server, backend, settings) -> None:
+    redis_server.stop()
+    backend.get("anything")  # finds Redis gone
+    backend.delete("revoked-key")
+    redis_server.start()  # empty, as after a restart; write the stale entry the delete must remove
+    direct = redis.Redis.from_url(redis_server.url)
+    direct.set(backend.make_key("revoked-key"), b"stale")
+    time.sleep(0.3)  # past the breaker's pause
+
+    assert backend.get("unrelated") is None  # the first call that reaches Redis catches up
+    assert not backend.degraded
+    assert direct.get(backend.make_key("revoked-key")) is None
+
+
+def test_readyz_probe_asks_redis_itself_not_the_fallback(redis_server, backend) -> None:
+    redis_server.stop()
+    backend.set("x", 1)
+    with pytest.raises(redis.exceptions.ConnectionError):
+        backend.probe()
+
+
+def test_a_degraded_rate_is_a_share_of_the_limit_and_never_zero(settings) -> None:
+    settings.PONTE_RATELIMIT_DEGRADED_SHARE = 0.25
+    assert degraded_rate("60/m") == "15/m"
+    assert degraded_rate("2/m") == "1/m"
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "body"),
+    [
+        ("/api/me", 503, {"statusCode": 503, "error": "SERVICE_UNAVAILABLE"}),
+        ("/gateway/webhooks", 503, {"error": "Service temporarily unavailable"}),
+        ("/bonds/api/", 200, {"bonds": []}),
+    ],
+)
+def test_an_unreachable_redis_that_escapes_is_a_503_in_the_interface_shape(path, status, body) -> None:
+    request = HttpRequest()
+    request.path = path
+    error = as_application_error(redis.exceptions.ConnectionError("refused"))
+    assert error is not None and error.headers["Retry-After"]
+    rendered, code = error_body(path, error)
+    assert code == status
+    assert body.items() <= rendered.items()
+    if path.startswith("/bonds/"):
+        assert rendered["response"]["status"] == "rate_limited"
