@@ -214,8 +214,8 @@ def main() -> None:
                     rates: dict[str, float] = dict.fromkeys(servers, 0.0)
                     for _slice in range(slices):
                         for name in servers:
-                            port = started[name][1]
-                            rate = hammer(port, case.split(" ")[0], headers, args.seconds / slices, args.clients)
+                            port, path = started[name][1], case.split(" ")[0]
+                            rate = hammer(port, path, headers, args.seconds / slices, args.clients)
                             rates[name] += rate / slices
                     for name in servers:
                         results[name][case].append(rates[name])
