@@ -223,10 +223,13 @@ def wsgi_environ(scope: Scope, body: io.IOBase, length: int) -> dict[str, Any]:
     """PEP 3333 environ for an ASGI HTTP scope (paths as latin-1 strings of their UTF-8 bytes)."""
     server = scope.get("server") or ("localhost", 80)
     client = scope.get("client") or ("", 0)
+    root_path = scope.get("root_path", "")
+    # The ASGI path includes the root path (a mount prefix); WSGI splits them (as Django's ASGI handler).
+    path = scope["path"].removeprefix(root_path) if root_path else scope["path"]
     environ: dict[str, Any] = {
         "REQUEST_METHOD": scope["method"],
-        "SCRIPT_NAME": scope.get("root_path", "").encode("utf-8").decode("latin-1"),
-        "PATH_INFO": scope["path"].encode("utf-8").decode("latin-1"),
+        "SCRIPT_NAME": root_path.encode("utf-8").decode("latin-1"),
+        "PATH_INFO": path.encode("utf-8").decode("latin-1"),
         "QUERY_STRING": scope.get("query_string", b"").decode("latin-1"),
         "SERVER_NAME": str(server[0]),
         "SERVER_PORT": str(server[1] or 80),

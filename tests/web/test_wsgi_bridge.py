@@ -24,9 +24,15 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(app, *, lifespan: str = "off") -> Iterator[int]:
+def serving(app, *, lifespan: str = "off", root_path: str = "") -> Iterator[int]:
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=_free_port(), lifespan=lifespan, log_level="warning", access_log=False
+        app,
+        host="127.0.0.1",
+        port=_free_port(),
+        lifespan=lifespan,
+        log_level="warning",
+        access_log=False,
+        root_path=root_path,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="uvicorn-bridge", daemon=True)
@@ -109,6 +115,13 @@ def test_the_app_sees_the_method_path_query_headers_and_body_the_client_sent():
     assert (seen["HTTP_X_API_KEY"], seen["HTTP_X_REQUEST_ID"]) == ("k1", "r1")
     assert seen["REMOTE_ADDR"] == "127.0.0.1"
     assert seen["wsgi.url_scheme"] == "http"
+
+
+def test_behind_a_mount_prefix_the_app_gets_it_as_script_name_and_the_rest_as_path_info():
+    with serving(bridge(echo_app), root_path="/ponte") as port:
+        _, body = request(port, "GET", "/api/me")
+    seen = json.loads(body)
+    assert (seen["SCRIPT_NAME"], seen["PATH_INFO"]) == ("/ponte", "/api/me")
 
 
 def test_a_body_over_the_limit_is_not_read_past_it_and_the_app_is_told_its_real_length():
