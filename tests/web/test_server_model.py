@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import json
 import os
 import shlex
 import signal
@@ -91,6 +92,8 @@ def web_process() -> Iterator[tuple[int, int]]:
         "PONTE_WEB_THREADS": str(THREADS),
         "DB_CONN_MAX_AGE": "60",
         "LOG_LEVEL": "WARNING",
+        # The MCP calls are anonymous (previews): lift the per-address limit so each does its reads.
+        "PONTE_ANONYMOUS_REQUESTS_PER_MINUTE": "100000",
     }
     server = subprocess.Popen(
         ["sh", "-c", "exec " + procfile_web_command()], cwd=ROOT, env=env, start_new_session=True
@@ -121,25 +124,41 @@ def _get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[i
         return 0, b""
 
 
+MCP_LIST_BONDS = json.dumps(
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_bonds", "arguments": {}}}
+).encode()
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
 def test_a_burst_of_200_parallel_requests_gets_no_5xx_and_at_most_the_pools_database_connections(
     web_process, admin_key
 ):
+    """Half keyed REST calls (Django on the pool), half MCP tool calls (the SDK on the event loop, its
+    ORM work on the same pool)."""
     port, server_pid = web_process
     count_connections = _connection_counter(server_pid)
     headers = {"X-API-Key": admin_key}
     statuses: list[int] = []
+    mcp_errors: list[object] = []
     seen: list[int] = []
     start = threading.Barrier(BURST + 1)
     done = threading.Event()
 
-    def one_request() -> None:
+    def one_request(mcp: bool) -> None:
         client = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         client.connect()
         start.wait()
-        client.request("GET", "/api/me", headers=headers)
+        if mcp:
+            client.request("POST", "/bonds/mcp", body=MCP_LIST_BONDS, headers=MCP_HEADERS)
+        else:
+            client.request("GET", "/api/me", headers=headers)
         response = client.getresponse()
-        response.read()
+        body = response.read()
         statuses.append(response.status)
+        if mcp and response.status == 200:
+            reply = json.loads(body)
+            if "error" in reply or reply["result"].get("isError"):
+                mcp_errors.append(reply)
 
     def sample() -> None:
         try:
@@ -149,7 +168,7 @@ def test_a_burst_of_200_parallel_requests_gets_no_5xx_and_at_most_the_pools_data
         finally:
             connection.close()  # this thread's own connection
 
-    clients = [threading.Thread(target=one_request) for _ in range(BURST)]
+    clients = [threading.Thread(target=one_request, args=(number % 2 == 1,)) for number in range(BURST)]
     for client in clients:
         client.start()
     sampler = threading.Thread(target=sample)
@@ -161,6 +180,7 @@ def test_a_burst_of_200_parallel_requests_gets_no_5xx_and_at_most_the_pools_data
     sampler.join()
 
     assert sorted(set(statuses)) == [200] and len(statuses) == BURST
+    assert mcp_errors == []
     assert 1 <= max(seen) <= THREADS, seen
     assert count_connections() <= THREADS
     # Service is normal right after.
