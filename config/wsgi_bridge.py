@@ -52,21 +52,23 @@ class WsgiBridge:
         self.wsgi_app = wsgi_app
         self.threads = threads
         self.body_limit = body_limit
-        self._executor: ThreadPoolExecutor | None = None
+        # One pool per event loop, i.e. per server (a process runs one; tests may run several).
+        self._pools: dict[asyncio.AbstractEventLoop, ThreadPoolExecutor] = {}
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """At server start (ASGI lifespan): a fresh pool, made the loop's default executor too, so
-        other sync work on the loop (the MCP tools' `sync_to_async`) shares its threads and their
+        """At server start (ASGI lifespan): the pool is made the loop's default executor too, so other
+        sync work on the loop (the MCP tools' `sync_to_async`) shares its threads and their
         connections. The loop shuts it down when the server stops."""
-        self._executor = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="ponte-web")
-        loop.set_default_executor(self._executor)
+        loop.set_default_executor(self.pool(loop))
 
-    @property
-    def executor(self) -> ThreadPoolExecutor:
-        # Made on first use when the server runs no lifespan.
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="ponte-web")
-        return self._executor
+    def pool(self, loop: asyncio.AbstractEventLoop) -> ThreadPoolExecutor:
+        pool = self._pools.get(loop)
+        if pool is None:
+            for closed in [known for known in self._pools if known.is_closed()]:
+                self._pools.pop(closed).shutdown(wait=False)
+            pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="ponte-web")
+            self._pools[loop] = pool
+        return pool
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -76,7 +78,7 @@ class WsgiBridge:
         loop = asyncio.get_running_loop()
         stream = _Stream(loop, receive, send)
         try:
-            reply = await loop.run_in_executor(self.executor, self._run, scope, body, length, stream)
+            reply = await loop.run_in_executor(self.pool(loop), self._run, scope, body, length, stream)
         finally:
             stream.stop_watching()
         if reply is None:  # streamed from the thread

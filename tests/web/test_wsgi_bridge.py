@@ -226,3 +226,13 @@ def test_ponte_answers_an_over_limit_body_as_django_does_without_the_bridge(admi
         after, _ = request(port, "GET", "/api/me", headers=headers)
     assert declared == chunked == django_says
     assert after == 200
+
+
+def test_a_server_goes_on_serving_when_another_in_the_same_process_stops():
+    """Each server (event loop) has its own pool; stopping one shuts down only its own."""
+    from config.asgi import application
+
+    with serving(application, lifespan="on") as first:
+        with serving(application, lifespan="on") as second:
+            assert request(second, "GET", "/healthz")[0] == 200
+        assert request(first, "GET", "/healthz")[0] == 200
