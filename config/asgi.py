@@ -1,24 +1,48 @@
-"""ASGI entry point served by uvicorn (`make run`, Procfile): a small router in front of Django.
+"""The web process's one entry point, served by uvicorn (`make run`, Procfile): a small ASGI router.
 
-`/bonds/mcp` (the bonds MCP server, Streamable HTTP, docs/mcp.md) and its well-known metadata paths
-go to the MCP SDK's app, and so does the ASGI lifespan, which starts the SDK's session manager
-(Django does not speak lifespan). Every other request goes to Django.
+- `/bonds/mcp` (the bonds MCP server, Streamable HTTP, docs/mcp.md) and its well-known metadata paths
+  go to the MCP SDK's app, natively on the event loop, and so does the ASGI lifespan, which starts the
+  SDK's session manager (Django does not speak lifespan); the lifespan also starts the thread pool.
+- Every other HTTP request goes to Django's WSGI handler on a fixed pool of PONTE_WEB_THREADS threads
+  (config/wsgi_bridge.py): database connections stay one per thread, so a web process never holds
+  more than PONTE_WEB_THREADS of them, whatever the number of clients (docs/operations.md, "Web tier").
+  The pool is also the event loop's default executor, where the MCP tools run their ORM work.
+- WebSocket connections are refused: no endpoint speaks it yet.
 """
 
+import asyncio
 import os
 
-from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-django_application = get_asgi_application()
+django_wsgi = get_wsgi_application()
 
 # Imported after Django is set up: the tools use the ORM.
+from django.conf import settings  # noqa: E402
+
 from bonds.mcp.asgi import is_mcp_path, mcp_app  # noqa: E402
+from config.wsgi_bridge import WsgiBridge  # noqa: E402
+
+django_application = WsgiBridge(
+    django_wsgi,
+    threads=settings.PONTE_WEB_THREADS,
+    # Read when a request arrives, so tests overriding the setting see their value.
+    body_limit=lambda: settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+)
 
 
 async def application(scope, receive, send):
-    if scope["type"] == "lifespan" or (scope["type"] == "http" and is_mcp_path(scope.get("path", ""))):
+    kind = scope["type"]
+    if kind == "http":
+        if is_mcp_path(scope["path"]):
+            await mcp_app(scope, receive, send)
+        else:
+            await django_application(scope, receive, send)
+    elif kind == "lifespan":
+        django_application.start(asyncio.get_running_loop())
         await mcp_app(scope, receive, send)
-    else:
-        await django_application(scope, receive, send)
+    elif kind == "websocket":
+        # Closing before accepting makes the server answer the handshake with 403.
+        await send({"type": "websocket.close", "code": 1008})

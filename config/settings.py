@@ -196,6 +196,14 @@ DATABASES = {
 DATABASES["default"]["ATOMIC_REQUESTS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Web tier (config/asgi.py, docs/operations.md "Web tier") -------------------------------------
+
+# Threads per web process that run Django; each keeps its own database connection, so this is also the
+# most database connections one web process opens. Requests beyond it wait in the process's queue.
+PONTE_WEB_THREADS = env_int("PONTE_WEB_THREADS", 8)
+if PONTE_WEB_THREADS < 1:
+    raise ImproperlyConfigured(f"PONTE_WEB_THREADS must be at least 1; got {PONTE_WEB_THREADS}.")
+
 # --- Cache (rate limits, the 5-second rule, bond list replies) ------------------------------------
 
 REDIS_URL = os.environ.get("REDIS_URL", "")

@@ -1,0 +1,245 @@
+"""Requests/s of small requests on Ponte's web process (uvicorn serving config.asgi:application) against
+the same Django code under gunicorn WSGI workers, the same number of processes, in the same run, printed
+as ratios (target >= 0.8), with a trivial ASGI app on uvicorn as the ceiling of the server itself.
+
+    .venv/bin/python bench/web.py [--seconds 3] [--clients 4] [--rounds 2] [--processes 1]
+                                  [--servers ponte,gunicorn-sync,gunicorn-gthread,django-asgi]
+
+Every server is started here on a free port. With DATABASE_URL and REDIS_URL set it runs on PostgreSQL
+(a throw-away database `<name>_bench`, dropped afterwards) and Redis (its own key prefix); otherwise on a
+throw-away SQLite file and the local-memory cache. Rate limits are lifted (a key would hit its plan's
+requests/minute within a second).
+
+Servers: `ponte` (this entry point: Django on a PONTE_WEB_THREADS pool behind uvicorn), `gunicorn-sync`
+(the reference: one request at a time per process), `gunicorn-gthread` (PONTE_WEB_THREADS threads per
+process), `django-asgi` (Django's own ASGI handler under uvicorn: the web tier before issue 13).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+# (numerator, denominator) of the ratios printed per case; the target is ponte / gunicorn-sync >= 0.8.
+RATIOS = [("ponte", "gunicorn-sync"), ("ponte", "gunicorn-gthread"), ("django-asgi", "gunicorn-sync")]
+UVICORN = [sys.executable, "-m", "uvicorn", "--no-access-log", "--log-level", "warning"]
+GUNICORN = [sys.executable, "-m", "gunicorn", "--log-level", "warning", "config.wsgi:application"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def bench_database() -> str | None:
+    """A fresh PostgreSQL database next to DATABASE_URL's, or None on the embedded default."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        return None
+    import psycopg
+
+    parsed = urlparse(url)
+    name = parsed.path.lstrip("/") + "_bench"
+    with psycopg.connect(parsed._replace(path="/postgres").geturl(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return parsed._replace(path="/" + name).geturl()
+
+
+def drop_database(url: str) -> None:
+    import psycopg
+
+    parsed = urlparse(url)
+    with psycopg.connect(parsed._replace(path="/postgres").geturl(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{parsed.path.lstrip("/")}" WITH (FORCE)')
+
+
+def prepare() -> str:
+    """Migrate, load demo bonds, issue an admin key on an unlimited plan. Returns the key."""
+    import django
+
+    sys.path.insert(0, str(ROOT))
+    django.setup()
+    from django.core.management import call_command
+
+    from accounts.models import Plan
+    from accounts.services import account_create, api_key_create
+    from bonds import demo
+
+    call_command("migrate", verbosity=0)
+    demo.load(stdout=open(os.devnull, "w"))  # noqa: SIM115
+    plan = Plan.objects.filter(requests_per_minute__isnull=True).first() or Plan.objects.first()
+    account = account_create(name="bench", plan=plan, bonds_subscription="active")
+    _, key = api_key_create(account=account, role="admin")
+    return key
+
+
+def hammer(port: int, path: str, headers: dict[str, str], seconds: float, clients: int) -> float:
+    """Requests/s over `clients` keep-alive connections (reopened when a server closes them)."""
+    counts = [0] * clients
+    errors: list[str] = []
+    stop = time.monotonic() + seconds
+
+    def run(slot: int) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        while time.monotonic() < stop:
+            connection.request("GET", path, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            if response.status != 200:
+                errors.append(f"{path}: HTTP {response.status}")
+                return
+            counts[slot] += 1
+        connection.close()
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=run, args=(slot,)) for slot in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise RuntimeError(errors[0])
+    return sum(counts) / (time.monotonic() - started)
+
+
+def server_command(name: str, port: int, processes: int, threads: int) -> list[str]:
+    bind = ["--host", "127.0.0.1", "--port", str(port), "--workers", str(processes)]
+    gunicorn_bind = ["--bind", f"127.0.0.1:{port}", "--workers", str(processes)]
+    return {
+        "ponte": [*UVICORN, *bind, "config.asgi:application"],
+        "raw-asgi": [*UVICORN, *bind, "bench.web_apps:raw"],
+        "django-asgi": [*UVICORN, *bind, "bench.web_apps:django_asgi"],
+        "gunicorn-sync": [*GUNICORN, *gunicorn_bind, "-k", "sync"],
+        "gunicorn-gthread": [*GUNICORN, *gunicorn_bind, "-k", "gthread", "--threads", str(threads)],
+    }[name]
+
+
+def start(name: str, processes: int, threads: int) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    # WhiteNoise warns in every process that STATIC_ROOT does not exist (no collectstatic here).
+    env = {**os.environ, "PYTHONWARNINGS": "ignore::UserWarning"}
+    if name == "django-asgi":
+        env["BENCH_WEB_DJANGO_ASGI"] = "1"
+        # A new thread, so a new connection, per request: kept for CONN_MAX_AGE they would pile up and
+        # exhaust the server's connections within seconds (the fault issue 13 fixes). Closed after each
+        # request instead, which costs this server the same connect per request and nothing more.
+        env["DB_CONN_MAX_AGE"] = "0"
+    server = subprocess.Popen(server_command(name, port, processes, threads), cwd=ROOT, env=env)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", "/healthz")
+            if connection.getresponse().status == 200:
+                return server, port
+        except OSError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            raise RuntimeError(f"{name} did not start")
+        time.sleep(0.2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--servers", default="ponte,gunicorn-sync,gunicorn-gthread,django-asgi")
+    args = parser.parse_args()
+    servers = args.servers.split(",")
+
+    workdir = Path(tempfile.mkdtemp(prefix="ponte-bench-web-"))
+    database = bench_database()
+    if database:
+        os.environ["DATABASE_URL"] = database
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    os.environ.update(
+        {
+            "PONTE_VAR_DIR": str(workdir),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DEBUG": "false",
+            "SECRET_KEY": "bench-only-secret-key-not-used-anywhere-else-0123456789",
+            "LOG_LEVEL": "WARNING",
+            "CACHE_KEY_PREFIX": f"bench-web-{os.getpid()}",
+            "PONTE_UNLIMITED_REQUESTS_PER_MINUTE": "1000000000",
+            "PONTE_ANONYMOUS_REQUESTS_PER_MINUTE": "1000000000",
+            "BONDS_KEY_INTERVAL_SECONDS": "0",
+        }
+    )
+    try:
+        key = prepare()
+        from django.conf import settings
+
+        threads = settings.PONTE_WEB_THREADS
+        cases = {
+            "/healthz": {},
+            "/api/me": {"X-API-Key": key},
+            "/api/sessions": {"X-API-Key": key},
+            "/bonds/api/ (preview)": {},
+            "/gateway/sessions": {"x-api-key": key},
+        }
+        store = "PostgreSQL" if database else "SQLite"
+        cache = "Redis" if os.environ.get("REDIS_URL") else "local memory"
+        print(f"web bench: {args.processes} process(es), PONTE_WEB_THREADS={threads}, "
+              f"{args.clients} keep-alive clients, {args.seconds:g} s x {args.rounds} rounds per case, "
+              f"{store}, {cache} cache, "
+              f"{os.cpu_count()} CPUs")  # fmt: skip
+        # All servers run at once and take turns.
+        started = {name: start(name, args.processes, threads) for name in [*servers, "raw-asgi"]}
+        results: dict[str, dict[str, list[float]]] = {name: {case: [] for case in cases} for name in servers}
+        raw: list[float] = []
+        try:
+            for name in servers:
+                for case, headers in cases.items():  # warm up (first calls fill caches)
+                    hammer(started[name][1], case.split(" ")[0], headers, 0.3, 1)
+            # Short alternating slices, so the load of other processes on the machine hits all alike.
+            slices = max(1, round(args.seconds / 0.5))
+            for _ in range(args.rounds):
+                for case, headers in cases.items():
+                    rates: dict[str, float] = dict.fromkeys(servers, 0.0)
+                    for _slice in range(slices):
+                        for name in servers:
+                            port, path = started[name][1], case.split(" ")[0]
+                            rate = hammer(port, path, headers, args.seconds / slices, args.clients)
+                            rates[name] += rate / slices
+                    for name in servers:
+                        results[name][case].append(rates[name])
+                raw.append(hammer(started["raw-asgi"][1], "/", {}, args.seconds, args.clients))
+        finally:
+            for server, _port in started.values():
+                server.terminate()
+            for server, _port in started.values():
+                server.wait(timeout=15)
+
+        def cell(runs: list[float]) -> str:
+            return f"{min(runs):7.0f}-{max(runs):<7.0f}"
+
+        pairs = [(a, b) for a, b in RATIOS if a in servers and b in servers]
+        print(f"  {'case':<22}" + "".join(f"{name:>18}" for name in servers) + "   ratios")
+        for case in cases:
+            mean = {name: sum(results[name][case]) / args.rounds for name in servers}
+            line = f"  {case:<22}" + "".join(f"{cell(results[name][case]):>18}" for name in servers)
+            print(line + "  " + "  ".join(f"{a} / {b} {mean[a] / mean[b]:.2f}" for a, b in pairs))
+        print(f"  raw ASGI app on uvicorn (ceiling): {cell(raw).strip()} req/s")
+    finally:
+        if database:
+            drop_database(database)
+
+
+if __name__ == "__main__":
+    main()
