@@ -9,9 +9,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from accounts.permissions import role_at_least
-from messaging.engines import get_engine
 from messaging.models import Session
 from messaging.selectors import Page, status_parse
+from messaging.services.sessions import session_engine_label
 
 MAX_PAGE_LIMIT = 100
 DEFAULT_PAGE_LIMIT = 20
@@ -44,13 +44,6 @@ def envelope(page: Page, serializer_class: type[serializers.Serializer], **conte
     return {"data": serializer_class(page.items, many=True, context=context).data, "meta": page.meta}
 
 
-def engine_label(session: Session) -> str:
-    try:
-        return get_engine(session.engine or None).label
-    except ImportError:
-        return "unavailable"
-
-
 class SessionOutputSerializer(serializers.Serializer):
     """A session. `instanceKey` only for admin keys (context `key`)."""
 
@@ -72,7 +65,7 @@ class SessionOutputSerializer(serializers.Serializer):
     instanceKey = serializers.CharField(source="instance_key", required=False)
 
     def get_engine(self, session: Session) -> str:
-        return engine_label(session)
+        return session_engine_label(session)
 
     def get_hasProfilePicture(self, session: Session) -> bool:
         return bool(session.profile_picture)
