@@ -45,15 +45,14 @@ from messaging.engines.base import (
 from messaging.engines.events import (
     ConnectedEvent,
     DisconnectedEvent,
-    EngineEvent,
     GroupChange,
     GroupJoinEvent,
     GroupLeaveEvent,
-    GroupUpdateEvent,
     Member,
     QrEvent,
     event_from_data,
 )
+from messaging.engines.sandbox_inbound import SandboxInbound
 from messaging.models import SandboxDevice, SandboxGroup
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
@@ -85,7 +84,7 @@ def _members(group: SandboxGroup) -> list[tuple[str, bool]]:
     return sorted(((j, bool(a)) for j, a in group.participants.items()), key=lambda m: (not m[1], m[0]))
 
 
-class SandboxEngine(Engine):
+class SandboxEngine(SandboxInbound, Engine):
     label = "sandbox"
     sandbox = True
 
@@ -471,72 +470,3 @@ class SandboxEngine(Engine):
         self, session_id: str, group_jid: str, participants: list[str]
     ) -> list[ParticipantResult]:
         return self._change_admins(session_id, group_jid, participants, False)
-
-    # --- inbound (sandbox only) -------------------------------------------------------------------
-
-    @transaction.atomic
-    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Something arrives from "WhatsApp". `data` is validated (messaging.api.sandbox) and uses the
-        event contract's keys; JIDs are full JIDs. Returns the data reported with the event."""
-        device = self._paired(session_id)
-        now = int(timezone.now().timestamp())
-        reported: EngineEvent
-        if event == "message":
-            chat = data.get("chat") or data["from"]
-            if chat.endswith("@" + group_suffix()):
-                self._own_group(device, chat)
-            from_me = bool(data.get("fromMe"))
-            fields = {k: v for k, v in data.items() if k not in ("from", "messageId")}
-            reported = event_from_data(
-                "message",
-                {
-                    **fields,
-                    "id": data.get("messageId") or self._message_id(device),
-                    "chat": chat,
-                    "sender": device.jid if from_me else data["from"],
-                    "pushName": device.push_name if from_me else data.get("pushName", ""),
-                    "timestamp": now,
-                    "fromMe": from_me,
-                },
-            )
-        elif event in ("group_join", "group_leave", "group_update"):
-            reported = self._inject_group(device, event, data, now)
-        else:
-            reported = event_from_data(event, {**data, "timestamp": now})
-        self.report(str(session_id), reported)
-        return reported.to_data()
-
-    def _inject_group(self, device: SandboxDevice, event: str, data: dict[str, Any], now: int) -> GroupChange:
-        jid, participants = data["group"], list(data.get("participants", []))
-        group = device.groups.filter(jid=jid).first()
-        if group is None:
-            if event != "group_join" or device.jid not in participants:
-                raise EngineNotFound(f"The session is not in group {jid}.", kind="group")
-            owner = data.get("by") or participants[0]
-            group = SandboxGroup(
-                device=device,
-                jid=jid,
-                subject=data.get("subject") or "Group",
-                subject_time=now,
-                creation=now,
-                owner=owner,
-                participants={owner: True},
-            )
-        elif device.jid not in group.participants and device.jid not in participants:
-            raise EngineNotFound(f"The session is not in group {jid}.", kind="group")
-        if event == "group_update":
-            group.subject = data.get("subject") or group.subject
-            group.subject_time = now
-            group.save()
-            return self._group_event(GroupUpdateEvent, group, [], data.get("by", ""), now)
-        admins = set(data.get("admins", []))
-        for participant in participants:
-            if event == "group_join":
-                group.participants[participant] = participant in admins or group.participants.get(
-                    participant, False
-                )
-            else:
-                group.participants.pop(participant, None)
-        group.save()
-        kind = GroupJoinEvent if event == "group_join" else GroupLeaveEvent
-        return self._group_event(kind, group, participants, data.get("by", ""), now)
