@@ -23,7 +23,6 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from messaging.engines.events import (
-    EVENT_TYPES,
     ConnectedEvent,
     DisconnectedEvent,
     EngineEvent,
@@ -39,8 +38,6 @@ logger = logging.getLogger(__name__)
 #: The sink's signature: `emit(session_id=..., name=..., data=..., chat=...)`.
 EventSink = Callable[..., Any]
 _sink: EventSink | None = None
-
-EVENTS = tuple(EVENT_TYPES)
 
 
 def wire_sink() -> None:

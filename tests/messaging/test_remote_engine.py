@@ -13,6 +13,7 @@ from messaging.checks import check_engine
 from messaging.engines import base
 from messaging.engines.remote import bus
 from tests.messaging.engine_support import REMOTE, owner_of
+from webhooks.models import Event
 
 # RemoteEngine needs PostgreSQL (E004): the tests with engine processes exist only on it (never skipped).
 POSTGRES = not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
@@ -116,3 +117,41 @@ if POSTGRES:
         assert owner_of(engine_redis.url, session_id) is not None
         assert admin_client.delete(f"/api/sessions/{session_id}").status_code == 200
         assert owner_of(engine_redis.url, session_id) is None
+
+    def test_an_engine_process_takes_over_paired_sessions_at_start_without_a_new_pairing(
+        transactional_db, engine_redis, settings, admin_client
+    ):
+        # Paired by the in-process sandbox: credentials stored, nobody hosting them.
+        ids = []
+        for name in ("a", "b", "c"):
+            session_id = admin_client.post("/api/sessions", {"name": name}, format="json").json()["id"]
+            admin_client.post(f"/api/sessions/{session_id}/connect")
+            assert (
+                admin_client.post(f"/api/sandbox/sessions/{session_id}/scan", {}, format="json").status_code
+                == 200
+            )
+            ids.append(session_id)
+        unpaired = admin_client.post("/api/sessions", {"name": "d"}, format="json").json()["id"]
+        from tests.messaging.engine_support import EngineProcess, wait_until
+
+        engine_redis.flush()
+        settings.MESSAGING_ENGINE = REMOTE
+        settings.ENGINE_REDIS_URL = engine_redis.url
+        engine = EngineProcess(engine_redis.url).start()
+        try:
+            wait_until(
+                lambda: all(owner_of(engine_redis.url, s) == engine.id for s in ids),
+                timeout=30,
+                what="takeover",
+            )
+            assert owner_of(engine_redis.url, unpaired) is None  # nothing stored to resume
+            pairing = Event.objects.filter(name__in=["qr", "connected"]).count()
+            sent = admin_client.post(
+                "/api/messages/send",
+                {"sessionId": ids[0], "to": "5511988880002", "text": "hi"},
+                format="json",
+            )
+            assert sent.status_code == 200, sent.json()
+            assert Event.objects.filter(name__in=["qr", "connected"]).count() == pairing
+        finally:
+            engine.stop()
