@@ -215,6 +215,10 @@ def _clean_message(body: dict) -> dict[str, Any]:
             "messageId": _string(body, "reactionTo", required=True, max_length=100),
             "emoji": _string(body, "emoji", max_length=16),
         }
+    if "isHistory" in body:  # a message of the history sync (routed to `webhookHistory`)
+        if not isinstance(body["isHistory"], bool):
+            raise ValidationFailed("isHistory: boolean.")
+        data["isHistory"] = body["isHistory"]
     return data
 
 

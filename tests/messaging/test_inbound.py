@@ -209,3 +209,15 @@ def test_group_subject_updates_and_health_are_emitted(inject, session):
     assert health.status_code == 201
     assert Event.objects.get(name="health").data["status"] == "LIMITED"
     assert inject(event="health", status="fine").status_code == 400
+
+
+def test_a_history_message_is_marked_and_routed_to_the_history_webhook(inject, session):
+    from tests.webhooks.instance_support import configure
+    from webhooks.models import Delivery
+
+    configure(session, webhook_history="http://127.0.0.1:9/history")
+    response = inject(event="message", **{"from": CUSTOMER, "text": "old", "isHistory": True})
+    assert response.status_code == 201 and response.json()["data"]["isHistory"] is True
+    (delivery,) = Delivery.objects.filter(session=session, kind=Delivery.Kind.INSTANCE)
+    assert delivery.target_url == "http://127.0.0.1:9/history"
+    assert inject(event="message", **{"from": CUSTOMER, "text": "x", "isHistory": "yes"}).status_code == 400
