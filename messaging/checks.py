@@ -31,16 +31,18 @@ def check_engine(app_configs, **kwargs) -> list:
             )
         ]
     if path == REMOTE:
-        return _remote_errors()
+        return remote_engine_errors(
+            redis_url=settings.ENGINE_REDIS_URL, database_engine=settings.DATABASES["default"]["ENGINE"]
+        )
     return []
 
 
 REMOTE = "messaging.engines.remote.RemoteEngine"
 
 
-def _remote_errors() -> list:
+def remote_engine_errors(*, redis_url: str, database_engine: str) -> list:
     errors = []
-    if not settings.ENGINE_REDIS_URL:
+    if not redis_url:
         errors.append(
             Error(
                 "RemoteEngine needs Redis for its command bus and leases.",
@@ -48,7 +50,7 @@ def _remote_errors() -> list:
                 id="messaging.E003",
             )
         )
-    if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    if database_engine.endswith("sqlite3"):
         # A web request holds SQLite's one write lock for its whole transaction while it waits for the
         # engine process, which must write the session's events: they would wait for each other.
         errors.append(

@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from messaging.checks import check_engine
+from messaging.checks import check_engine, remote_engine_errors
 from messaging.engines import base
 from messaging.engines.remote import bus
 from tests.messaging.engine_support import REMOTE, owner_of
@@ -55,11 +55,14 @@ def test_engine_errors_cross_the_bus_with_their_kind():
 def test_the_remote_engine_needs_redis_and_postgresql():
     with override_settings(MESSAGING_ENGINE=REMOTE, ENGINE_REDIS_URL=""):
         assert "messaging.E003" in [e.id for e in check_engine(None)]
-    sqlite = {"default": {**settings.DATABASES["default"], "ENGINE": "django.db.backends.sqlite3"}}
-    with override_settings(
-        MESSAGING_ENGINE=REMOTE, ENGINE_REDIS_URL="redis://127.0.0.1:1/0", DATABASES=sqlite
-    ):
-        assert [e.id for e in check_engine(None)] == ["messaging.E004"]
+    sqlite = remote_engine_errors(
+        redis_url="redis://127.0.0.1:1/0", database_engine="django.db.backends.sqlite3"
+    )
+    assert [e.id for e in sqlite] == ["messaging.E004"]
+    postgres = remote_engine_errors(
+        redis_url="redis://127.0.0.1:1/0", database_engine="django.db.backends.postgresql"
+    )
+    assert postgres == []
 
 
 @pytest.mark.django_db
