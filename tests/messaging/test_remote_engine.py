@@ -65,6 +65,17 @@ def test_the_remote_engine_needs_redis_and_postgresql():
     assert postgres == []
 
 
+def test_run_engine_refuses_to_start_without_redis_or_with_an_unknown_driver(settings, engine_redis):
+    from django.core.management import CommandError, call_command
+
+    settings.ENGINE_REDIS_URL = ""
+    with pytest.raises(CommandError, match="need Redis"):
+        call_command("run_engine")
+    settings.ENGINE_REDIS_URL = engine_redis.url
+    with pytest.raises(CommandError, match="Unknown ENGINE_DRIVER 'nokia'"):
+        call_command("run_engine", "--driver", "nokia")
+
+
 @pytest.mark.django_db
 def test_with_no_engine_process_commands_are_502_and_the_rest_of_the_api_answers(
     engine_redis, settings, admin_client

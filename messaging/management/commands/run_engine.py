@@ -7,7 +7,7 @@ import signal
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from messaging.engines.remote.host import EngineHost
 
@@ -23,10 +23,15 @@ class Command(BaseCommand):
         parser.add_argument("--id", default="", help="process id in the registry (default: host-pid-random)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.ENGINE_REDIS_URL:
+            raise CommandError("Engine processes need Redis: set REDIS_URL (or ENGINE_REDIS_URL).")
         logging.basicConfig(level=logging.INFO, format="%(asctime)s engine %(levelname)s %(message)s")
-        host = EngineHost(
-            driver=options["driver"], max_sessions=options["max_sessions"], process_id=options["id"]
-        )
+        try:
+            host = EngineHost(
+                driver=options["driver"], max_sessions=options["max_sessions"], process_id=options["id"]
+            )
+        except ValueError as exc:  # an unknown driver
+            raise CommandError(str(exc)) from None
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: host.stop())
         self.stdout.write(
