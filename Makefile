@@ -18,9 +18,12 @@ migrate: $(STAMP)
 demo: migrate
 	$(BIN)/python manage.py load_demo
 
-## run: install, migrate, load demo data, then start web + worker + beat (Ctrl-C stops all)
+# An engine process only when the remote engine is configured (the embedded default hosts sessions in-process).
+PROCESSES = web worker beat $(if $(findstring RemoteEngine,$(MESSAGING_ENGINE)),engine)
+
+## run: install, migrate, load demo data, then start web + worker + beat (+ engine) (Ctrl-C stops all)
 run: demo
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile $(PROCESSES)
 
 ## test: install and run the whole suite
 test: $(STAMP)

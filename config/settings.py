@@ -371,6 +371,16 @@ CELERY_BEAT_SCHEDULE: dict = {}
 # --- Messaging ----------------------------------------------------------------------------------
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
+# Where the messaging app hands every engine event (resolved once at app start): the outbox's emit.
+MESSAGING_EVENT_SINK = os.environ.get("MESSAGING_EVENT_SINK", "webhooks.services.emit")
+# Engine processes (`manage.py run_engine`, used by messaging.engines.remote.RemoteEngine; need REDIS_URL).
+ENGINE_DRIVER = os.environ.get("ENGINE_DRIVER", "sandbox")
+ENGINE_REDIS_URL = os.environ.get("ENGINE_REDIS_URL", REDIS_URL)
+ENGINE_COMMAND_TIMEOUT_SECONDS = float(os.environ.get("ENGINE_COMMAND_TIMEOUT_SECONDS", "10"))
+ENGINE_MAX_SESSIONS = env_int("ENGINE_MAX_SESSIONS", 1000)
+# A session's lease lasts this long unless its owner renews it (every ENGINE_HEARTBEAT_SECONDS).
+ENGINE_LEASE_SECONDS = float(os.environ.get("ENGINE_LEASE_SECONDS", "15"))
+ENGINE_HEARTBEAT_SECONDS = float(os.environ.get("ENGINE_HEARTBEAT_SECONDS", "3"))
 # Fixed domain parts of JIDs: individuals `<digits>@<user>`, groups `<digits>@<group>`.
 MESSAGING_USER_SUFFIX = os.environ.get("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
 MESSAGING_GROUP_SUFFIX = os.environ.get("MESSAGING_GROUP_SUFFIX", "g.us")

@@ -6,12 +6,9 @@ from django.http import HttpRequest
 
 from config.admin_safety import QueryStringGuard, StrictJSONAdmin
 from config.errors import ApplicationError
-from messaging.api.common import engine_label
-from messaging.engines.sandbox import SandboxEngine
 from messaging.instance_keys import instance_key_masked
 from messaging.models import Group, Message, Session
 from messaging.services import sessions as services
-from messaging.services._engine import engine_for
 
 
 @admin.register(Session)
@@ -61,19 +58,15 @@ class SessionAdmin(QueryStringGuard, admin.ModelAdmin):
 
     @admin.display(description="engine")
     def engine_kind(self, session: Session) -> str:
-        label = engine_label(session)
+        label = services.session_engine_label(session)
         return "SANDBOX (simulated WhatsApp)" if label == "sandbox" else label
 
     @admin.action(description="Sandbox: scan the QR code (pair the selected sessions)")
     def sandbox_scan(self, request: HttpRequest, queryset: QuerySet[Session]) -> None:
         for session in queryset:
-            if not isinstance(engine_for(session), SandboxEngine):
-                self.message_user(request, f"{session}: not a sandbox session.", messages.WARNING)
-                continue
+            # The services refuse (404) sessions on any other engine; the admin never touches one.
             try:
-                if session.status == Session.Status.DISCONNECTED:
-                    services.session_connect(session=session)
-                services.sandbox_scan(session=session)
+                session = services.sandbox_pair(session=session)
             except ApplicationError as error:
                 self.message_user(request, f"{session}: {error.message}", messages.ERROR)
             else:

@@ -17,6 +17,9 @@ EVENTS: dict[str, str] = {
     "call": "Incoming voice or video call.",
     "presence": "Contact online/offline update.",
     "chat_archive": "Chat archived or unarchived.",
+    # Ponte's additions (additive, seed 002 §9): what the `meta` format's `groups` and `health` carry.
+    "group_update": "Group subject changed.",
+    "health": "Whether the account can send (AVAILABLE, LIMITED, BLOCKED).",
 }
 
 # Plural names some integrations expect, and the dotted names of the messaging API (seed 001).

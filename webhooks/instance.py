@@ -6,7 +6,7 @@ Routing, for a session whose configuration has `allowWebhook` on (nothing is wri
   (`data.fromMe`) → `webhookMessageFromMe`; messages in a group chat → `webhookGroup`; others →
   `webhookMessage`. With `allowNumber` other than "all", only messages whose chat or sender is one of
   the listed numbers go out.
-* `group_join`, `group_leave` → `webhookGroup`; `connected`, `disconnected`, `health` →
+* `group_join`, `group_leave`, `group_update` → `webhookGroup`; `connected`, `disconnected`, `health` →
   `webhookConnection`; `qr` → `webhookQrCode`; `message_ack`, `presence`, `call` → `webhookMessage`.
 * Whatever field is empty falls back to `webhookMessage`; with that empty too, the event is not sent.
 
@@ -23,6 +23,8 @@ from typing import Any
 from django.db import transaction
 
 from config.errors import InstanceNotFound, ValidationFailed
+from messaging.addressing import is_group
+from messaging.engines.events import EngineEvent, MessageEvent
 from messaging.instance_keys import instance_key_matches, instance_key_prefix
 from messaging.models import Session
 from net.transport import validate_target_url
@@ -156,26 +158,26 @@ def instance_config_update(
 # --- Routing (called by webhooks.services.emit) -----------------------------------------------------
 
 
-def number_allowed(config: InstanceWebhookConfig, data: dict[str, Any]) -> bool:
+def number_allowed(config: InstanceWebhookConfig, message: MessageEvent) -> bool:
     if config.allow_number == InstanceWebhookConfig.ALL_NUMBERS:
         return True
     allowed = set(config.allow_number.split(","))
-    parties = {meta.user_part(data.get(key)) for key in ("chat", "sender", "senderPn")}
+    parties = {meta.user_part(jid) for jid in (message.chat, message.sender, message.sender_pn)}
     return bool(allowed & parties)
 
 
-def route(config: InstanceWebhookConfig, event: Event, data: dict[str, Any]) -> str:
+def route(config: InstanceWebhookConfig, typed: EngineEvent) -> str:
     """The URL an event goes to, or "" when it goes nowhere (see the module docstring)."""
-    name = event.name
+    name = typed.name
     url = ""
-    if name == "message":
-        if data.get("isHistory"):
+    if isinstance(typed, MessageEvent):
+        if typed.is_history:
             url = config.webhook_history
-        elif data.get("fromMe"):
+        elif typed.from_me:
             url = config.webhook_message_from_me
-        elif meta.is_group(data.get("chat")):
+        elif is_group(typed.chat):
             url = config.webhook_group
-    elif name in ("group_join", "group_leave"):
+    elif name in ("group_join", "group_leave", "group_update"):
         url = config.webhook_group
     elif name in ("connected", "disconnected", "health"):
         url = config.webhook_connection
@@ -184,10 +186,10 @@ def route(config: InstanceWebhookConfig, event: Event, data: dict[str, Any]) -> 
     return url or config.webhook_message
 
 
-def render(config: InstanceWebhookConfig, session: Session, event: Event, data: dict[str, Any]) -> dict:
+def render(config: InstanceWebhookConfig, session: Session, event: Event, typed: EngineEvent) -> dict:
     if config.webhook_format == InstanceWebhookConfig.Format.PLAIN:
-        return meta.plain_envelope(session, event, data)
-    return meta.meta_envelope(session, event, data)
+        return meta.plain_envelope(session, event, typed)
+    return meta.meta_envelope(session, event, typed)
 
 
 def instance_deliveries(event: Event) -> list[Delivery]:
@@ -203,16 +205,16 @@ def instance_deliveries(event: Event) -> list[Delivery]:
     if config is None:
         return []
     # Imported here: webhooks.services imports this module for emit().
-    from webhooks.services import message_data
+    from webhooks.services import typed_event
 
-    data = message_data(event.data, chat=event.chat) if event.name == "message" else dict(event.data)
-    if event.name == "message" and not number_allowed(config, data):
+    typed = typed_event(event)
+    if typed is None or (isinstance(typed, MessageEvent) and not number_allowed(config, typed)):
         return []
-    url = route(config, event, data)
+    url = route(config, typed)
     if not url:
         return []
     try:
-        payload = render(config, config.session, event, data)
+        payload = render(config, config.session, event, typed)
     except (TypeError, ValueError, KeyError, AttributeError):
         # Malformed event data must not fail the caller's transaction (the message is still stored).
         logger.exception("Could not render the instance webhook body of event %s", event.pk)

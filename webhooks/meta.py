@@ -11,8 +11,8 @@ one list named after what happened: `messages[]` (with `contacts[]`), `statuses[
 `presences[]`, `connection`, `qrcode`, `calls[]`, `groups[]`, `health`. The shapes the seed leaves out
 are Ponte's design after the cloud API; docs/instance-webhooks.md shows one example of each.
 
-Inputs are the canonical event data that engines hand to `webhooks.services.emit()`; the fields read
-here are listed in docs/instance-webhooks.md ("Event data Ponte expects").
+Inputs are the typed events of messaging's event contract (messaging.engines.events), parsed back from
+the stored data: only their fields are read, under one spelling each.
 """
 
 from __future__ import annotations
@@ -23,6 +23,19 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
+from messaging.addressing import is_group
+from messaging.engines.events import (
+    CallEvent,
+    ConnectedEvent,
+    DisconnectedEvent,
+    EngineEvent,
+    GroupChange,
+    HealthEvent,
+    MessageAckEvent,
+    MessageEvent,
+    PresenceEvent,
+    QrEvent,
+)
 from messaging.models import Session
 from webhooks.models import Event
 
@@ -42,43 +55,8 @@ DEFAULT_MIME = {
     "sticker": "image/webp",
 }
 
-# Engine message types → cloud-API `type`.
-TYPE_ALIASES = {
-    "chat": "text",
-    "conversation": "text",
-    "extendedtext": "text",
-    "text": "text",
-    "image": "image",
-    "audio": "audio",
-    "ptt": "audio",
-    "voice": "audio",
-    "video": "video",
-    "gif": "video",
-    "document": "document",
-    "sticker": "sticker",
-    "location": "location",
-    "live_location": "location",
-    "contact": "contacts",
-    "contacts": "contacts",
-    "vcard": "contacts",
-    "contacts_array": "contacts",
-    "reaction": "reaction",
-    "button_reply": "button_reply",
-    "buttons_response": "button_reply",
-    "list_reply": "list_reply",
-    "list_response": "list_reply",
-    "button": "button",
-    "template_button_reply": "button",
-}
-
-ACK_STATUSES = {
-    -1: "failed",
-    0: "failed",
-    1: "sent",
-    2: "delivered",
-    3: "read",
-    4: "played",
-}
+# The contract's message types rendered as an object named after them (the rest: interactive, unsupported).
+OBJECT_TYPES = ("text", "image", "audio", "video", "document", "sticker", "location", "contacts", "reaction")
 STATUS_NAMES = {"sent", "delivered", "read", "played", "failed"}
 PRESENCE_NAMES = {"available", "unavailable", "composing", "recording", "paused"}
 HEALTH_NAMES = {"AVAILABLE", "LIMITED", "BLOCKED"}
@@ -94,6 +72,7 @@ FIELDS = {
     "call": "call",
     "group_join": "groups",
     "group_leave": "groups",
+    "group_update": "groups",
     "health": "health",
 }
 
@@ -126,25 +105,14 @@ def user_part(jid: Any) -> str:
     return text.split("@", 1)[0].split(":", 1)[0]
 
 
-def is_group(jid: Any) -> bool:
-    return str(jid or "").endswith("@g.us")
-
-
 def is_lid(jid: Any) -> bool:
     return str(jid or "").endswith("@lid")
 
 
-def _seconds(value: Any, fallback_ms: int) -> str:
-    """A Unix-seconds timestamp as the cloud API writes it (a string); milliseconds are scaled down."""
-    try:
-        number = int(float(value))
-    except (TypeError, ValueError):
-        number = 0
-    if number <= 0:
-        number = fallback_ms // 1000
-    elif number > 10**11:  # milliseconds
-        number //= 1000
-    return str(number)
+def _seconds(value: int | None, fallback_ms: int) -> str:
+    """A Unix-seconds timestamp as the cloud API writes it (a string); the event time when unset."""
+    number = int(value or 0)
+    return str(number if number > 0 else fallback_ms // 1000)
 
 
 def _text(value: Any) -> str:
@@ -183,162 +151,149 @@ def _contact(session: Session, *, number: str, name: str, user_id: str = "") -> 
 # --- messages ---------------------------------------------------------------------------------------
 
 
-def _media(data: dict[str, Any], kind: str, *, message_id: str) -> dict[str, Any]:
+def _media(message: MessageEvent, kind: str) -> dict[str, Any]:
     return {
-        "id": _text(data.get("mediaId") or message_id),
-        "url": _text(data.get("mediaUrl")),
-        "mime_type": _text(data.get("mimetype") or data.get("mimeType") or DEFAULT_MIME[kind]),
-        "sha256": _text(data.get("sha256")),
+        "id": _text(message.media_id or message.id),
+        "url": _text(message.media_url),
+        "mime_type": _text(message.mime_type or DEFAULT_MIME[kind]),
+        "sha256": _text(message.sha256),
     }
 
 
-def _vcard_name(vcard: str) -> str:
-    for line in vcard.splitlines():
-        if line.upper().startswith("FN:") or line.upper().startswith("FN;"):
-            return line.split(":", 1)[1].strip()
-    return ""
-
-
-def _vcard_of(card: dict[str, Any]) -> str:
-    """A vCard 3.0 for a card given as `{displayName, phoneNumber, organization?}` (messaging's shape)."""
-    number = "".join(ch for ch in _text(card.get("phoneNumber")) if ch.isdigit())
-    lines = ["BEGIN:VCARD", "VERSION:3.0", f"FN:{_text(card.get('displayName'))}"]
-    if card.get("organization"):
-        lines.append(f"ORG:{_text(card['organization'])}")
+def _vcard_of(display_name: str, phone_number: str, organization: str | None) -> str:
+    """A vCard 3.0 for a card given by its fields (messaging's shape)."""
+    number = "".join(ch for ch in phone_number if ch.isdigit())
+    lines = ["BEGIN:VCARD", "VERSION:3.0", f"FN:{display_name}"]
+    if organization:
+        lines.append(f"ORG:{organization}")
     if number:
         lines.append(f"TEL;type=CELL;waid={number}:+{number}")
     lines.append("END:VCARD")
     return "\n".join(lines)
 
 
-def _contacts_object(data: dict[str, Any]) -> list[dict[str, Any]]:
-    cards = data.get("contacts")
-    if not isinstance(cards, list) or not cards:
-        cards = [{"name": data.get("displayName") or "", "vcard": data.get("vcard") or ""}]
+def _vcard_name(vcard: str) -> str:
+    for line in vcard.splitlines():
+        if line.upper().startswith(("FN:", "FN;")):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def _contacts_object(message: MessageEvent) -> list[dict[str, Any]]:
     result = []
-    for card in cards:
-        card = card if isinstance(card, dict) else {"vcard": str(card)}
-        vcard = _text(card.get("vcard")) or _vcard_of(card)
-        name = _text(card.get("name") or card.get("displayName") or _vcard_name(vcard))
+    for card in message.contacts or ():
+        vcard = card.vcard or _vcard_of(card.display_name, card.phone_number, card.organization)
+        name = card.display_name or _vcard_name(vcard)
         result.append({"name": {"formatted_name": name}, "vcard": vcard})
     return result
 
 
-def _type_object(session: Session, kind: str, data: dict[str, Any], *, message_id: str) -> Any:
+def _type_object(session: Session, message: MessageEvent) -> Any:
     """The object named after the message's type (seed 002 b, table of `messages[]` types)."""
+    kind = message.type
     if kind == "text":
-        return {"body": _text(data.get("text") or data.get("body"))}
+        return {"body": message.text}
     if kind in ("image", "video"):
-        obj = _media(data, kind, message_id=message_id)
-        if data.get("caption"):
-            obj["caption"] = _text(data["caption"])
+        obj = _media(message, kind)
+        if message.caption:
+            obj["caption"] = message.caption
         return obj
     if kind == "audio":
-        voice = bool(
-            data.get("voice") or data.get("ptt") or str(data.get("type", "")).lower() in ("ptt", "voice")
-        )
-        return {**_media(data, kind, message_id=message_id), "voice": voice}
+        return {**_media(message, kind), "voice": bool(message.voice)}
     if kind == "document":
         return {
-            **_media(data, kind, message_id=message_id),
-            "filename": _text(data.get("fileName") or data.get("filename")),
-            "caption": _text(data.get("caption")),
+            **_media(message, kind),
+            "filename": _text(message.file_name),
+            "caption": _text(message.caption),
         }
     if kind == "sticker":
-        obj = {**_media(data, kind, message_id=message_id), "animated": bool(data.get("animated"))}
+        obj = {**_media(message, kind), "animated": bool(message.animated)}
         if session.provider == MESSENGER:
-            obj["sticker_id"] = _text(data.get("stickerId"))
+            obj["sticker_id"] = _text(message.sticker_id)
         return obj
     if kind == "location":
-        place = data.get("location") if isinstance(data.get("location"), dict) else data
+        place = message.location
         return {
-            "latitude": float(place.get("latitude") or 0),
-            "longitude": float(place.get("longitude") or 0),
-            "name": _text(place.get("locationName") or place.get("name")),
-            "address": _text(place.get("address")),
+            "latitude": float(place.latitude) if place else 0.0,
+            "longitude": float(place.longitude) if place else 0.0,
+            "name": place.name if place else "",
+            "address": place.address if place else "",
         }
     if kind == "contacts":
-        return _contacts_object(data)
-    if kind == "reaction":
-        nested = data.get("reaction") if isinstance(data.get("reaction"), dict) else {}
-        target = nested.get("targetId") or nested.get("messageId") or data.get("targetId")
-        emoji = _text(nested.get("emoji", data.get("emoji")))
-        obj = {"message_id": _text(target)}
-        if emoji:  # a removal carries no emoji
-            obj["emoji"] = emoji
-        if session.provider == MESSENGER:
-            obj["action"] = "react" if emoji else "unreact"
-        return obj
-    raise ValueError(kind)
+        return _contacts_object(message)
+    # reaction
+    reaction = message.reaction
+    emoji = reaction.emoji if reaction else ""
+    obj = {"message_id": reaction.message_id if reaction else ""}
+    if emoji:  # a removal carries no emoji
+        obj["emoji"] = emoji
+    if session.provider == MESSENGER:
+        obj["action"] = "react" if emoji else "unreact"
+    return obj
 
 
-def _message_entry(session: Session, event: Event, data: dict[str, Any]) -> tuple[dict, dict]:
-    """One `messages[]` entry and its `contacts[]` entry."""
-    chat = data["chat"]
-    from_me = bool(data.get("fromMe"))
-    sender = data.get("sender") or ("" if from_me else chat)
-    lid = sender if is_lid(sender) else _text(data.get("senderLid"))
-    if from_me:
-        number = _own_number(session) or user_part(sender)
-    else:
-        number = user_part(data.get("senderPn") or sender)
-    message_id = _text(data.get("id"))
-    raw_type = _text(data.get("type") or "text").lower()
-    kind = TYPE_ALIASES.get(raw_type, "unsupported")
-    message: dict[str, Any] = {
-        "from": number,
-        "chat_type": "group" if is_group(chat) else "individual",
-        "id": message_id,
-        "timestamp": _seconds(data.get("timestamp"), event.event_ms),
-    }
-    if lid:
-        message["from_user_id"] = lid
-    if is_group(chat):
-        message["group_id"] = chat
-    if from_me:
-        message["to"] = user_part(chat)
-    quoted = data.get("quotedId")
-    if not quoted and isinstance(data.get("quoted"), dict):
-        quoted = data["quoted"].get("messageId")
-    if quoted:
-        message["context"] = {"id": _text(quoted)}
-
-    if kind == "button_reply":
-        message["type"] = "interactive"
-        message["interactive"] = {
+def _interactive(message: MessageEvent, entry: dict[str, Any]) -> None:
+    if message.type == "button_reply":
+        entry["type"] = "interactive"
+        entry["interactive"] = {
             "type": "button_reply",
-            "button_reply": {"id": _text(data.get("selectedId")), "title": _text(data.get("selectedTitle"))},
+            "button_reply": {"id": _text(message.selected_id), "title": _text(message.selected_title)},
         }
-    elif kind == "list_reply":
-        message["type"] = "interactive"
-        message["interactive"] = {
+    elif message.type == "list_reply":
+        entry["type"] = "interactive"
+        entry["interactive"] = {
             "type": "list_reply",
             "list_reply": {
-                "id": _text(data.get("selectedId")),
-                "title": _text(data.get("selectedTitle")),
-                "description": _text(data.get("selectedDescription")),
+                "id": _text(message.selected_id),
+                "title": _text(message.selected_title),
+                "description": _text(message.selected_description),
             },
         }
-    elif kind == "button":
-        message["type"] = "button"
-        message["button"] = {
-            "payload": _text(data.get("selectedId")),
-            "text": _text(data.get("selectedTitle")),
-        }
-    elif kind == "unsupported":
-        message["type"] = "unsupported"
-        message["errors"] = [
-            {"code": 131051, "title": "Message type unknown", "details": f"Ponte type {raw_type!r}"}
+    elif message.type == "button":
+        entry["type"] = "button"
+        entry["button"] = {"payload": _text(message.selected_id), "text": _text(message.selected_title)}
+    else:
+        entry["type"] = "unsupported"
+        entry["errors"] = [
+            {"code": 131051, "title": "Message type unknown", "details": f"Ponte type {message.type!r}"}
         ]
-    else:
-        message["type"] = kind
-        message[kind] = _type_object(session, kind, data, message_id=message_id)
 
-    if from_me:
-        contact = _contact(session, number=user_part(chat), name=_text(data.get("chatName")))
+
+def _message_entry(session: Session, event: Event, message: MessageEvent) -> tuple[dict, dict]:
+    """One `messages[]` entry and its `contacts[]` entry."""
+    chat = message.chat
+    sender = message.sender or ("" if message.from_me else chat)
+    lid = sender if is_lid(sender) else _text(message.sender_lid)
+    if message.from_me:
+        number = _own_number(session) or user_part(sender)
     else:
-        contact = _contact(session, number=number, name=_text(data.get("pushName")), user_id=lid)
-    return message, contact
+        number = user_part(message.sender_pn or sender)
+    group = is_group(chat)
+    entry: dict[str, Any] = {
+        "from": number,
+        "chat_type": "group" if group else "individual",
+        "id": message.id,
+        "timestamp": _seconds(message.timestamp, event.event_ms),
+    }
+    if lid:
+        entry["from_user_id"] = lid
+    if group:
+        entry["group_id"] = chat
+    if message.from_me:
+        entry["to"] = user_part(chat)
+    if message.quoted is not None and message.quoted.message_id:
+        entry["context"] = {"id": message.quoted.message_id}
+    if message.type in OBJECT_TYPES:
+        entry["type"] = message.type
+        entry[message.type] = _type_object(session, message)
+    else:
+        _interactive(message, entry)
+
+    if message.from_me:
+        contact = _contact(session, number=user_part(chat), name=_text(message.chat_name))
+    else:
+        contact = _contact(session, number=number, name=message.push_name, user_id=lid)
+    return entry, contact
 
 
 def _ordering_block(event: Event, dispatched_ms: int) -> dict[str, int]:
@@ -351,9 +306,9 @@ def _ordering_block(event: Event, dispatched_ms: int) -> dict[str, int]:
     }
 
 
-def messages_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    message, contact = _message_entry(session, event, data)
-    value = {**_base_value(session), "contacts": [contact], "messages": [message]}
+def messages_value(session: Session, event: Event, message: MessageEvent) -> dict[str, Any]:
+    entry, contact = _message_entry(session, event, message)
+    value = {**_base_value(session), "contacts": [contact], "messages": [entry]}
     if session.provider == MESSENGER:
         value[OBJECT] = _ordering_block(event, int(time.time() * 1000))
     return value
@@ -362,122 +317,108 @@ def messages_value(session: Session, event: Event, data: dict[str, Any]) -> dict
 # --- Everything else ----------------------------------------------------------------------------------
 
 
-def _ack_status(data: dict[str, Any]) -> str:
-    status = data.get("status")
-    if isinstance(status, str) and status.lower() in STATUS_NAMES:
-        return status.lower()
-    ack = data.get("ack", status)
-    try:
-        return ACK_STATUSES.get(int(ack), "sent")
-    except (TypeError, ValueError):
-        return "sent"
-
-
-def statuses_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    chat = data.get("chat") or data.get("chatId") or data.get("remoteJid") or event.chat or ""
-    recipient = data.get("recipient") or chat or data.get("from")
+def statuses_value(session: Session, event: Event, ack: MessageAckEvent) -> dict[str, Any]:
+    chat = ack.chat or event.chat
+    group = is_group(chat)
+    state = ack.status.lower() if ack.status.lower() in STATUS_NAMES else "sent"
     status: dict[str, Any] = {
-        "id": _text(data.get("id") or data.get("messageId")),
-        "status": _ack_status(data),
-        "timestamp": _seconds(data.get("timestamp"), event.event_ms),
-        "recipient_id": user_part(recipient),
-        "recipient_type": "group" if is_group(chat) else "individual",
+        "id": ack.message_id,
+        "status": state,
+        "timestamp": _seconds(ack.timestamp, event.event_ms),
+        "recipient_id": user_part(chat or ack.recipient),
+        "recipient_type": "group" if group else "individual",
     }
-    if is_group(chat) and data.get("participant"):
-        status["participant_id"] = user_part(data["participant"])
-    if status["status"] == "failed":
-        status["errors"] = [{"code": 131000, "title": _text(data.get("error") or "Message failed to send")}]
+    if group and ack.participant:
+        status["participant_id"] = user_part(ack.participant)
+    if state == "failed":
+        status["errors"] = [{"code": 131000, "title": ack.error or "Message failed to send"}]
     return {**_base_value(session), "statuses": [status]}
 
 
-def presence_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    chat = _text(data.get("chat") or data.get("chatId") or event.chat)
-    who = _text(data.get("from") or data.get("sender") or data.get("jid") or chat)
-    state = _text(data.get("presence") or data.get("status") or "available").lower()
+def presence_value(session: Session, event: Event, presence: PresenceEvent) -> dict[str, Any]:
+    chat = presence.chat or event.chat
+    group = is_group(chat)
+    state = presence.presence.lower()
     entry: dict[str, Any] = {
-        "from": user_part(who),
-        "chat_type": "group" if is_group(chat) else "individual",
+        "from": user_part(presence.sender or chat),
+        "chat_type": "group" if group else "individual",
         "status": state if state in PRESENCE_NAMES else "available",
-        "timestamp": _seconds(data.get("timestamp"), event.event_ms),
+        "timestamp": _seconds(presence.timestamp, event.event_ms),
     }
-    if is_group(chat):
+    if group:
         entry["group_id"] = chat
-    if data.get("lastSeen"):
-        entry["last_seen"] = _seconds(data["lastSeen"], event.event_ms)
+    if presence.last_seen:
+        entry["last_seen"] = _seconds(presence.last_seen, event.event_ms)
     return {**_base_value(session), "presences": [entry]}
 
 
-def connection_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
+def connection_value(
+    session: Session, event: Event, change: ConnectedEvent | DisconnectedEvent
+) -> dict[str, Any]:
     connection: dict[str, Any] = {
-        "status": "connected" if event.name == "connected" else "disconnected",
-        "timestamp": _seconds(data.get("timestamp"), event.event_ms),
+        "status": change.name,
+        "timestamp": _seconds(change.timestamp, event.event_ms),
     }
-    if event.name == "connected":
-        connection["phone_number"] = user_part(data.get("jid") or session.jid) or _own_number(session)
-        if data.get("pushName"):
-            connection["name"] = _text(data["pushName"])
+    if isinstance(change, ConnectedEvent):
+        connection["phone_number"] = user_part(change.jid or session.jid) or _own_number(session)
+        if change.push_name:
+            connection["name"] = change.push_name
     else:
-        connection["reason"] = _text(data.get("reason") or "unknown")
+        connection["reason"] = change.reason or "unknown"
     return {**_base_value(session), "connection": connection}
 
 
-def qrcode_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    qrcode: dict[str, Any] = {
-        "code": _text(data.get("qrCode") or data.get("qr") or data.get("code")),
-        "timestamp": _seconds(data.get("timestamp"), event.event_ms),
-    }
-    if data.get("image") or data.get("base64"):
-        qrcode["image"] = _text(data.get("image") or data.get("base64"))
-    if data.get("expiresAt"):
-        qrcode["expires_at"] = _text(data["expiresAt"])
-    if data.get("attempt") is not None:
-        qrcode["attempt"] = int(data["attempt"])
+def qrcode_value(session: Session, event: Event, qr: QrEvent) -> dict[str, Any]:
+    qrcode: dict[str, Any] = {"code": qr.qr_code, "timestamp": _seconds(qr.timestamp, event.event_ms)}
+    if qr.image:
+        qrcode["image"] = qr.image
+    if qr.expires_at:
+        qrcode["expires_at"] = qr.expires_at
+    if qr.serial:
+        qrcode["attempt"] = qr.serial
     return {**_base_value(session), "qrcode": qrcode}
 
 
-def call_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    caller = _text(data.get("from") or data.get("caller") or data.get("chat") or event.chat)
-    call = {
-        "id": _text(data.get("id") or data.get("callId")),
+def call_value(session: Session, event: Event, call: CallEvent) -> dict[str, Any]:
+    caller = call.caller or event.chat
+    entry = {
+        "id": _text(call.call_id),
         "from": user_part(caller),
         "to": _own_number(session),
-        "event": _text(data.get("status") or "offer").lower(),
-        "media": "video" if data.get("isVideo") or data.get("video") else "voice",
+        "event": call.status.lower(),
+        "media": "video" if call.video else "voice",
         "direction": "USER_INITIATED",
-        "is_group": bool(data.get("isGroup")),
-        "timestamp": _seconds(data.get("timestamp"), event.event_ms),
+        "is_group": call.is_group,
+        "timestamp": _seconds(call.timestamp, event.event_ms),
     }
-    contact = _contact(session, number=user_part(caller), name=_text(data.get("pushName")))
-    return {**_base_value(session), "contacts": [contact], "calls": [call]}
+    contact = _contact(session, number=user_part(caller), name=_text(call.push_name))
+    return {**_base_value(session), "contacts": [contact], "calls": [entry]}
 
 
-def groups_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    group = _text(data.get("group") or data.get("chat") or data.get("chatId") or event.chat)
-    participants = data.get("participants")
-    if not isinstance(participants, list):
-        participants = [data.get("participant")] if data.get("participant") else []
-    key = "added_participants" if event.name == "group_join" else "removed_participants"
+def groups_value(session: Session, event: Event, change: GroupChange) -> dict[str, Any]:
     update: dict[str, Any] = {
-        "group_id": group,
-        "type": "group_participants_update",
-        "timestamp": _seconds(data.get("timestamp"), event.event_ms),
-        key: [{"input": _text(p), "wa_id": user_part(p)} for p in participants],
+        "group_id": change.group or event.chat,
+        "type": "group_subject_update" if change.name == "group_update" else "group_participants_update",
+        "timestamp": _seconds(change.timestamp, event.event_ms),
     }
-    if data.get("subject"):
-        update["subject"] = _text(data["subject"])
-    if data.get("author") or data.get("by"):
-        update["initiated_by"] = user_part(data.get("author") or data.get("by"))
+    if change.name != "group_update":
+        key = "added_participants" if change.name == "group_join" else "removed_participants"
+        update[key] = [{"input": p, "wa_id": user_part(p)} for p in change.participants]
+    if change.subject:
+        update["subject"] = change.subject
+    if change.by:
+        update["initiated_by"] = user_part(change.by)
     return {**_base_value(session), "groups": [update]}
 
 
-def health_value(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    status = _text(data.get("status") or "AVAILABLE").upper()
-    health = {
+def health_value(session: Session, event: Event, health: HealthEvent) -> dict[str, Any]:
+    status = health.status.upper()
+    value = {
         "can_send_message": status if status in HEALTH_NAMES else "LIMITED",
-        "reason": _text(data.get("reason")),
-        "timestamp": _seconds(data.get("timestamp"), event.event_ms),
+        "reason": health.reason,
+        "timestamp": _seconds(health.timestamp, event.event_ms),
     }
-    return {**_base_value(session), "health": health}
+    return {**_base_value(session), "health": value}
 
 
 _VALUES = {
@@ -490,16 +431,17 @@ _VALUES = {
     "call": call_value,
     "group_join": groups_value,
     "group_leave": groups_value,
+    "group_update": groups_value,
     "health": health_value,
 }
 
 
-def meta_envelope(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    """The `meta` body of an event (names in FIELDS only); `data` is the shaped event data."""
-    return _envelope(session, FIELDS[event.name], _VALUES[event.name](session, event, data))
+def meta_envelope(session: Session, event: Event, typed: EngineEvent) -> dict[str, Any]:
+    """The `meta` body of an event (names in FIELDS only)."""
+    return _envelope(session, FIELDS[event.name], _VALUES[event.name](session, event, typed))
 
 
-def plain_envelope(session: Session, event: Event, data: dict[str, Any]) -> dict[str, Any]:
+def plain_envelope(session: Session, event: Event, typed: EngineEvent) -> dict[str, Any]:
     """The `plain` body: the registered webhooks' `{event, session_id, data, timestamp}`, plus the
     instance fields and the `meta` field name, so both formats route the same way."""
     return {
@@ -509,7 +451,7 @@ def plain_envelope(session: Session, event: Event, data: dict[str, Any]) -> dict
         "provider": session.provider,
         "official": bool(session.official),
         "session_id": str(session.id),
-        "data": data,
+        "data": typed.to_data(),
         "timestamp": datetime.fromtimestamp(event.event_ms / 1000, tz=UTC)
         .isoformat(timespec="milliseconds")
         .replace("+00:00", "Z"),

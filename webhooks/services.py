@@ -12,27 +12,13 @@ from django.utils import timezone
 
 from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
+from messaging.engines.events import EVENT_TYPES, EngineEvent, event_from_data
 from messaging.models import Session
 from net.transport import validate_target_url
 from webhooks import instance, outbox, sql
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.policy import REGISTERED
-
-# The fields of a `message` event's data that every delivery carries (seed 002 §2).
-MESSAGE_FIELDS: dict[str, Any] = {
-    "id": "",
-    "chat": "",
-    "chatId": "",
-    "remoteJid": "",
-    "sender": "",
-    "pushName": "",
-    "text": "",
-    "timestamp": 0,
-    "fromMe": False,
-    "type": "text",
-    "mediaUrl": None,
-}
 
 
 def _now_ms() -> int:
@@ -43,23 +29,24 @@ def _iso_ms(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def message_data(data: dict[str, Any], *, chat: str) -> dict[str, Any]:
-    """The seed's `message` data: every field present, sensible fallbacks, extra fields kept."""
-    shaped = {**MESSAGE_FIELDS, **data}
-    chat_id = shaped["chat"] or shaped["chatId"] or shaped["remoteJid"] or chat
-    shaped["chat"] = shaped["chat"] or chat_id
-    shaped["chatId"] = shaped["chatId"] or chat_id
-    shaped["remoteJid"] = shaped["remoteJid"] or chat_id
-    return shaped
+def typed_event(event: Event) -> EngineEvent | None:
+    """The stored event as the contract's typed event (None for a name outside the contract)."""
+    if event.name not in EVENT_TYPES:
+        return None
+    data = event.data
+    if event.name == "message" and not data.get("chat") and event.chat:
+        data = {**data, "chat": event.chat}
+    return event_from_data(event.name, data)
 
 
 def envelope(event: Event) -> dict[str, Any]:
-    """The body of a registered-webhook delivery: `{event, session_id, data, timestamp}`."""
-    data = message_data(event.data, chat=event.chat) if event.name == "message" else event.data
+    """The body of a registered-webhook delivery: `{event, session_id, data, timestamp}`; `data` is the
+    typed event's wire form (for `message`, every field of seed 002 §2)."""
+    typed = typed_event(event)
     return {
         "event": event.name,
         "session_id": str(event.session_id),
-        "data": data,
+        "data": typed.to_data() if typed is not None else event.data,
         "timestamp": _iso_ms(event.event_ms),
     }
 
@@ -96,10 +83,11 @@ def emit(
 ) -> Event:
     """Record that `name` happened on a session, in the caller's transaction.
 
-    The one entry point for everything that happens on a session (engines report through
-    `on_event(session_id, name, data)`, wired here). Aliases are stored under their canonical name.
-    Deliveries to matching targets are written in the same transaction and enqueued on commit, so a
-    rolled-back caller sends nothing, and a lost enqueue is found again by the sweeper.
+    The one entry point for everything that happens on a session (the messaging app's event sink,
+    `MESSAGING_EVENT_SINK`: engines' typed events arrive here in their wire form). Aliases are stored
+    under their canonical name. Deliveries to matching targets are written in the same transaction and
+    enqueued on commit, so a rolled-back caller sends nothing, and a lost enqueue is found again by the
+    sweeper.
     """
     received = _now_ms()
     context = sql.emit_context(session_id, chat)

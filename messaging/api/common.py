@@ -9,9 +9,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from accounts.permissions import role_at_least
-from messaging.engines import get_engine
 from messaging.models import Session
 from messaging.selectors import Page, status_parse
+from messaging.services.sessions import session_engine_label
 
 MAX_PAGE_LIMIT = 100
 DEFAULT_PAGE_LIMIT = 20
@@ -42,13 +42,6 @@ class MetaSerializer(serializers.Serializer):
 
 def envelope(page: Page, serializer_class: type[serializers.Serializer], **context: Any) -> dict[str, Any]:
     return {"data": serializer_class(page.items, many=True, context=context).data, "meta": page.meta}
-
-
-def engine_label(session: Session) -> str:
-    try:
-        return get_engine(session.engine or None).label
-    except ImportError:
-        return "unavailable"
 
 
 class SessionOutputSerializer(serializers.Serializer):
@@ -84,7 +77,7 @@ class SessionOutputSerializer(serializers.Serializer):
     )
 
     def get_engine(self, session: Session) -> str:
-        return engine_label(session)
+        return session_engine_label(session)
 
     def get_hasProfilePicture(self, session: Session) -> bool:
         return bool(session.profile_picture)

@@ -1,6 +1,6 @@
 """Sandbox routes: `/api/sandbox/sessions/{id}/scan` and `/inbound` play the phone and WhatsApp.
 
-They answer 404 for sessions on any other engine.
+They answer 404 for sessions on any other engine (the services check, never the views).
 """
 
 from __future__ import annotations
@@ -13,27 +13,28 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator
-from config.errors import SessionNotFound, ValidationFailed
+from config.errors import ValidationFailed
 from messaging.addressing import is_group, normalize_group, normalize_jid, normalize_number
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
 from messaging.api.sessions import SessionKeyedView
-from messaging.engines.sandbox import SandboxEngine
-from messaging.models import Session
 from messaging.services import sessions as services
-from messaging.services._engine import engine_for
 
-INBOUND_EVENTS = ("message", "message_ack", "presence", "call", "group_join", "group_leave", "chat_archive")
+INBOUND_EVENTS = (
+    "message",
+    "message_ack",
+    "presence",
+    "call",
+    "group_join",
+    "group_leave",
+    "group_update",
+    "chat_archive",
+    "health",
+)
 MESSAGE_TYPES = ("text", "image", "video", "audio", "document", "sticker", "location", "contacts", "reaction")
 
 
 class SandboxView(SessionKeyedView):
     permission_classes = [IsOperator]
-
-    def sandbox_session(self, session_id: str) -> Session:
-        session = self.session(session_id)
-        if not isinstance(engine_for(session), SandboxEngine):
-            raise SessionNotFound(f"Session {session_id} is not a sandbox session.")
-        return session
 
 
 class SandboxScanApi(SandboxView):
@@ -57,7 +58,7 @@ class SandboxScanApi(SandboxView):
         if phone:
             phone = normalize_number(phone, field="phone")
         session = services.sandbox_scan(
-            session=self.sandbox_session(session_id),
+            session=self.session(session_id),
             phone=phone,
             pairing_code=data.validated_data["pairingCode"],
         )
@@ -132,6 +133,19 @@ def inbound_clean(body: Any) -> tuple[str, dict[str, Any]]:
         if not isinstance(archived, bool):
             raise ValidationFailed("archived: boolean.")
         return event, {"chat": _jid(body.get("chat"), "chat"), "archived": archived}
+    if event == "health":
+        status = body.get("status")
+        if status not in ("AVAILABLE", "LIMITED", "BLOCKED"):
+            raise ValidationFailed("status: one of AVAILABLE, LIMITED, BLOCKED.")
+        return event, {"status": status, "reason": _string(body, "reason", max_length=500)}
+    if event == "group_update":
+        data = {
+            "group": normalize_group(_string(body, "group", required=True, max_length=100), field="group"),
+            "subject": _string(body, "subject", required=True, max_length=100),
+        }
+        if body.get("by"):
+            data["by"] = _jid(body["by"], "by", allow_group=False)
+        return event, data
     # group_join / group_leave
     participants = body.get("participants")
     if not isinstance(participants, list) or not participants:
@@ -176,6 +190,7 @@ def _clean_message(body: dict) -> dict[str, Any]:
         data["mediaUrl"] = _string(body, "mediaUrl", required=True, max_length=2000)
         data["mimeType"] = _string(body, "mimeType", max_length=100)
         data["caption"] = _string(body, "caption")
+        _clean_media_extras(body, type_, data)
     elif type_ == "location":
         data["location"] = {
             "latitude": _number(body, "latitude", -90, 90),
@@ -200,7 +215,26 @@ def _clean_message(body: dict) -> dict[str, Any]:
             "messageId": _string(body, "reactionTo", required=True, max_length=100),
             "emoji": _string(body, "emoji", max_length=16),
         }
+    if "isHistory" in body:  # a message of the history sync (routed to `webhookHistory`)
+        if not isinstance(body["isHistory"], bool):
+            raise ValidationFailed("isHistory: boolean.")
+        data["isHistory"] = body["isHistory"]
     return data
+
+
+def _clean_media_extras(body: dict, type_: str, data: dict[str, Any]) -> None:
+    """The optional media fields of the event contract: `sha256`, `fileName` (documents), `voice`
+    (audio: a voice note), `animated` (stickers), `viewOnce` (images and videos)."""
+    if body.get("sha256"):
+        data["sha256"] = _string(body, "sha256", max_length=100)
+    flags = {"audio": "voice", "sticker": "animated", "image": "viewOnce", "video": "viewOnce"}
+    flag = flags.get(type_)
+    if flag and flag in body:
+        if not isinstance(body[flag], bool):
+            raise ValidationFailed(f"{flag}: boolean.")
+        data[flag] = body[flag]
+    if type_ == "document":
+        data["fileName"] = _string(body, "fileName", max_length=255)
 
 
 class SandboxInboundApi(SandboxView):
@@ -223,6 +257,6 @@ class SandboxInboundApi(SandboxView):
     )
     def post(self, request: Request, session_id: str) -> Response:
         event, data = inbound_clean(request.data)
-        session = self.sandbox_session(session_id)
+        session = self.session(session_id)
         reported = services.sandbox_inject(session=session, event=event, data=data)
         return Response({"event": event, "data": reported}, status=201)

@@ -3,9 +3,10 @@
 Engines take and return plain data (ids, strings, numbers and the small frozen dataclasses below), never
 ORM objects or requests, so the same contract can travel over a command bus to engine processes later.
 Things that happen on their own (a new QR code, a pairing, an inbound message, an ack, a group change)
-are reported through one callback, ``on_event(session_id, name, data)``; the services wire it to
-``webhooks.services.emit``. An engine never imports ``webhooks`` and never raises Ponte's HTTP errors:
-it raises the four exceptions below, which the services translate.
+are reported as typed events (messaging.engines.events) through one callback, ``on_event(session_id,
+event)``; the messaging services record them and hand them to the event sink named in settings
+(`MESSAGING_EVENT_SINK`, by default the webhooks outbox). An engine never imports ``webhooks`` and never
+raises Ponte's HTTP errors: it raises the exceptions below, which the services translate.
 
 Recipients given to an engine are already validated JIDs (`messaging.addressing`).
 """
@@ -18,7 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-EventCallback = Callable[[str, str, dict[str, Any]], None]
+from messaging.engines.events import EngineEvent
+
+EventCallback = Callable[[str, EngineEvent], None]
 
 
 # --- Exceptions ----------------------------------------------------------------------------------
@@ -160,10 +163,13 @@ class Engine(ABC):
     def __init__(self, on_event: EventCallback | None = None) -> None:
         self._on_event = on_event
 
-    def report(self, session_id: str, name: str, data: dict[str, Any]) -> None:
-        """Tell Ponte that `name` happened on the session (connected, qr, message, ...)."""
+    #: Whether the sandbox-only actions (scan, inbound injection) apply to this engine's sessions.
+    sandbox: bool = False
+
+    def report(self, session_id: str, event: EngineEvent) -> None:
+        """Tell Ponte that something happened on the session (connected, qr, message, ...)."""
         if self._on_event is not None:
-            self._on_event(session_id, name, data)
+            self._on_event(session_id, event)
 
     # Connection ---------------------------------------------------------------------------------
 
@@ -265,3 +271,13 @@ class Engine(ABC):
     def group_demote(
         self, session_id: str, group_jid: str, participants: list[str]
     ) -> list[ParticipantResult]: ...
+
+    # Sandbox only (the phone and WhatsApp played by the engine; `sandbox` engines override) ------------
+
+    def scan(self, session_id: str, *, phone: str = "", pairing_code: str = "") -> str:
+        """The phone scans the QR code (or types the pairing code); returns the session's JID."""
+        raise EngineNotFound("Not a sandbox session.", kind="session")
+
+    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        """Something arrives from "WhatsApp"; returns the event data reported."""
+        raise EngineNotFound("Not a sandbox session.", kind="session")

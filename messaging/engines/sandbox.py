@@ -42,6 +42,17 @@ from messaging.engines.base import (
     Quoted,
     SentMessage,
 )
+from messaging.engines.events import (
+    ConnectedEvent,
+    DisconnectedEvent,
+    GroupChange,
+    GroupJoinEvent,
+    GroupLeaveEvent,
+    Member,
+    QrEvent,
+    event_from_data,
+)
+from messaging.engines.sandbox_inbound import SandboxInbound
 from messaging.models import SandboxDevice, SandboxGroup
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
@@ -73,8 +84,9 @@ def _members(group: SandboxGroup) -> list[tuple[str, bool]]:
     return sorted(((j, bool(a)) for j, a in group.participants.items()), key=lambda m: (not m[1], m[0]))
 
 
-class SandboxEngine(Engine):
+class SandboxEngine(SandboxInbound, Engine):
     label = "sandbox"
+    sandbox = True
 
     # --- state helpers ----------------------------------------------------------------------------
 
@@ -105,9 +117,7 @@ class SandboxEngine(Engine):
         device.qr_expires_at = timezone.now() + self._ttl()
         device.save()
         qr = QrCode(code=device.qr_code, expires_at=device.qr_expires_at)
-        self.report(
-            str(sid), "qr", {"qrCode": qr.code, "expiresAt": qr.expires_at.isoformat(), "serial": serial}
-        )
+        self.report(str(sid), QrEvent(qr_code=qr.code, expires_at=qr.expires_at.isoformat(), serial=serial))
         return qr
 
     @staticmethod
@@ -153,18 +163,14 @@ class SandboxEngine(Engine):
         data = {
             "id": message_id,
             "chat": chat,
-            "chatId": chat,
-            "remoteJid": chat,
             "sender": device.jid,
             "pushName": device.push_name,
-            "text": fields.pop("text", ""),
             "timestamp": int(at.timestamp()),
             "fromMe": True,
             "type": type_,
-            "mediaUrl": None,
             **fields,
         }
-        self.report(str(device.session_id), "message", data)
+        self.report(str(device.session_id), event_from_data("message", data))
 
     @staticmethod
     def _quoted(quoted: Quoted | None) -> dict[str, Any]:
@@ -258,8 +264,7 @@ class SandboxEngine(Engine):
         device.save()
         self.report(
             str(session_id),
-            "connected",
-            {"jid": device.jid, "phone": phone, "pushName": device.push_name, "platform": "sandbox"},
+            ConnectedEvent(jid=device.jid, phone=phone, push_name=device.push_name, platform="sandbox"),
         )
         return device.jid
 
@@ -275,7 +280,7 @@ class SandboxEngine(Engine):
         device.pairing_expires_at = None
         device.save()
         if was_active:
-            self.report(str(session_id), "disconnected", {"reason": "logout"})
+            self.report(str(session_id), DisconnectedEvent(reason="logout"))
 
     @transaction.atomic
     def forget(self, session_id: str) -> None:
@@ -402,21 +407,24 @@ class SandboxEngine(Engine):
             participants=members,
         )
         info = self._info(group)
-        self.report(str(session_id), "group_join", self._group_event(group, list(members), device.jid))
+        self.report(str(session_id), self._group_event(GroupJoinEvent, group, list(members), device.jid))
         return info
 
     @staticmethod
-    def _group_event(group: SandboxGroup, participants: list[str], by: str) -> dict[str, Any]:
-        return {
-            "group": group.jid,
-            "subject": group.subject,
-            "subjectTime": group.subject_time,
-            "creation": group.creation,
-            "owner": group.owner,
-            "participants": participants,
-            "by": by,
-            "members": [{"jid": j, "admin": a} for j, a in _members(group)],
-        }
+    def _group_event(
+        kind: type[GroupChange], group: SandboxGroup, participants: list[str], by: str, timestamp: int = 0
+    ) -> GroupChange:
+        return kind(
+            group=group.jid,
+            subject=group.subject,
+            subject_time=group.subject_time,
+            creation=group.creation,
+            owner=group.owner,
+            participants=tuple(participants),
+            by=by,
+            members=tuple(Member(jid=j, admin=a) for j, a in _members(group)),
+            timestamp=timestamp,
+        )
 
     @transaction.atomic
     def group_list(self, session_id: str) -> list[GroupInfo]:
@@ -430,7 +438,7 @@ class SandboxEngine(Engine):
         group = self._own_group(device, group_jid)
         group.participants.pop(device.jid, None)
         group.save(update_fields=["participants"])
-        self.report(str(session_id), "group_leave", self._group_event(group, [device.jid], device.jid))
+        self.report(str(session_id), self._group_event(GroupLeaveEvent, group, [device.jid], device.jid))
 
     def _change_admins(
         self, session_id: str, group_jid: str, participants: list[str], admin: bool
@@ -462,71 +470,3 @@ class SandboxEngine(Engine):
         self, session_id: str, group_jid: str, participants: list[str]
     ) -> list[ParticipantResult]:
         return self._change_admins(session_id, group_jid, participants, False)
-
-    # --- inbound (sandbox only) -------------------------------------------------------------------
-
-    @transaction.atomic
-    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Something arrives from "WhatsApp". `data` is validated (messaging.api.sandbox); JIDs are
-        full JIDs. Returns the data reported with the event."""
-        device = self._paired(session_id)
-        now = timezone.now()
-        if event == "message":
-            chat = data.get("chat") or data["from"]
-            if chat.endswith("@" + group_suffix()):
-                self._own_group(device, chat)
-            from_me = bool(data.get("fromMe"))
-            sender = device.jid if from_me else data["from"]
-            message_id = data.get("messageId") or self._message_id(device)
-            report = {
-                "id": message_id,
-                "chat": chat,
-                "chatId": chat,
-                "remoteJid": chat,
-                "sender": sender,
-                "pushName": data.get("pushName", "") if not from_me else device.push_name,
-                "text": data.get("text", ""),
-                "timestamp": int(now.timestamp()),
-                "fromMe": from_me,
-                "type": data.get("type", "text"),
-                "mediaUrl": data.get("mediaUrl"),
-            }
-            for extra in ("caption", "mimeType", "location", "contacts", "reaction", "quoted"):
-                if extra in data:
-                    report[extra] = data[extra]
-        elif event in ("group_join", "group_leave"):
-            report = self._inject_group(device, event, data)
-        else:
-            report = {**data, "timestamp": int(now.timestamp())}
-        self.report(str(session_id), event, report)
-        return report
-
-    def _inject_group(self, device: SandboxDevice, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        jid, participants = data["group"], list(data["participants"])
-        group = device.groups.filter(jid=jid).first()
-        now = int(timezone.now().timestamp())
-        if group is None:
-            if event == "group_leave" or device.jid not in participants:
-                raise EngineNotFound(f"The session is not in group {jid}.", kind="group")
-            owner = data.get("by") or participants[0]
-            group = SandboxGroup(
-                device=device,
-                jid=jid,
-                subject=data.get("subject") or "Group",
-                subject_time=now,
-                creation=now,
-                owner=owner,
-                participants={owner: True},
-            )
-        elif device.jid not in group.participants and device.jid not in participants:
-            raise EngineNotFound(f"The session is not in group {jid}.", kind="group")
-        admins = set(data.get("admins", []))
-        for participant in participants:
-            if event == "group_join":
-                group.participants[participant] = participant in admins or group.participants.get(
-                    participant, False
-                )
-            else:
-                group.participants.pop(participant, None)
-        group.save()
-        return self._group_event(group, participants, data.get("by", ""))

@@ -1,159 +1,174 @@
-"""What engines report (`on_event`), recorded on Ponte's models and emitted as events.
+"""What engines report (`on_event`), recorded on Ponte's models and handed to the event sink.
 
-`engine_event_receive` is the callback every engine gets (messaging.engines.get_engine). It keeps the
-Session, Message and Group rows in step with the engine, then calls `webhooks.services.emit`, which
-writes the Event (and its deliveries) in the same transaction.
+`engine_event_receive` is the callback every engine gets (messaging.engines.get_engine), in web and
+worker processes as in engine processes (`run_engine`). It keeps the Session, Message and Group rows in
+step with the engine, then calls the sink named by `settings.MESSAGING_EVENT_SINK` (default
+`webhooks.services.emit`, the outbox), which writes the event and its deliveries in the same
+transaction. The sink is resolved once at app start (MessagingConfig.ready), so nothing in `messaging`
+imports `webhooks`.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
+from django.core.signals import setting_changed
 from django.db import transaction
+from django.dispatch import receiver
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
+from messaging.engines.events import (
+    ConnectedEvent,
+    DisconnectedEvent,
+    EngineEvent,
+    GroupChange,
+    MessageAckEvent,
+    MessageEvent,
+    QrEvent,
+)
 from messaging.models import Group, Message, Session
-from webhooks.services import emit
 
 logger = logging.getLogger(__name__)
 
-EVENTS = (
-    "message",
-    "message_ack",
-    "connected",
-    "disconnected",
-    "qr",
-    "group_join",
-    "group_leave",
-    "call",
-    "presence",
-    "chat_archive",
-)
+#: The sink's signature: `emit(session_id=..., name=..., data=..., chat=...)`.
+EventSink = Callable[..., Any]
+_sink: EventSink | None = None
+
+
+def wire_sink() -> None:
+    """Resolve `settings.MESSAGING_EVENT_SINK` (called once at app start, and when a test changes it)."""
+    global _sink
+    _sink = import_string(settings.MESSAGING_EVENT_SINK)
+
+
+@receiver(setting_changed)
+def _setting_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting == "MESSAGING_EVENT_SINK":
+        wire_sink()
+
+
 _ACK_ORDER = {Message.Status.SENT: 0, Message.Status.DELIVERED: 1, Message.Status.READ: 2}
 
 
-def _qr(session: Session, data: dict[str, Any]) -> str:
+def _qr(session: Session, event: QrEvent) -> None:
     session.status = Session.Status.QR
-    session.qr_code = data["qrCode"]
-    session.qr_expires_at = datetime.fromisoformat(data["expiresAt"])
+    session.qr_code = event.qr_code
+    session.qr_expires_at = datetime.fromisoformat(event.expires_at)
     session.save()
-    return ""
 
 
-def _connected(session: Session, data: dict[str, Any]) -> str:
+def _connected(session: Session, event: ConnectedEvent) -> None:
     session.status = Session.Status.CONNECTED
-    session.jid = data.get("jid", "")
-    session.phone = data.get("phone", "")
-    session.profile_name = session.profile_name or data.get("pushName", "")[:25]
+    session.jid = event.jid
+    session.phone = event.phone
+    session.profile_name = session.profile_name or event.push_name[:25]
     session.qr_code = ""
     session.qr_expires_at = None
     session.connected_at = timezone.now()
     session.save()
-    return ""
 
 
-def _disconnected(session: Session, data: dict[str, Any]) -> str:
+def _disconnected(session: Session, event: DisconnectedEvent) -> None:
     session.status = Session.Status.DISCONNECTED
     session.qr_code = ""
     session.qr_expires_at = None
     session.jid = ""
     session.connected_at = None
     session.save()
-    return ""
 
 
-def _message(session: Session, data: dict[str, Any]) -> str:
-    chat = data["chat"]
-    if data.get("type") == "reaction":
-        reaction = data.get("reaction") or {}
+# What a `message` row keeps of its event (the rest is in the event itself).
+_CONTENT_KEYS = (
+    "text",
+    "mediaUrl",
+    "caption",
+    "mimeType",
+    "fileName",
+    "location",
+    "contacts",
+    "displayName",
+    "quoted",
+    "buttons",
+)
+
+
+def _message(session: Session, event: MessageEvent) -> None:
+    chat = event.chat
+    if event.type == "reaction" and event.reaction is not None:
         target = Message.objects.filter(
-            session=session, chat=chat, message_id=reaction.get("messageId")
+            session=session, chat=chat, message_id=event.reaction.message_id
         ).first()
         if target is not None:
-            if reaction.get("emoji"):
-                target.reactions[data["sender"]] = reaction["emoji"]
+            if event.reaction.emoji:
+                target.reactions[event.sender] = event.reaction.emoji
             else:
-                target.reactions.pop(data["sender"], None)
+                target.reactions.pop(event.sender, None)
             target.save(update_fields=["reactions"])
-        return chat
-    if data.get("type") == "revoked":
+        return
+    if event.type == "revoked":
         # Delete for everyone: a protocol message, not a message of the history; it marks its target.
         Message.objects.filter(
-            session=session, chat=chat, message_id=data.get("revokedMessageId"), deleted_at__isnull=True
+            session=session, chat=chat, message_id=event.revoked_message_id, deleted_at__isnull=True
         ).update(status=Message.Status.DELETED, deleted_at=timezone.now())
-        return chat
-    content = {
-        k: v
-        for k, v in data.items()
-        if k
-        in (
-            "text",
-            "mediaUrl",
-            "caption",
-            "mimeType",
-            "location",
-            "contacts",
-            "displayName",
-            "quoted",
-            "buttons",
-        )
-    }
-    from_me = bool(data.get("fromMe"))
+        return
+    data = event.to_data()
+    content = {k: v for k, v in data.items() if k in _CONTENT_KEYS and (v or k in ("text", "mediaUrl"))}
     Message.objects.get_or_create(
         session=session,
         chat=chat,
-        message_id=data["id"],
+        message_id=event.id,
         defaults={
-            "sender": data.get("sender", ""),
-            "push_name": data.get("pushName", "")[:100],
-            "from_me": from_me,
+            "sender": event.sender,
+            "push_name": event.push_name[:100],
+            "from_me": event.from_me,
             # Own messages (sent through the API, which records them too, or from the phone) are outbound.
-            "direction": Message.Direction.OUTBOUND if from_me else Message.Direction.INBOUND,
-            "type": data.get("type", "text"),
+            "direction": Message.Direction.OUTBOUND if event.from_me else Message.Direction.INBOUND,
+            "type": event.type,
             "content": content,
-            "timestamp": datetime.fromtimestamp(data["timestamp"], tz=UTC)
-            if data.get("timestamp")
+            "timestamp": datetime.fromtimestamp(event.timestamp, tz=UTC)
+            if event.timestamp
             else timezone.now(),
         },
     )
-    return chat
 
 
-def _ack(session: Session, data: dict[str, Any]) -> str:
-    messages = Message.objects.filter(session=session, message_id=data["messageId"])
-    if data.get("chat"):
-        messages = messages.filter(chat=data["chat"])
-    chat = data.get("chat", "")
+def _ack(session: Session, event: MessageAckEvent) -> str:
+    """Returns the acked message's chat (an ack may name only the message)."""
+    messages = Message.objects.filter(session=session, message_id=event.message_id)
+    if event.chat:
+        messages = messages.filter(chat=event.chat)
+    chat = event.chat
     for message in messages:
         chat = message.chat
-        new = data.get("status", "")
-        if new in _ACK_ORDER and _ACK_ORDER[new] > _ACK_ORDER.get(message.status, 99):
-            message.status = new
+        if event.status in _ACK_ORDER and _ACK_ORDER[event.status] > _ACK_ORDER.get(message.status, 99):
+            message.status = event.status
             message.save(update_fields=["status"])
     return chat
 
 
-def _group(session: Session, data: dict[str, Any]) -> str:
-    members = data.get("members", [])
-    member_jids = {m["jid"] for m in members}
+def _group(session: Session, event: GroupChange) -> None:
+    member_jids = {m.jid for m in event.members}
     Group.objects.update_or_create(
         session=session,
-        jid=data["group"],
+        jid=event.group,
         defaults={
-            "subject": data.get("subject", ""),
-            "subject_time": data.get("subjectTime", 0),
-            "creation": data.get("creation", 0),
-            "owner": data.get("owner", ""),
-            "participants": members,
+            "subject": event.subject,
+            "subject_time": event.subject_time,
+            "creation": event.creation,
+            "owner": event.owner,
+            "participants": [{"jid": m.jid, "admin": m.admin} for m in event.members],
             "is_member": bool(session.jid) and session.jid in member_jids,
         },
     )
-    return data["group"]
 
 
-_HANDLERS = {
+# Each records what the event changes; one may return the event's chat when the event does not name it.
+_HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
     "qr": _qr,
     "connected": _connected,
     "disconnected": _disconnected,
@@ -161,21 +176,19 @@ _HANDLERS = {
     "message_ack": _ack,
     "group_join": _group,
     "group_leave": _group,
-    "presence": lambda session, data: data.get("from", ""),
-    "call": lambda session, data: data.get("from", ""),
-    "chat_archive": lambda session, data: data.get("chat", ""),
+    "group_update": _group,
 }
 
 
 @transaction.atomic
-def engine_event_receive(session_id: str, name: str, data: dict[str, Any]) -> None:
-    """The `on_event` callback of every engine."""
-    if name not in _HANDLERS:
-        logger.warning("Engine reported unknown event %r for session %s; ignored", name, session_id)
-        return
+def engine_event_receive(session_id: str, event: EngineEvent) -> None:
+    """The `on_event` callback of every engine: record, then hand to the sink."""
     session = Session.objects.select_for_update().filter(pk=session_id).first()
     if session is None:
-        logger.warning("Engine reported %r for unknown session %s; ignored", name, session_id)
+        logger.warning("Engine reported %r for unknown session %s; ignored", event.name, session_id)
         return
-    chat = _HANDLERS[name](session, data)
-    emit(session_id=session.pk, name=name, data=data, chat=chat or "")
+    handler = _HANDLERS.get(event.name)
+    chat = handler(session, event) if handler is not None else None
+    if _sink is None:
+        wire_sink()
+    _sink(session_id=session.pk, name=event.name, data=event.to_data(), chat=chat or event.chat)

@@ -8,8 +8,9 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Account
-from config.errors import Conflict, PlanLimitReached, SessionNotInQrState
-from messaging.engines.base import EngineNotAllowed, PairingCode, QrCode
+from config.errors import Conflict, PlanLimitReached, SessionNotFound, SessionNotInQrState
+from messaging.engines import get_engine
+from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
 from messaging.models import Session
 from messaging.services._engine import engine_errors, engine_for, require_connected
 
@@ -126,19 +127,35 @@ def session_logout(*, session: Session) -> Session:
     return session
 
 
-# --- sandbox-only actions (the views check the session is on the sandbox engine) -------------------
+# --- sandbox-only actions: 404 for a session on any other engine ---------------------------------------
+
+
+def _sandbox_engine(session: Session) -> Engine:
+    engine = engine_for(session)
+    if not engine.sandbox:
+        raise SessionNotFound(f"Session {session.pk} is not a sandbox session.")
+    return engine
+
+
+def session_engine_label(session: Session) -> str:
+    """The label of the session's engine (`sandbox`, `remote`...), for the API and the admin."""
+    try:
+        return get_engine(session.engine or None).label
+    except ImportError:
+        return "unavailable"
 
 
 @transaction.atomic
 def sandbox_scan(*, session: Session, phone: str = "", pairing_code: str = "") -> Session:
     """The phone scans the QR code (or types the pairing code): qr → connected."""
+    engine = _sandbox_engine(session)
     if session.status != Session.Status.QR:
         raise SessionNotInQrState(
             f"Session {session.pk} is {session.status}; only a session waiting for a scan can be paired."
         )
     with engine_errors():
         try:
-            engine_for(session).scan(str(session.pk), phone=phone, pairing_code=pairing_code)
+            engine.scan(str(session.pk), phone=phone, pairing_code=pairing_code)
         except EngineNotAllowed as exc:
             raise SessionNotInQrState(str(exc)) from exc
     session.refresh_from_db()
@@ -146,8 +163,18 @@ def sandbox_scan(*, session: Session, phone: str = "", pairing_code: str = "") -
 
 
 @transaction.atomic
+def sandbox_pair(*, session: Session) -> Session:
+    """Connect when needed, then scan: what the admin's "scan the QR code" action does."""
+    _sandbox_engine(session)
+    if session.status == Session.Status.DISCONNECTED:
+        session_connect(session=session)
+    return sandbox_scan(session=session)
+
+
+@transaction.atomic
 def sandbox_inject(*, session: Session, event: str, data: dict[str, Any]) -> dict[str, Any]:
     """Deliver an inbound event to a connected sandbox session; returns the event data emitted."""
+    engine = _sandbox_engine(session)
     require_connected(session)
     with engine_errors():
-        return engine_for(session).inject(str(session.pk), event, data)
+        return engine.inject(str(session.pk), event, data)

@@ -48,3 +48,36 @@ def connected_session(admin_client, make_session) -> Callable[..., Session]:
 def other_account_key(make_account, make_key, plan_name: str = "Empresarial") -> tuple[Account, str]:
     other = make_account(plan_name=plan_name)
     return other, make_key("admin", for_account=other)
+
+
+@pytest.fixture(scope="session")
+def engine_redis():
+    """A private redis-server for the engine bus (never the shared one: fault tests restart it)."""
+    from tests.messaging.engine_support import RedisServer
+
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def start_engine(transactional_db, engine_redis, settings):
+    """Start `run_engine` processes; this process's RemoteEngine talks to them. Rows must be committed
+    for the engine processes to see them, hence transactional_db. Every process is stopped at the end."""
+    from tests.messaging.engine_support import REMOTE, EngineProcess
+
+    if not engine_redis.ping():
+        engine_redis.start()
+    engine_redis.flush()
+    settings.MESSAGING_ENGINE = REMOTE
+    settings.ENGINE_REDIS_URL = engine_redis.url
+    processes: list[EngineProcess] = []
+
+    def start(**kwargs) -> EngineProcess:
+        process = EngineProcess(engine_redis.url, **kwargs).start()
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        process.stop()

@@ -172,3 +172,52 @@ def test_events_are_numbered_per_chat(inject):
     assert list(
         Event.objects.filter(chat=CUSTOMER_JID).order_by("sequence").values_list("sequence", flat=True)
     ) == [1, 2]
+
+
+def test_media_fields_of_the_event_contract_are_injected_and_emitted(inject):
+    audio = inject(
+        event="message",
+        **{"from": CUSTOMER, "type": "audio", "mediaUrl": "https://m.example/a.ogg", "voice": True},
+    )
+    assert audio.status_code == 201, audio.json()
+    assert audio.json()["data"]["voice"] is True
+    document = inject(
+        event="message",
+        **{
+            "from": CUSTOMER,
+            "type": "document",
+            "mediaUrl": "https://m.example/b.pdf",
+            "mimeType": "application/pdf",
+            "fileName": "boleto.pdf",
+            "sha256": "f00d",
+        },
+    )
+    data = Event.objects.get(data__id=document.json()["data"]["id"]).data
+    assert (data["fileName"], data["mimeType"], data["sha256"]) == ("boleto.pdf", "application/pdf", "f00d")
+    refused = inject(event="message", **{"from": CUSTOMER, "type": "audio", "mediaUrl": "u", "voice": "yes"})
+    assert refused.status_code == 400
+
+
+def test_group_subject_updates_and_health_are_emitted(inject, session):
+    group = "120363000000000001@g.us"
+    inject(event="group_join", group=group, participants=[session.jid, CUSTOMER], by=CUSTOMER, subject="Old")
+    response = inject(event="group_update", group=group, subject="New", by=CUSTOMER)
+    assert response.status_code == 201, response.json()
+    assert Group.objects.get(jid=group).subject == "New"
+    assert Event.objects.get(name="group_update").chat == group
+    health = inject(event="health", status="LIMITED", reason="too many messages")
+    assert health.status_code == 201
+    assert Event.objects.get(name="health").data["status"] == "LIMITED"
+    assert inject(event="health", status="fine").status_code == 400
+
+
+def test_a_history_message_is_marked_and_routed_to_the_history_webhook(inject, session):
+    from tests.webhooks.instance_support import configure
+    from webhooks.models import Delivery
+
+    configure(session, webhook_history="http://127.0.0.1:9/history")
+    response = inject(event="message", **{"from": CUSTOMER, "text": "old", "isHistory": True})
+    assert response.status_code == 201 and response.json()["data"]["isHistory"] is True
+    (delivery,) = Delivery.objects.filter(session=session, kind=Delivery.Kind.INSTANCE)
+    assert delivery.target_url == "http://127.0.0.1:9/history"
+    assert inject(event="message", **{"from": CUSTOMER, "text": "x", "isHistory": "yes"}).status_code == 400

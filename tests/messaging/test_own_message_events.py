@@ -7,10 +7,23 @@ import pytest
 from messaging.models import Message
 from webhooks.meta import meta_envelope
 from webhooks.models import Event
-from webhooks.services import MESSAGE_FIELDS, message_data
+from webhooks.services import typed_event
 
 pytestmark = pytest.mark.django_db
 
+SEED_MESSAGE_FIELDS = (
+    "id",
+    "chat",
+    "chatId",
+    "remoteJid",
+    "sender",
+    "pushName",
+    "text",
+    "timestamp",
+    "fromMe",
+    "type",
+    "mediaUrl",
+)
 CUSTOMER = "5511988880002"
 CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
 
@@ -39,7 +52,7 @@ def _own_events() -> list[Event]:
 def test_a_sent_text_emits_one_from_me_message_with_the_inbound_fields(send, session):
     sent = send("send", {"to": CUSTOMER, "text": "Olá"})
     (event,) = _own_events()
-    assert set(event.data) >= set(MESSAGE_FIELDS)
+    assert set(event.data) >= set(SEED_MESSAGE_FIELDS)
     assert event.chat == CUSTOMER_JID
     assert event.data["id"] == sent["messageId"]
     assert event.data["fromMe"] is True
@@ -122,6 +135,6 @@ def test_own_buttons_and_revoked_messages_render_in_the_meta_envelope_as_unsuppo
     )
     send("delete", {"remoteJid": CUSTOMER, "messageId": sent["messageId"], "fromMe": True})
     for event in _own_events():
-        body = meta_envelope(session, event, message_data(event.data, chat=event.chat))
+        body = meta_envelope(session, event, typed_event(event))
         (message,) = body["entry"][0]["changes"][0]["value"]["messages"]
         assert message["id"] == event.data["id"] and message["type"] == "unsupported"

@@ -100,6 +100,7 @@ def test_events_count_a_sequence_per_chat(session):
 
 
 def test_an_engine_message_reaches_the_outbox_with_the_seeds_fields(session):
+    from messaging.engines.events import event_from_data
     from messaging.services.events import engine_event_receive
 
     _hook(session, ["message"])
@@ -116,7 +117,7 @@ def test_an_engine_message_reaches_the_outbox_with_the_seeds_fields(session):
         "type": "text",
         "mediaUrl": None,
     }
-    engine_event_receive(str(session.id), "message", report)
+    engine_event_receive(str(session.id), event_from_data("message", report))
     payload = Delivery.objects.get().payload
     assert payload["event"] == "message"
     assert payload["data"] == report

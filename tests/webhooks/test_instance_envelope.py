@@ -41,7 +41,7 @@ MEDIA = {"mediaUrl": "https://media.example/abc", "mediaId": "MEDIA1", "sha256":
 MESSAGE_CASES = {
     "text": (message(type="text", text="Olá, tudo bem?"), {"body": "Olá, tudo bem?"}),
     "image": (
-        message(type="image", caption="a photo", mimetype="image/jpeg", **MEDIA),
+        message(type="image", caption="a photo", mimeType="image/jpeg", **MEDIA),
         {
             "id": "MEDIA1",
             "url": MEDIA["mediaUrl"],
@@ -51,15 +51,15 @@ MESSAGE_CASES = {
         },
     ),
     "image without caption": (
-        message(type="image", mimetype="image/png", **MEDIA),
+        message(type="image", mimeType="image/png", **MEDIA),
         {"id": "MEDIA1", "url": MEDIA["mediaUrl"], "mime_type": "image/png", "sha256": "q1w2e3"},
     ),
     "view-once image": (
-        message(type="image", viewOnce=True, mimetype="image/jpeg", **MEDIA),
+        message(type="image", viewOnce=True, mimeType="image/jpeg", **MEDIA),
         {"id": "MEDIA1", "url": MEDIA["mediaUrl"], "mime_type": "image/jpeg", "sha256": "q1w2e3"},
     ),
     "audio": (
-        message(type="audio", mimetype="audio/mpeg", **MEDIA),
+        message(type="audio", mimeType="audio/mpeg", **MEDIA),
         {
             "id": "MEDIA1",
             "url": MEDIA["mediaUrl"],
@@ -69,7 +69,7 @@ MESSAGE_CASES = {
         },
     ),
     "voice note": (
-        message(type="ptt", **MEDIA),
+        message(type="audio", voice=True, **MEDIA),
         {
             "id": "MEDIA1",
             "url": MEDIA["mediaUrl"],
@@ -79,7 +79,7 @@ MESSAGE_CASES = {
         },
     ),
     "video": (
-        message(type="video", caption="clip", mimetype="video/mp4", **MEDIA),
+        message(type="video", caption="clip", mimeType="video/mp4", **MEDIA),
         {
             "id": "MEDIA1",
             "url": MEDIA["mediaUrl"],
@@ -89,7 +89,7 @@ MESSAGE_CASES = {
         },
     ),
     "document": (
-        message(type="document", fileName="boleto.pdf", caption="", mimetype="application/pdf", **MEDIA),
+        message(type="document", fileName="boleto.pdf", caption="", mimeType="application/pdf", **MEDIA),
         {
             "id": "MEDIA1",
             "url": MEDIA["mediaUrl"],
@@ -122,10 +122,7 @@ MESSAGE_CASES = {
     "location": (
         message(
             type="location",
-            latitude=-23.5613,
-            longitude=-46.6565,
-            locationName="MASP",
-            address="Av. Paulista",
+            location={"latitude": -23.5613, "longitude": -46.6565, "name": "MASP", "address": "Av. Paulista"},
         ),
         {"latitude": -23.5613, "longitude": -46.6565, "name": "MASP", "address": "Av. Paulista"},
     ),
@@ -142,11 +139,11 @@ MESSAGE_CASES = {
         ],
     ),
     "reaction": (
-        message(type="reaction", targetId="3EB0TARGET", emoji="👍"),
+        message(type="reaction", reaction={"messageId": "3EB0TARGET", "emoji": "👍"}),
         {"message_id": "3EB0TARGET", "emoji": "👍"},
     ),
     "reaction removal": (
-        message(type="reaction", targetId="3EB0TARGET", emoji=""),
+        message(type="reaction", reaction={"messageId": "3EB0TARGET", "emoji": ""}),
         {"message_id": "3EB0TARGET"},
     ),
 }
@@ -186,7 +183,9 @@ def test_button_and_list_replies_render_as_interactive_messages(session):
     body = body_of(
         session,
         "message",
-        message(type="buttons_response", selectedId="opt-yes", selectedTitle="Yes", quotedId="3EB0ASKED"),
+        message(
+            type="button_reply", selectedId="opt-yes", selectedTitle="Yes", quoted={"messageId": "3EB0ASKED"}
+        ),
     )
     validate_envelope(body)
     msg = _only_message(body)
@@ -198,7 +197,7 @@ def test_button_and_list_replies_render_as_interactive_messages(session):
         session,
         "message",
         message(
-            type="list_response", selectedId="row-2", selectedTitle="Tuesday", selectedDescription="9 to 12h"
+            type="list_reply", selectedId="row-2", selectedTitle="Tuesday", selectedDescription="9 to 12h"
         ),
     )
     validate_envelope(body)
@@ -208,9 +207,7 @@ def test_button_and_list_replies_render_as_interactive_messages(session):
         "description": "9 to 12h",
     }
 
-    body = body_of(
-        session, "message", message(type="template_button_reply", selectedId="STOP", selectedTitle="Stop")
-    )
+    body = body_of(session, "message", message(type="button", selectedId="STOP", selectedTitle="Stop"))
     validate_envelope(body)
     assert _only_message(body)["button"] == {"payload": "STOP", "text": "Stop"}
 
@@ -262,13 +259,15 @@ def test_the_social_messenger_channel_adds_sticker_id_reaction_action_and_the_or
     assert set(first) == {"seq", "event_ms", "received_at_ms", "dispatched_at_ms"}
     assert first["dispatched_at_ms"] >= first["received_at_ms"]
 
-    removal = body_of(session, "message", message(type="reaction", targetId="m_1", emoji=""))
+    removal = body_of(
+        session, "message", message(type="reaction", reaction={"messageId": "m_1", "emoji": ""})
+    )
     validate_envelope(removal)
     reaction = removal["entry"][0]["changes"][0]["value"]["messages"][0]["reaction"]
     assert reaction == {"message_id": "m_1", "action": "unreact"}
     second = removal["entry"][0]["changes"][0]["value"]["ponte"]
     assert second["seq"] == first["seq"] + 1  # the same conversation, in order of receipt
-    react = body_of(session, "message", message(type="reaction", targetId="m_1", emoji="❤️"))
+    react = body_of(session, "message", message(type="reaction", reaction={"messageId": "m_1", "emoji": "❤️"}))
     assert react["entry"][0]["changes"][0]["value"]["messages"][0]["reaction"]["action"] == "react"
 
 
@@ -281,7 +280,7 @@ def test_whatsapp_bodies_have_no_messenger_extras(session):
 
 OTHER_CASES = {
     "message_ack": (
-        {"id": "3EB0SENT", "chat": CONTACT_JID, "ack": 3, "timestamp": 1763800100},
+        {"messageId": "3EB0SENT", "chat": CONTACT_JID, "status": "read", "timestamp": 1763800100},
         "messages",
         "statuses",
         [
@@ -295,7 +294,7 @@ OTHER_CASES = {
         ],
     ),
     "presence": (
-        {"chat": CONTACT_JID, "presence": "composing", "timestamp": 1763800200},
+        {"from": CONTACT_JID, "presence": "composing", "timestamp": 1763800200},
         "presence",
         "presences",
         [
@@ -320,13 +319,13 @@ OTHER_CASES = {
         {"status": "disconnected", "timestamp": "1763800400", "reason": "logged_out"},
     ),
     "qr": (
-        {"qr": "2@AbCdEf==,XyZ==,123==", "attempt": 1, "timestamp": 1763800500},
+        {"qrCode": "2@AbCdEf==,XyZ==,123==", "serial": 1, "timestamp": 1763800500},
         "qrcode",
         "qrcode",
         {"code": "2@AbCdEf==,XyZ==,123==", "timestamp": "1763800500", "attempt": 1},
     ),
     "call": (
-        {"id": "CALL1", "from": CONTACT_JID, "status": "offer", "isVideo": True, "timestamp": 1763800600},
+        {"callId": "CALL1", "from": CONTACT_JID, "status": "offer", "video": True, "timestamp": 1763800600},
         "call",
         "calls",
         [
@@ -346,7 +345,7 @@ OTHER_CASES = {
         {
             "group": GROUP_JID,
             "participants": [CONTACT_JID],
-            "author": "5511900000001@s.whatsapp.net",
+            "by": "5511900000001@s.whatsapp.net",
             "timestamp": 1763800700,
         },
         "groups",
@@ -397,7 +396,7 @@ def test_a_failed_ack_carries_an_error(session):
     body = body_of(
         session,
         "message_ack",
-        {"id": "3EB0X", "chat": GROUP_JID, "status": "failed", "error": "not in group"},
+        {"messageId": "3EB0X", "chat": GROUP_JID, "status": "failed", "error": "not in group"},
     )
     validate_envelope(body)
     (status,) = body["entry"][0]["changes"][0]["value"]["statuses"]
@@ -415,7 +414,7 @@ def test_the_schema_refuses_an_object_the_seed_does_not_list(session):
     _only_message(body)["image"] = {"id": "1"}
     with pytest.raises(jsonschema.ValidationError):
         validate_envelope(body)
-    body = body_of(session, "message", message(type="reaction", targetId="T", emoji="👍"))
+    body = body_of(session, "message", message(type="reaction", reaction={"messageId": "T", "emoji": "👍"}))
     _only_message(body)["reaction"]["emoji"] = ""  # a removal has no emoji at all, not an empty one
     with pytest.raises(jsonschema.ValidationError):
         validate_envelope(body)
@@ -456,3 +455,22 @@ def test_the_plain_format_carries_the_seed_message_fields(session):
     connected = body_of(session, "connected", {"jid": "5511900000001@s.whatsapp.net"})
     validate_plain(connected)
     assert connected["field"] == "connection"
+
+
+def test_only_the_contracts_spellings_are_read(session):
+    """Alternative spellings of other gateways (`mimetype`, `qr`, `isVideo`, `author`) are not read."""
+    image = body_of(session, "message", message(type="image", mimetype="image/png", **MEDIA))
+    assert _only_message(image)["image"]["mime_type"] == "image/jpeg"  # the default, not `mimetype`
+    qr = body_of(session, "qr", {"qr": "2@old-spelling", "code": "x"})
+    assert qr["entry"][0]["changes"][0]["value"]["qrcode"]["code"] == ""
+    call = body_of(session, "call", {"from": CONTACT_JID, "isVideo": True})
+    assert call["entry"][0]["changes"][0]["value"]["calls"][0]["media"] == "voice"
+
+
+def test_group_chats_are_told_by_the_configured_group_suffix(session, settings):
+    settings.MESSAGING_GROUP_SUFFIX = "groups.example"
+    other = body_of(session, "message", message(chat="120363025246125486@groups.example", text="hi"))
+    assert _only_message(other)["chat_type"] == "group"
+    assert _only_message(other)["group_id"] == "120363025246125486@groups.example"
+    classic = body_of(session, "message", message(chat=GROUP_JID, text="hi"))
+    assert _only_message(classic)["chat_type"] == "individual"

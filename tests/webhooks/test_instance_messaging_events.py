@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from messaging.engines.events import event_from_data
 from messaging.services.events import engine_event_receive
 from tests.webhooks.instance_schema import validate_envelope
 from tests.webhooks.instance_support import CONTACT_JID, GROUP_JID, OWN_JID, configure, instance_session
@@ -21,7 +22,7 @@ def session(account):
 
 
 def _report(session, name: str, data: dict) -> dict:
-    engine_event_receive(str(session.pk), name, data)
+    engine_event_receive(str(session.pk), event_from_data(name, data))
     delivery = Delivery.objects.filter(session=session, kind=Delivery.Kind.INSTANCE).order_by("-id").first()
     assert delivery is not None and delivery.event.name == name
     validate_envelope(delivery.payload)

@@ -153,5 +153,10 @@ def test_a_rolled_back_caller_writes_no_instance_delivery(session):
 def test_malformed_event_data_does_not_fail_the_caller(session):
     configure(session)
     event_count = Event.objects.count()
-    assert _target(session, "message", message(type="location", latitude="north", longitude="east")) is None
+    assert (
+        _target(
+            session, "message", message(type="location", location={"latitude": "north", "longitude": "east"})
+        )
+        is None
+    )
     assert Event.objects.count() == event_count + 1

@@ -1,0 +1,372 @@
+"""The typed event contract: one frozen dataclass per kind of thing an engine reports.
+
+An engine builds one of these where it learns what happened (`Engine.report(session_id, event)`); the
+messaging app records it and hands its wire form (`to_data()`, camelCase keys, JSON-safe) to the event
+sink. The webhook renderers (registered envelope and `meta`) parse stored data back with
+`event_from_data` and read these attributes only, so every spelling is decided here, once:
+`mimeType`, `qrCode`, `video`, `fileName`, `voice`, nested `location`, `reaction`, `quoted`.
+
+The same wire form travels over Redis from engine processes (messaging.engines.remote), so
+`event_from_data(name, event.to_data()) == event` for every event (tests/messaging/test_event_contract.py).
+
+Fields whose default is ``None`` are left out of the wire form while unset; the others are always there
+(for `message`, the seed 002 §2 fields).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+# --- building blocks --------------------------------------------------------------------------------
+
+
+def _camel(name: str) -> str:
+    name = name.rstrip("_")
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _key(f: dataclasses.Field) -> str:
+    return f.metadata.get("key") or _camel(f.name)
+
+
+def _dump(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _dump_fields(value)
+    if isinstance(value, tuple | list):
+        return [_dump(v) for v in value]
+    return value
+
+
+def _dump_fields(obj: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if value is None and f.default is None and not f.metadata.get("always"):
+            continue
+        data[_key(f)] = _dump(value)
+    return data
+
+
+def _load(cls: type, data: Any) -> Any:
+    """Build `cls` from its wire form; unknown keys are ignored, missing ones take their default."""
+    if not isinstance(data, dict):
+        data = {}
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        key = _key(f)
+        if key not in data or (data[key] is None and f.default is not None):
+            continue
+        raw = data[key]
+        nested = f.metadata.get("nested")
+        many = f.metadata.get("many")
+        if nested is not None and raw is not None:
+            raw = _load(nested, raw)
+        elif many is not None and raw is not None:
+            raw = tuple(_load(many, item) if many is not str else str(item) for item in (raw or ()))
+        values[f.name] = raw
+    return cls(**values)
+
+
+@dataclass(frozen=True)
+class Location:
+    latitude: float = 0.0
+    longitude: float = 0.0
+    name: str = ""
+    address: str = ""
+
+
+@dataclass(frozen=True)
+class Card:
+    """A contact card of a `contacts` message: the fields, the vCard, or both."""
+
+    display_name: str = ""
+    phone_number: str = ""
+    organization: str | None = None
+    vcard: str | None = None
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """A `reaction` message: the message reacted to, and the emoji ("" removes the reaction)."""
+
+    message_id: str = ""
+    emoji: str = ""
+
+
+@dataclass(frozen=True)
+class QuotedRef:
+    message_id: str = ""
+    participant: str = ""
+
+
+@dataclass(frozen=True)
+class ButtonRef:
+    button_id: str = ""
+    button_text: str = ""
+
+
+@dataclass(frozen=True)
+class Member:
+    jid: str = ""
+    admin: bool = False
+
+
+class EngineEvent:
+    """Base of every event: `name` is the event name of seed 002 §6 (plus `health`, `group_update`)."""
+
+    name: ClassVar[str] = ""
+
+    def to_data(self) -> dict[str, Any]:
+        return _dump_fields(self)
+
+    @property
+    def chat(self) -> str:  # the conversation the event belongs to, "" when none
+        return ""
+
+
+# --- the events ---------------------------------------------------------------------------------------
+
+MESSAGE_TYPES = (
+    "text",
+    "image",
+    "video",
+    "audio",
+    "document",
+    "sticker",
+    "location",
+    "contacts",
+    "reaction",
+    "buttons",
+    "button_reply",
+    "list_reply",
+    "button",
+    "revoked",
+)
+MEDIA_TYPES = ("image", "video", "audio", "document", "sticker")
+
+
+@dataclass(frozen=True)
+class MessageEvent(EngineEvent):
+    """A message in a chat: received, sent by the session (`from_me`), or synced history (`is_history`).
+
+    `type` is one of MESSAGE_TYPES; the fields of its kind are set (media: `media_url`, `mime_type`,
+    `sha256`, `caption`, `file_name`, `voice`, `animated`; `location`; `contacts`; `reaction`; replies:
+    `selected_*`; `revoked`: `revoked_*`)."""
+
+    name: ClassVar[str] = "message"
+
+    id: str = ""
+    chat_jid: str = field(default="", metadata={"key": "chat"})
+    sender: str = ""
+    push_name: str = ""
+    text: str = ""
+    timestamp: int = 0
+    from_me: bool = False
+    type: str = "text"
+    media_url: str | None = field(default=None, metadata={"always": True})
+    is_history: bool | None = None
+    sender_pn: str | None = None
+    sender_lid: str | None = None
+    chat_name: str | None = None
+    # media
+    media_id: str | None = None
+    mime_type: str | None = None
+    sha256: str | None = None
+    caption: str | None = None
+    file_name: str | None = None
+    voice: bool | None = None
+    animated: bool | None = None
+    view_once: bool | None = None
+    sticker_id: str | None = None
+    # other kinds
+    location: Location | None = field(default=None, metadata={"nested": Location})
+    contacts: tuple[Card, ...] | None = field(default=None, metadata={"many": Card})
+    display_name: str | None = None
+    reaction: Reaction | None = field(default=None, metadata={"nested": Reaction})
+    quoted: QuotedRef | None = field(default=None, metadata={"nested": QuotedRef})
+    buttons: tuple[ButtonRef, ...] | None = field(default=None, metadata={"many": ButtonRef})
+    footer: str | None = None
+    selected_id: str | None = None
+    selected_title: str | None = None
+    selected_description: str | None = None
+    revoked_message_id: str | None = None
+    revoked_sender: str | None = None
+    revoked_from_me: bool | None = None
+
+    @property
+    def chat(self) -> str:
+        return self.chat_jid
+
+    def to_data(self) -> dict[str, Any]:
+        data = super().to_data()
+        # The seed's three names for the chat (seed 002 §2), all present.
+        data["chatId"] = data["remoteJid"] = self.chat_jid
+        return data
+
+
+@dataclass(frozen=True)
+class MessageAckEvent(EngineEvent):
+    """A sent message was delivered, read, played, or failed (`error` says why)."""
+
+    name: ClassVar[str] = "message_ack"
+
+    message_id: str = ""
+    chat_jid: str = field(default="", metadata={"key": "chat"})
+    status: str = "delivered"  # sent, delivered, read, played, failed
+    recipient: str = field(default="", metadata={"key": "from"})
+    participant: str | None = None
+    error: str | None = None
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+    @property
+    def chat(self) -> str:
+        return self.chat_jid
+
+
+@dataclass(frozen=True)
+class PresenceEvent(EngineEvent):
+    name: ClassVar[str] = "presence"
+
+    sender: str = field(default="", metadata={"key": "from"})
+    presence: str = "available"  # available, unavailable, composing, recording, paused
+    chat_jid: str | None = field(default=None, metadata={"key": "chat"})
+    last_seen: int | None = None
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+    @property
+    def chat(self) -> str:
+        return self.chat_jid or self.sender
+
+
+@dataclass(frozen=True)
+class ConnectedEvent(EngineEvent):
+    name: ClassVar[str] = "connected"
+
+    jid: str = ""
+    phone: str = ""
+    push_name: str = ""
+    platform: str = ""
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+
+@dataclass(frozen=True)
+class DisconnectedEvent(EngineEvent):
+    name: ClassVar[str] = "disconnected"
+
+    reason: str = "unknown"  # logout, logged_out, banned, conflict, ...
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+
+@dataclass(frozen=True)
+class QrEvent(EngineEvent):
+    """A new QR code to scan (`serial` counts the codes of this pairing attempt)."""
+
+    name: ClassVar[str] = "qr"
+
+    qr_code: str = ""
+    expires_at: str = ""  # ISO 8601
+    serial: int = 0
+    image: str | None = None  # PNG data URI, when the engine renders one
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+
+@dataclass(frozen=True)
+class CallEvent(EngineEvent):
+    name: ClassVar[str] = "call"
+
+    caller: str = field(default="", metadata={"key": "from"})
+    call_id: str | None = None
+    video: bool = False
+    status: str = "offer"  # offer, accept, reject, terminate
+    is_group: bool = False
+    push_name: str | None = None
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+    @property
+    def chat(self) -> str:
+        return self.caller
+
+
+@dataclass(frozen=True)
+class GroupChange(EngineEvent):
+    """Participants joined or left a group, or its subject changed; `members` is the group after it."""
+
+    group: str = ""
+    participants: tuple[str, ...] = field(default=(), metadata={"many": str})
+    by: str = ""
+    subject: str = ""
+    subject_time: int = 0
+    creation: int = 0
+    owner: str = ""
+    members: tuple[Member, ...] = field(default=(), metadata={"many": Member})
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+    @property
+    def chat(self) -> str:
+        return self.group
+
+
+@dataclass(frozen=True)
+class GroupJoinEvent(GroupChange):
+    name: ClassVar[str] = "group_join"
+
+
+@dataclass(frozen=True)
+class GroupLeaveEvent(GroupChange):
+    name: ClassVar[str] = "group_leave"
+
+
+@dataclass(frozen=True)
+class GroupUpdateEvent(GroupChange):
+    name: ClassVar[str] = "group_update"
+
+
+@dataclass(frozen=True)
+class ChatArchiveEvent(EngineEvent):
+    name: ClassVar[str] = "chat_archive"
+
+    chat_jid: str = field(default="", metadata={"key": "chat"})
+    archived: bool = True
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+    @property
+    def chat(self) -> str:
+        return self.chat_jid
+
+
+@dataclass(frozen=True)
+class HealthEvent(EngineEvent):
+    """Whether the account can send (`AVAILABLE`, `LIMITED`, `BLOCKED`) and why."""
+
+    name: ClassVar[str] = "health"
+
+    status: str = "AVAILABLE"
+    reason: str = ""
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+
+EVENT_TYPES: dict[str, type[EngineEvent]] = {
+    cls.name: cls
+    for cls in (
+        MessageEvent,
+        MessageAckEvent,
+        PresenceEvent,
+        ConnectedEvent,
+        DisconnectedEvent,
+        QrEvent,
+        CallEvent,
+        GroupJoinEvent,
+        GroupLeaveEvent,
+        GroupUpdateEvent,
+        ChatArchiveEvent,
+        HealthEvent,
+    )
+}
+
+
+def event_from_data(name: str, data: dict[str, Any]) -> EngineEvent:
+    """The typed event stored (or sent) as `data` under `name`. Raises KeyError for an unknown name."""
+    return _load(EVENT_TYPES[name], data)

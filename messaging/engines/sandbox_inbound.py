@@ -1,0 +1,93 @@
+"""The sandbox's inbound side: events arriving from its simulated "WhatsApp" (`inject`).
+
+A mixin of SandboxEngine, kept apart so each module stays small; it uses the engine's device, group and
+id helpers and reports typed events like every other engine method.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from messaging.addressing import is_group
+from messaging.engines.base import EngineNotFound
+from messaging.engines.events import (
+    EngineEvent,
+    GroupChange,
+    GroupJoinEvent,
+    GroupLeaveEvent,
+    GroupUpdateEvent,
+    event_from_data,
+)
+from messaging.models import SandboxDevice, SandboxGroup
+
+
+class SandboxInbound:
+    @transaction.atomic
+    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        """Something arrives from "WhatsApp". `data` is validated (messaging.api.sandbox) and uses the
+        event contract's keys; JIDs are full JIDs. Returns the data reported with the event."""
+        device = self._paired(session_id)
+        now = int(timezone.now().timestamp())
+        reported: EngineEvent
+        if event == "message":
+            chat = data.get("chat") or data["from"]
+            if is_group(chat):
+                self._own_group(device, chat)
+            from_me = bool(data.get("fromMe"))
+            fields = {k: v for k, v in data.items() if k not in ("from", "messageId")}
+            reported = event_from_data(
+                "message",
+                {
+                    **fields,
+                    "id": data.get("messageId") or self._message_id(device),
+                    "chat": chat,
+                    "sender": device.jid if from_me else data["from"],
+                    "pushName": device.push_name if from_me else data.get("pushName", ""),
+                    "timestamp": now,
+                    "fromMe": from_me,
+                },
+            )
+        elif event in ("group_join", "group_leave", "group_update"):
+            reported = self._inject_group(device, event, data, now)
+        else:
+            reported = event_from_data(event, {**data, "timestamp": now})
+        self.report(str(session_id), reported)
+        return reported.to_data()
+
+    def _inject_group(self, device: SandboxDevice, event: str, data: dict[str, Any], now: int) -> GroupChange:
+        jid, participants = data["group"], list(data.get("participants", []))
+        group = device.groups.filter(jid=jid).first()
+        if group is None:
+            if event != "group_join" or device.jid not in participants:
+                raise EngineNotFound(f"The session is not in group {jid}.", kind="group")
+            owner = data.get("by") or participants[0]
+            group = SandboxGroup(
+                device=device,
+                jid=jid,
+                subject=data.get("subject") or "Group",
+                subject_time=now,
+                creation=now,
+                owner=owner,
+                participants={owner: True},
+            )
+        elif device.jid not in group.participants and device.jid not in participants:
+            raise EngineNotFound(f"The session is not in group {jid}.", kind="group")
+        if event == "group_update":
+            group.subject = data.get("subject") or group.subject
+            group.subject_time = now
+            group.save()
+            return self._group_event(GroupUpdateEvent, group, [], data.get("by", ""), now)
+        admins = set(data.get("admins", []))
+        for participant in participants:
+            if event == "group_join":
+                group.participants[participant] = participant in admins or group.participants.get(
+                    participant, False
+                )
+            else:
+                group.participants.pop(participant, None)
+        group.save()
+        kind = GroupJoinEvent if event == "group_join" else GroupLeaveEvent
+        return self._group_event(kind, group, participants, data.get("by", ""), now)
