@@ -179,8 +179,6 @@ def test_messaging_does_not_import_webhooks():
     offenders = []
     for path in (ROOT / "messaging").rglob("*.py"):
         for name in _imports(path):
-            # The SSRF-safe transport is moving to a package both apps use (net/); until then the
-            # profile picture fetch is the one allowed use.
             if name.startswith("webhooks"):
                 offenders.append(f"{path.relative_to(ROOT)}: {name}")
     assert offenders == []
