@@ -51,7 +51,9 @@ def test_no_string_default_breaks_its_own_min_length(schema) -> None:
     ("prefix", "component"),
     [("/api/", "MessagingError"), ("/gateway/", "GatewayError"), ("/instances/", "InstanceError")],
 )
-def test_every_operation_declares_400_and_404_in_its_interfaces_error_shape(schema, prefix, component) -> None:
+def test_every_operation_declares_400_and_404_in_its_interfaces_error_shape(
+    schema, prefix, component
+) -> None:
     seen = 0
     for path, method, operation in operations(schema):
         if path.startswith(prefix):
