@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 FUZZ_SECONDS = int(os.environ.get("PONTE_FUZZ_SECONDS", "100"))
 CONFIG_FILE = ROOT / "scripts" / "schemathesis.toml"
+SERVER_LOG = ROOT / "var" / "fuzz-server.log"
 
 
 def free_port() -> int:
@@ -78,22 +79,29 @@ def wait_until_up(base_url: str, server: subprocess.Popen, seconds: float = 60) 
     raise SystemExit(f"the server did not answer {base_url}/healthz within {seconds:.0f} s")
 
 
+def print_server_errors() -> None:
+    lines = SERVER_LOG.read_text(errors="replace").splitlines()
+    errors = [n for n, line in enumerate(lines) if " ERROR " in line or line.startswith("Traceback")]
+    print(f"fuzz: the server logged {len(errors)} error(s); its whole log is {SERVER_LOG}")
+    for n in errors[:5]:
+        print("\n".join(lines[n : n + 40]))
+
+
 def main() -> int:
     # Calls without a key are limited per address (60/min); schemathesis makes hundreds of them to
     # check that each answers 401, so the server gets a roomier anonymous limit. Per-key limits stay.
     env = {**os.environ, **prepare(), "PONTE_ANONYMOUS_REQUESTS_PER_MINUTE": "100000"}
-    # Served as in production (DEBUG off: errors in JSON, never a debug page), logging errors only:
-    # every refused request would otherwise log a warning.
-    server_env = {
-        **env,
-        "DEBUG": "0",
-        "SECRET_KEY": env.get("SECRET_KEY") or secrets.token_urlsafe(50),
-        "LOG_LEVEL": os.environ.get("PONTE_FUZZ_SERVER_LOG_LEVEL", "ERROR"),
-    }
+    # Served as in production (DEBUG off: errors in JSON, never a debug page).
+    server_env = {**env, "DEBUG": "0", "SECRET_KEY": env.get("SECRET_KEY") or secrets.token_urlsafe(50)}
     port = free_port()
     base_url = f"http://{HOST}:{port}"
     command = shlex.split(SERVER_COMMAND.format(host=HOST, port=port))
-    server = subprocess.Popen(command, cwd=ROOT, env={**server_env, "PATH": f"{BIN}:{env.get('PATH', '')}"})
+    # Every refused request logs a warning: the server's log goes to a file, and its errors are
+    # printed after the run.
+    SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
+    log = SERVER_LOG.open("w")
+    path = f"{BIN}:{env.get('PATH', '')}"
+    server = subprocess.Popen(command, cwd=ROOT, env={**server_env, "PATH": path}, stdout=log, stderr=log)
     started = time.monotonic()
     try:
         wait_until_up(base_url, server)
@@ -123,6 +131,8 @@ def main() -> int:
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
+        log.close()
+        print_server_errors()
 
 
 if __name__ == "__main__":
