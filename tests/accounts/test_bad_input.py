@@ -146,3 +146,17 @@ def test_a_bonds_key_holding_a_nul_is_unauthorized_not_a_crash(api_client) -> No
     response = api_client.get("/bonds/api/?key=ponte_%00%00%00%00%00%00%00%00_secret")
     assert response.status_code == 200
     assert response.json()["response"]["status"] == "unauthorized"
+
+
+def test_a_nul_in_the_path_is_a_400_in_the_instance_shape(api_client) -> None:
+    response = api_client.get("/instances/abc%00def/instance")
+    assert response.status_code == 400
+    assert response.json()["status"] == 400 and response.json()["error"] == "BAD_REQUEST"
+
+
+def test_a_content_length_that_is_no_number_is_a_400(keyed_client, admin_key) -> None:
+    response = keyed_client(admin_key).post(
+        "/api/sessions", '{"name": "x"}', content_type="application/json", CONTENT_LENGTH="lots"
+    )
+    assert response.status_code == 400
+    assert "Content-Length" in response.json()["message"]
