@@ -65,6 +65,12 @@ _BODY_METHODS = {"POST", "PUT", "PATCH"}
 # Views that reach a session engine can find the session unpaired (409) or the engine down (502).
 _ENGINE_MODULES = ("messaging.api.",)
 
+RATELIMIT_HEADERS = {
+    "X-RateLimit-Limit": "Calls allowed in the window.",
+    "X-RateLimit-Remaining": "Calls left in the window.",
+    "X-RateLimit-Reset": "Unix time when the window resets.",
+}
+
 # Bonds accepts a key as a bearer token or as `?key=` (or none: a preview).
 BONDS_SECURITY_SCHEMES = {
     "BondsBearer": {
@@ -121,6 +127,21 @@ class AutoSchema(SpectacularAutoSchema):
             if optional_query and schema.get("minLength") == 1:
                 del schema["minLength"]
         return parameters
+
+    def _get_response_headers_for_code(self, status_code: str, direction: Direction = "response") -> dict:
+        headers = dict(super()._get_response_headers_for_code(status_code, direction))
+        if self.mount in ERROR_SERIALIZERS and getattr(self.view, "throttle_classes", None):
+            # Rate-limited views report the tightest counter on every reply (not on one refused before
+            # it is counted, e.g. a body over the size limit, hence optional).
+            for name, meaning in RATELIMIT_HEADERS.items():
+                headers[name] = {"schema": {"type": "integer"}, "description": meaning}
+        if status_code == "429":
+            headers["Retry-After"] = {
+                "schema": {"type": "integer"},
+                "required": True,
+                "description": "Seconds to wait before retrying.",
+            }
+        return headers
 
     def _get_response_bodies(self, direction: Direction = "response") -> dict[str, Any]:
         declared = self.get_response_serializers()

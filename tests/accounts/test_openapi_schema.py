@@ -129,3 +129,11 @@ def test_instance_statistics_admit_a_null_last_delivery(schema) -> None:
 def test_the_qr_code_declares_its_three_formats(schema) -> None:
     content = schema["paths"]["/api/sessions/{session_id}/qrcode"]["get"]["responses"]["200"]["content"]
     assert set(content) == {"application/json", "text/plain", "image/png"}
+
+
+def test_keyed_replies_declare_the_rate_limit_headers_and_429_its_retry_after(schema) -> None:
+    responses = schema["paths"]["/api/sessions"]["get"]["responses"]
+    declared = set(responses["200"]["headers"])
+    assert {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} <= declared
+    assert responses["429"]["headers"]["Retry-After"]["required"] is True
+    assert "headers" not in schema["paths"]["/bonds/api/"]["get"]["responses"]["200"]
