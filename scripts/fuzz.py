@@ -33,6 +33,7 @@ BIN = Path(sys.executable).parent
 FUZZ_SECONDS = int(os.environ.get("PONTE_FUZZ_SECONDS", "100"))
 CONFIG_FILE = ROOT / "scripts" / "schemathesis.toml"
 SERVER_LOG = ROOT / "var" / "fuzz-server.log"
+SESSIONS_DICTIONARY = ROOT / "var" / "fuzz-sessions.dict"
 
 
 def free_port() -> int:
@@ -51,7 +52,7 @@ def prepare() -> dict[str, str]:
     django.setup()
     from accounts.models import Plan
     from accounts.services import account_create, api_key_create
-    from messaging.services.sessions import session_create
+    from messaging.services.sessions import sandbox_scan, session_connect, session_create
 
     name = f"fuzz-{int(time.time())}-{os.getpid()}"
     account = account_create(name=name, plan=Plan.objects.get(name="Empresarial"))
@@ -59,6 +60,13 @@ def prepare() -> dict[str, str]:
     # DELETE /api/keys/{key_id} revokes: aimed at this key, never at the run's own admin key.
     spare, _ = api_key_create(account=account, role="viewer", name="fuzz: revoked by the run")
     session = session_create(account=account, name="fuzz instance")
+    # A connected sandbox session, offered to the session ids of requests (scripts/schemathesis.toml)
+    # so sends, groups and profiles run past "session not found".
+    target = session_create(account=account, name="fuzz target")
+    session_connect(session=target)
+    sandbox_scan(session=target, phone="5511999990000")
+    SESSIONS_DICTIONARY.parent.mkdir(parents=True, exist_ok=True)
+    SESSIONS_DICTIONARY.write_text(f'"{target.pk}"\n')
     return {
         "PONTE_FUZZ_ADMIN_KEY": admin_key,
         "PONTE_FUZZ_SPARE_KEY_ID": str(spare.pk),
