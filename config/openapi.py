@@ -65,6 +65,7 @@ _BODY_METHODS = {"POST", "PUT", "PATCH"}
 # Views that reach a session engine can find the session unpaired (409) or the engine down (502).
 _ENGINE_MODULES = ("messaging.api.",)
 
+_RATELIMIT_HEADER_MOUNTS = ("/api/", "/gateway/")
 RATELIMIT_HEADERS = {
     "X-RateLimit-Limit": "Calls allowed in the window.",
     "X-RateLimit-Remaining": "Calls left in the window.",
@@ -130,7 +131,7 @@ class AutoSchema(SpectacularAutoSchema):
 
     def _get_response_headers_for_code(self, status_code: str, direction: Direction = "response") -> dict:
         headers = dict(super()._get_response_headers_for_code(status_code, direction))
-        if self.mount in ERROR_SERIALIZERS and getattr(self.view, "throttle_classes", None):
+        if self.mount in _RATELIMIT_HEADER_MOUNTS and getattr(self.view, "throttle_classes", None):
             # Rate-limited views report the tightest counter on every reply (not on one refused before
             # it is counted, e.g. a body over the size limit, hence optional).
             for name, meaning in RATELIMIT_HEADERS.items():

@@ -12,7 +12,6 @@ other check.
 from __future__ import annotations
 
 import os
-import secrets
 import shlex
 import socket
 import subprocess
@@ -99,8 +98,9 @@ def main() -> int:
     # Calls without a key are limited per address (60/min); schemathesis makes hundreds of them to
     # check that each answers 401, so the server gets a roomier anonymous limit. Per-key limits stay.
     env = {**os.environ, **prepare(), "PONTE_ANONYMOUS_REQUESTS_PER_MINUTE": "100000"}
-    # Served as in production (DEBUG off: errors in JSON, never a debug page).
-    server_env = {**env, "DEBUG": "0", "SECRET_KEY": env.get("SECRET_KEY") or secrets.token_urlsafe(50)}
+    # The server shares this process's settings (DEBUG, SECRET_KEY and the keys derived from it), so
+    # it reads what prepare() wrote.
+    server_env = env
     port = free_port()
     base_url = f"http://{HOST}:{port}"
     command = shlex.split(SERVER_COMMAND.format(host=HOST, port=port))
