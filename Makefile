@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format migrate demo bench clean
+.PHONY: run test lint format migrate demo bench fuzz clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ run: demo
 test: $(STAMP)
 	# Connections opened by live-server threads would outlive the run and block dropping the test database.
 	DB_CONN_MAX_AGE=$${DB_CONN_MAX_AGE:-0} $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## fuzz: schemathesis over every operation of the OpenAPI document, against a live server on the
+## configured DATABASE_URL/REDIS_URL, for PONTE_FUZZ_SECONDS (100); non-zero on any failure
+fuzz: $(STAMP)
+	$(BIN)/python scripts/fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

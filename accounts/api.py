@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,6 +17,8 @@ from accounts.permissions import IsAdmin, IsViewer, require_session_allowed
 from accounts.ratelimit import EndpointRateThrottle, PlanRateThrottle, ratelimit_headers
 from accounts.services import api_key_create, api_key_revoke
 from config.errors import NotFound
+
+KEY_MAX_LIFETIME_YEARS = 50
 
 
 class KeyedAPIView(APIView):
@@ -99,11 +103,25 @@ class KeyListCreateApi(KeyedAPIView):
     permission_classes = [IsAdmin]
 
     class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=100, required=False, default="")
+        name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
         role = serializers.ChoiceField(choices=ApiKey.Role.choices)
-        expires_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+        expires_at = serializers.DateTimeField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text=f"In the future, at most {KEY_MAX_LIFETIME_YEARS} years ahead; null: never expires.",
+        )
         allowed_ips = serializers.ListField(child=serializers.CharField(), required=False, default=list)
         allowed_sessions = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+
+        def validate_expires_at(self, value: datetime | None) -> datetime | None:
+            # A date far in the past or future is a typo (year 1245 or 20270), never a wanted expiry.
+            now = timezone.now()
+            if value is not None and not now < value <= now + timedelta(days=365 * KEY_MAX_LIFETIME_YEARS):
+                raise serializers.ValidationError(
+                    f"must be in the future and at most {KEY_MAX_LIFETIME_YEARS} years ahead."
+                )
+            return value
 
     class CreatedSerializer(KeyOutputSerializer):
         key = serializers.CharField(read_only=True, help_text="The full key, shown only in this reply.")
@@ -111,7 +129,10 @@ class KeyListCreateApi(KeyedAPIView):
         class Meta(KeyOutputSerializer.Meta):
             fields = [*KeyOutputSerializer.Meta.fields, "key"]
 
-    @extend_schema(responses=KeyOutputSerializer(many=True), operation_id="keys_list")
+    @extend_schema(
+        responses=inline_serializer("KeyList", {"data": KeyOutputSerializer(many=True)}),
+        operation_id="keys_list",
+    )
     def get(self, request: Request) -> Response:
         keys = self.api_key.account.api_keys.all()
         return Response({"data": KeyOutputSerializer(keys, many=True).data})

@@ -15,10 +15,12 @@ import string
 KEY_PREFIX = "ponte_"
 _ALPHABET = string.ascii_lowercase + string.digits
 _PREFIX_LENGTH = 8
+_PREFIX_CHARACTERS = frozenset(_ALPHABET)
 
 
 def digest_of(plaintext: str) -> str:
-    return hashlib.sha256(plaintext.encode()).hexdigest()
+    # "surrogatepass": a presented key holding a lone surrogate simply does not match.
+    return hashlib.sha256(plaintext.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def key_material_new() -> tuple[str, str, str]:
@@ -33,7 +35,8 @@ def prefix_of(plaintext: str) -> str | None:
     if not plaintext.startswith(KEY_PREFIX):
         return None
     prefix, _, secret = plaintext[len(KEY_PREFIX) :].partition("_")
-    if len(prefix) != _PREFIX_LENGTH or not secret:
+    # Only the alphabet keys are made of: anything else (a NUL, say) must not reach a database lookup.
+    if len(prefix) != _PREFIX_LENGTH or not secret or not set(prefix) <= _PREFIX_CHARACTERS:
         return None
     return prefix
 

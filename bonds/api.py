@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -95,7 +96,7 @@ class BondListApi(APIView):
             "response": inline_serializer(
                 "BondListResponse",
                 fields={
-                    "status": serializers.ChoiceField(choices=list(statuses.ALL)),
+                    "status": serializers.ChoiceField(choices=list(statuses.REPLY_STATUSES)),
                     "description": serializers.CharField(),
                 },
             ),
@@ -132,10 +133,10 @@ class BondListApi(APIView):
             OpenApiParameter("key", str, description="API key (alternative to Authorization: Bearer)"),
         ],
         responses={
-            200: OpenApiResponse(
-                response=OutputSerializer,
-                description="BondList (JSON) or CSV (text/csv with the X-Ponte-Status header)",
-            )
+            (200, "application/json"): OpenApiResponse(response=OutputSerializer, description="BondList"),
+            (200, "text/csv"): OpenApiResponse(
+                response=OpenApiTypes.STR, description="format=csv, with the X-Ponte-Status header"
+            ),
         },
     )
     def get(self, request: Request) -> HttpResponse:

@@ -15,6 +15,7 @@ from bonds.models import Index, Product
 PRODUCTS: tuple[str, ...] = tuple(Product.values)
 INDEXES: tuple[str, ...] = tuple(Index.values)
 FORMATS = ("json", "csv")
+BANK_CODE_MAX_DIGITS = 9
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,12 @@ def _index_item(item: str) -> str:
     return f"{lowered}+" if lowered in {"cdi", "ipca", "selic"} else lowered
 
 
+def _is_bank_code(item: str) -> bool:
+    # ASCII digits only (str.isdigit() also takes "²", which int() refuses) and short enough for the
+    # database's integer column; anything else is an odd value, ignored.
+    return item.isascii() and item.isdigit() and len(item) <= BANK_CODE_MAX_DIGITS
+
+
 def _flag(values: list[str]) -> bool | None:
     value = values[-1].strip() if values else ""
     return {"1": True, "0": False}.get(value)
@@ -62,7 +69,7 @@ def parse_filters(query: Mapping[str, list[str]]) -> BondFilters:
     """Parse a query given as name -> list of raw values (e.g. `dict(request.GET.lists())`)."""
     products = sorted({p.lower() for p in _items(query.get("product", [])) if p.lower() in PRODUCTS})
     indexes = sorted({i for i in map(_index_item, _items(query.get("index", []))) if i in INDEXES})
-    banks = sorted({int(b) for b in _items(query.get("bank", [])) if b.isdigit()})
+    banks = sorted({int(b) for b in _items(query.get("bank", [])) if _is_bank_code(b)})
     return BondFilters(
         products=tuple(products),
         indexes=tuple(indexes),

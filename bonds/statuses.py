@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from config.errors import BONDS_ERROR_STATUSES
+
 OK = "ok"
 PREVIEW = "preview"
 UNAUTHORIZED = "unauthorized"
@@ -12,6 +14,9 @@ PAYMENT_ISSUE = "payment_issue"
 RATE_LIMITED = "rate_limited"
 ALL = (OK, PREVIEW, UNAUTHORIZED, NO_SUBSCRIPTION, PAYMENT_ISSUE, RATE_LIMITED)
 WITH_BONDS = frozenset({OK, PREVIEW})
+# What `response.status` can hold: the statuses above, plus those of a request refused as bad input
+# (config.errors renders every error on /bonds/ as HTTP 200 with one of these).
+REPLY_STATUSES = (*ALL, *BONDS_ERROR_STATUSES)
 
 
 def description(status: str) -> str:

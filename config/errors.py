@@ -18,6 +18,7 @@ from http import HTTPStatus
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf_exceptions
@@ -63,6 +64,13 @@ class ValidationFailed(BadRequest):
 class InvalidPhoneNumber(ValidationFailed):
     gateway_text = "Invalid phone number"
     default_message = "Invalid phone number: use the international format without '+', or a JID."
+
+
+class PayloadTooLarge(ApplicationError):
+    status_code = 413
+    code = "PAYLOAD_TOO_LARGE"
+    gateway_text = "Request body too large"
+    default_message = "The request body is larger than this service accepts."
 
 
 class SessionNotInQrState(BadRequest):
@@ -215,7 +223,15 @@ def _instance_body(error: ApplicationError) -> dict[str, Any]:
 
 # 503: seed 000 has no status for "try again later" but `rate_limited` (no bonds, call again later),
 # and the description says why; the Retry-After header says when.
-_BONDS_STATUS = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 503: "rate_limited"}
+_BONDS_STATUS = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    503: "rate_limited",
+}
+# Every `response.status` an error can give a bonds reply (besides seed 000's own statuses).
+BONDS_ERROR_STATUSES: tuple[str, ...] = (*dict.fromkeys(_BONDS_STATUS.values()), "error")
 
 
 def _bonds_body(error: ApplicationError) -> dict[str, Any]:
@@ -283,6 +299,10 @@ def as_application_error(exc: Exception) -> ApplicationError | None:
     """Map Django and DRF exceptions onto the hierarchy; None for unexpected exceptions."""
     if isinstance(exc, ApplicationError):
         return exc
+    if isinstance(exc, RequestDataTooBig):
+        return PayloadTooLarge()
+    if isinstance(exc, SuspiciousOperation):  # too many fields, bad headers: Django logs these itself
+        return BadRequest(str(exc) or None)
     if isinstance(exc, drf_exceptions.ValidationError):
         lines = _flatten(exc.detail)
         return ValidationFailed("; ".join(lines) or None, extra={"details": lines})

@@ -150,6 +150,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "config.apps.PonteConfig",
     "accounts",
     "bonds",
     "messaging",
@@ -157,6 +158,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.badinput.BadInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -264,13 +266,22 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 
+# --- Bad input (config/badinput.py) ---------------------------------------------------------------
+
+# A request body declared larger than this is refused with 413 before it is read. Above a 5 MB
+# profile picture sent as base64 (MESSAGING_PROFILE_PICTURE_MAX_BYTES).
+PONTE_MAX_BODY_BYTES = env_int("PONTE_MAX_BODY_BYTES", 8 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = PONTE_MAX_BODY_BYTES
+# JSON bodies nested deeper than this (objects and arrays) are refused with 400.
+PONTE_MAX_JSON_DEPTH = env_int("PONTE_MAX_JSON_DEPTH", 32)
+
 # --- REST framework and OpenAPI -----------------------------------------------------------------
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyHeaderAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.badinput.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "config.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
@@ -288,9 +299,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.openapi.nullable_refs_hook",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "KeyRoleEnum": "accounts.models.ApiKey.Role",
-        "BondListStatusEnum": "bonds.statuses.ALL",
+        "BondListStatusEnum": "bonds.statuses.REPLY_STATUSES",
     },
 }
 

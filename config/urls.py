@@ -9,7 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import urls as accounts_urls
 from config import health
-from config.errors import ApplicationError, NotFound, json_error_response
+from config.errors import ApplicationError, BadRequest, NotFound, json_error_response
 from messaging import urls as messaging_urls
 from webhooks import urls as webhooks_urls
 
@@ -17,6 +17,11 @@ from webhooks import urls as webhooks_urls
 @csrf_exempt
 def unknown_route(request: HttpRequest, rest: str = "") -> HttpResponse:
     return json_error_response(request, NotFound(f"No route {request.method} {request.path}."))
+
+
+def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    # Django's own refusals outside DRF views (SuspiciousOperation: bad Host, too many fields...).
+    return json_error_response(request, BadRequest())
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

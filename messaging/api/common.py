@@ -14,13 +14,15 @@ from messaging.selectors import Page, status_parse
 from messaging.services.sessions import session_engine_label
 
 MAX_PAGE_LIMIT = 100
+# Far beyond any real list, and keeps (page - 1) * limit inside the database's OFFSET range.
+MAX_PAGE = 1_000_000
 DEFAULT_PAGE_LIMIT = 20
 
 SESSION_ID_PARAM = OpenApiParameter("session_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 
 
 class PaginationQuerySerializer(serializers.Serializer):
-    page = serializers.IntegerField(min_value=1, required=False, default=1)
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, required=False, default=1)
     limit = serializers.IntegerField(
         min_value=1, max_value=MAX_PAGE_LIMIT, required=False, default=DEFAULT_PAGE_LIMIT
     )

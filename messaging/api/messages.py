@@ -51,7 +51,7 @@ class ContactNumberField(serializers.CharField):
 @extend_schema_serializer(component_name="QuotedMessage")
 class QuotedSerializer(serializers.Serializer):
     messageId = serializers.CharField(max_length=100)
-    participant = RecipientField(allow_group=False, required=False, default="")
+    participant = RecipientField(allow_group=False, required=False)
 
 
 class SessionInput(serializers.Serializer):

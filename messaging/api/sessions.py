@@ -173,7 +173,9 @@ class SessionQrCodeApi(SessionKeyedView):
             OpenApiParameter("format", OpenApiTypes.STR, enum=list(QR_FORMATS), default="base64"),
         ],
         responses={
-            200: OpenApiResponse(QrBase64Serializer, description="base64; raw is text/plain, image is PNG"),
+            (200, "application/json"): OpenApiResponse(QrBase64Serializer, description="format=base64"),
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="format=raw"),
+            (200, "image/png"): OpenApiResponse(OpenApiTypes.BINARY, description="format=image"),
         },
         operation_id="sessions_qrcode",
     )
