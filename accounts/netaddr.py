@@ -22,13 +22,21 @@ def parse_networks(values: list[str]) -> list[Network]:
 
 
 def address_in(address: str, networks: list[str]) -> bool:
+    """Whether `address` falls in one of `networks`. An entry that is no IP or CIDR (an allow-list stored
+    before entries were checked) matches nothing: the list stays closed rather than failing the call."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return False
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
-    return any(ip in network for network in parse_networks(networks))
+    for value in networks:
+        try:
+            if ip in ipaddress.ip_network(str(value).strip(), strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def client_address(request: HttpRequest) -> str:

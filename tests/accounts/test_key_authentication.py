@@ -195,3 +195,16 @@ def test_deactivating_an_account_locks_out_its_cached_keys(api_client, account) 
     account.is_active = False
     account.save()
     assert api_client.get("/api/me", HTTP_X_API_KEY=plaintext).status_code == 401
+
+
+def test_a_key_with_an_impossible_stored_ip_refuses_calls_instead_of_failing(api_client, account) -> None:
+    """An allow-list saved before IPs were checked may hold a line that is no address: it matches nothing,
+    the valid lines still admit their callers, and no call answers 500."""
+    key, plaintext = api_key_create(account=account, role="viewer")
+    ApiKey.objects.filter(pk=key.pk).update(allowed_ips=["10.0.0.300"])
+    api_keys_forget(prefixes=[key.prefix])
+    assert api_client.get("/api/me", HTTP_X_API_KEY=plaintext).status_code == 403
+
+    ApiKey.objects.filter(pk=key.pk).update(allowed_ips=["10.0.0.300", "127.0.0.1"])
+    api_keys_forget(prefixes=[key.prefix])
+    assert api_client.get("/api/me", HTTP_X_API_KEY=plaintext).status_code == 200
