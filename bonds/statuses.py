@@ -16,7 +16,7 @@ ALL = (OK, PREVIEW, UNAUTHORIZED, NO_SUBSCRIPTION, PAYMENT_ISSUE, RATE_LIMITED)
 WITH_BONDS = frozenset({OK, PREVIEW})
 # What `response.status` can hold: the statuses above, plus those of a request refused as bad input
 # (config.errors renders every error on /bonds/ as HTTP 200 with one of these).
-REPLY_STATUSES = (*ALL, *BONDS_ERROR_STATUSES)
+REPLY_STATUSES = tuple(dict.fromkeys((*ALL, *BONDS_ERROR_STATUSES)))
 
 
 def description(status: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from requests.structures import CaseInsensitiveDict
 
 BASE_DIR = Path(settings.BASE_DIR)
 
@@ -89,7 +90,7 @@ class RedisServer:
 @dataclass
 class Reply:
     status: int
-    headers: dict[str, str]
+    headers: CaseInsensitiveDict  # header names are case-insensitive; servers differ in spelling
     body: Any
     seconds: float
 
@@ -134,9 +135,9 @@ class WebServer:
         started = time.monotonic()
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                status, raw, got = response.status, response.read(), dict(response.headers)
+                status, raw, got = response.status, response.read(), CaseInsensitiveDict(response.headers)
         except urllib.error.HTTPError as error:
-            status, raw, got = error.code, error.read(), dict(error.headers)
+            status, raw, got = error.code, error.read(), CaseInsensitiveDict(error.headers)
         try:
             parsed: Any = json.loads(raw) if raw else None
         except ValueError:

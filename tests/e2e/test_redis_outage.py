@@ -67,7 +67,10 @@ def _connected_session(web: WebServer, key: str) -> Session:
         "POST", f"/api/sandbox/sessions/{session_id}/scan", body={"phone": "5511999990001"}, headers=keyed
     )
     assert scanned.status == 200, scanned.body
-    return Session.objects.get(pk=session_id)
+    session = Session.objects.get(pk=session_id)
+    # Stored as a digest: only the creating reply shows the instance key in clear.
+    session.instance_key = created.body["instanceKey"]
+    return session
 
 
 def _calls(web: WebServer, key: str, session: Session) -> dict[str, object]:
