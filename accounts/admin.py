@@ -25,6 +25,7 @@ class AccountAdmin(admin.ModelAdmin):
     list_display = ["name", "customer", "plan", "is_active", "created_at"]
     list_filter = ["plan", "is_active"]
     search_fields = ["name", "customer", "email"]
+    raw_id_fields = ["user"]  # the customer's sign-in to /account/
     inlines = [SubscriptionInline]
 
 

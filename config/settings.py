@@ -283,6 +283,38 @@ PONTE_BASE_URL = os.environ.get(
 # --- API keys and rate limits -------------------------------------------------------------------
 
 # Client addresses behind these proxies (CIDRs) are read from X-Forwarded-For; otherwise REMOTE_ADDR.
+# The customer account area (/account/, docs/account.md).
+PONTE_SIGNUP_PLAN = os.environ.get("PONTE_SIGNUP_PLAN", "Free")
+# On: a new user stays inactive until the link mailed at sign-up is followed.
+PONTE_ACCOUNT_EMAIL_VERIFICATION = env_bool("PONTE_ACCOUNT_EMAIL_VERIFICATION", False)
+# Sign-in attempts allowed per client address and per username, each per minute.
+PONTE_SIGNIN_RATE = os.environ.get("PONTE_SIGNIN_RATE", "10/m")
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+LOGIN_URL = "account:login"
+LOGIN_REDIRECT_URL = "account:home"
+LOGOUT_REDIRECT_URL = "account:login"
+# Mail (password reset, sign-up verification): printed to the console unless EMAIL_HOST is set.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Ponte <no-reply@localhost>")
+
 PONTE_TRUSTED_PROXIES = env_list("PONTE_TRUSTED_PROXIES", [])
 # A plan with no per-minute limit ("unlimited") still gets this safety ceiling per key.
 PONTE_UNLIMITED_REQUESTS_PER_MINUTE = env_int("PONTE_UNLIMITED_REQUESTS_PER_MINUTE", 6000)
