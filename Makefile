@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format migrate demo bench clean
+.PHONY: run keys test lint format migrate demo bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "Installing Ponte's dependencies into $(VENV) (about a minute the first time)..."
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements-dev.txt
+	$(BIN)/pip install --progress-bar on -r requirements-dev.txt
 	touch $(STAMP)
 
 migrate: $(STAMP)
@@ -18,9 +19,17 @@ migrate: $(STAMP)
 demo: migrate
 	$(BIN)/python manage.py load_demo
 
-## run: install, migrate, load demo data, then start web + worker + beat (Ctrl-C stops all)
+## run: install, migrate, load demo data, then start web + worker + beat (Ctrl-C stops all).
+## Once the web answers, the demo keys and URLs are printed last. The demo webhook posts to Ponte's own
+## /demo/webhook, so this run alone allows 127.0.0.1/32 as a webhook target.
 run: demo
+	$(BIN)/python manage.py demo_keys --wait 120 & \
+	PONTE_WEBHOOK_ALLOW_NETWORKS="$${PONTE_WEBHOOK_ALLOW_NETWORKS-127.0.0.1/32}" \
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
+
+## keys: revoke the demo keys and print fresh ones
+keys: demo
+	$(BIN)/python manage.py demo_keys --fresh
 
 ## test: install and run the whole suite
 test: $(STAMP)

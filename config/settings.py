@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -275,10 +276,12 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Where this Ponte is reached, for links printed by commands (demo data, docs examples).
+PONTE_PORT = env_int("PONTE_PORT", 8000)
 PONTE_BASE_URL = os.environ.get(
-    "PONTE_BASE_URL",
-    f"http://{os.environ.get('PONTE_HOST', '127.0.0.1')}:{os.environ.get('PONTE_PORT', '8000')}",
+    "PONTE_BASE_URL", f"http://{os.environ.get('PONTE_HOST', '127.0.0.1')}:{PONTE_PORT}"
 ).rstrip("/")
+# The demo's own webhook receiver at /demo/ (webhooks.demo_receiver); 404 when off.
+PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
 
 # --- API keys and rate limits -------------------------------------------------------------------
 
@@ -445,11 +448,24 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"routine_tasks": {"()": "config.logfilters.RoutineTasks"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
+        # Django's default config gives `django` a console handler of its own (with DEBUG on), so each
+        # line (every 404) came out twice: once there and once at the root. Only the root prints.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.db.backends": {"level": "WARNING"},
+        "celery.beat": {"filters": ["routine_tasks"]},
+        "celery.worker.strategy": {"filters": ["routine_tasks"]},
+        "celery.app.trace": {"filters": ["routine_tasks"]},
         # The MCP SDK logs "Terminating session: None" at INFO for every stateless /bonds/mcp call.
         "mcp.server.streamable_http": {"level": "WARNING"},
     },
 }
+
+# Under uvicorn, Django's ASGI handler warns once per static file that whitenoise's file iterator is
+# synchronous (it is then read in a worker thread, which is fine for these small files).
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
+)

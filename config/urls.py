@@ -31,6 +31,7 @@ def handler500(request: HttpRequest) -> HttpResponse:
 urlpatterns = [
     path("", account_home.landing, name="landing"),
     path("account/", include("accounts.web.urls")),
+    path("demo/", include("webhooks.demo_receiver")),
     path("admin/", admin.site.urls),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
