@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def test_the_web_process_logs_a_404_once_and_no_warning_per_static_file(subproce
     env = {
         **subprocess_env,
         "PONTE_PORT": str(port),
-        "PATH": f"{Path(os.sys.executable).parent}:{os.environ['PATH']}",
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
     }
     log = (tmp_path / "web.log").open("w+")
     web = subprocess.Popen(
