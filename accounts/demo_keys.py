@@ -1,18 +1,20 @@
 """The demo account's API keys, printed at the end of `make run`'s start-up and by `make keys`.
 
-Keys are stored as digests, so the demo keeps their plaintext in `PONTE_VAR_DIR/demo-keys.json` (mode
-0600) to print them again on the next run. Only the `demo` account's keys are written there, and
-`make run` is the only thing that loads demo data: never run it against production data.
+Keys are stored as digests, so the demo keeps their plaintext in `PONTE_VAR_DIR/demo-keys-<db>.json`
+(mode 0600, one file per database) to print them again on the next run. Only the `demo` account's keys
+are written there, and `make run` is the only thing that loads demo data: never run it against
+production data.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from accounts.keys import digests_match, prefix_of
 from accounts.models import Account, ApiKey
@@ -23,7 +25,12 @@ DEMO_KEY_NAME = "demo-{role}"
 
 
 def _store() -> Path:
-    return Path(settings.VAR_DIR) / "demo-keys.json"
+    """One file per database, so a test run on its own database never replaces a developer's keys."""
+    params = connection.settings_dict
+    database = hashlib.sha256(
+        f"{params['ENGINE']}|{params.get('HOST')}|{params['NAME']}".encode()
+    ).hexdigest()
+    return Path(settings.VAR_DIR) / f"demo-keys-{database[:12]}.json"
 
 
 def _stored() -> dict[str, str]:

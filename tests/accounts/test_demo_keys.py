@@ -42,7 +42,8 @@ def test_every_run_prints_the_same_working_keys_and_the_urls(demo, settings) -> 
     base = settings.PONTE_BASE_URL
     for url in [f"{base}/account/", f"{base}/admin/", f"{base}/docs/", f"{base}/bonds/mcp", f"{base}/demo/"]:
         assert url in first
-    assert (settings.VAR_DIR / "demo-keys.json").stat().st_mode & 0o777 == stat.S_IRUSR | stat.S_IWUSR
+    (store,) = settings.VAR_DIR.glob("demo-keys-*.json")
+    assert store.stat().st_mode & 0o777 == stat.S_IRUSR | stat.S_IWUSR
 
 
 def test_fresh_keys_replace_and_revoke_the_old_ones(demo) -> None:
