@@ -133,3 +133,16 @@ def test_another_accounts_dead_letters_are_neither_shown_nor_resent(customer, ma
     browser.post("/account/deliveries/resend/", {"delivery": [theirs.pk]})
     theirs.refresh_from_db()
     assert theirs.status == Delivery.Status.DEAD
+
+
+def test_another_accounts_webhook_can_be_neither_edited_nor_deleted(customer, make_account) -> None:
+    browser, _ = customer
+    other = make_account(name="other")
+    session = session_services.session_create(account=other, name="theirs")
+    theirs = webhook_create(
+        account=other, session_id=session.pk, url="http://127.0.0.1:9/h", events=["message"]
+    )
+    assert browser.get(f"/account/webhooks/{theirs.id}/edit/").status_code == 404
+    assert browser.post(f"/account/webhooks/{theirs.id}/delete/").status_code == 404
+    assert theirs.id not in browser.get("/account/webhooks/").content.decode()
+    assert Webhook.objects.filter(pk=theirs.id).exists()
