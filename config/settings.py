@@ -292,6 +292,8 @@ PONTE_SIGNUP_PLAN = os.environ.get("PONTE_SIGNUP_PLAN", "Free")
 PONTE_ACCOUNT_EMAIL_VERIFICATION = env_bool("PONTE_ACCOUNT_EMAIL_VERIFICATION", False)
 # Sign-in attempts allowed per client address and per username, each per minute.
 PONTE_SIGNIN_RATE = os.environ.get("PONTE_SIGNIN_RATE", "10/m")
+# Sign-ups (valid forms) allowed per client address.
+PONTE_SIGNUP_RATE = os.environ.get("PONTE_SIGNUP_RATE", "10/h")
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"django.contrib.auth.password_validation.{name}"}
     for name in (

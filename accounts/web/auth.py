@@ -34,6 +34,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("account:home")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        if _signups_exceeded(request):
+            form.add_error(None, "Too many sign-ups from this address. Try again later.")
+            return render(request, "account/signup.html", {"form": form}, status=429)
         try:
             user, _ = account_signup(email=form.cleaned_data["email"], password=form.cleaned_data["password"])
         except ApplicationError as error:
@@ -48,6 +51,14 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
             return redirect("account:home")
     return render(request, "account/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _signups_exceeded(request: HttpRequest) -> bool:
+    """Accounts created per client address are limited (PONTE_SIGNUP_RATE), against scripted sign-ups."""
+    usage = usage_hit(
+        request, group="signup:ip", subject=client_address(request), rate=settings.PONTE_SIGNUP_RATE
+    )
+    return usage is not None and usage.exceeded
 
 
 def _send_verification(request: HttpRequest, user) -> None:

@@ -72,6 +72,16 @@ def test_sign_up_with_email_verification_on_waits_for_the_mailed_link(
     assert user.is_active and client.get("/account/").status_code == 200
 
 
+def test_sign_up_is_rate_limited_per_address(client, default_plans, settings) -> None:
+    settings.PONTE_SIGNUP_RATE = "1/h"
+    form = {"password": "correct horse 77", "confirmation": "correct horse 77"}
+    assert client.post("/account/signup/", {**form, "email": "one@example.com"}).status_code == 302
+    client.post("/account/logout/")
+    refused = client.post("/account/signup/", {**form, "email": "two@example.com"})
+    assert refused.status_code == 429 and b"Too many sign-ups" in refused.content
+    assert Account.objects.count() == 1
+
+
 def test_pages_need_a_signed_in_customer(client, default_plans) -> None:
     for path in [
         "/account/",
