@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format migrate demo bench fuzz clean
+.PHONY: run keys test lint format migrate demo bench fuzz clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "Installing Ponte's dependencies into $(VENV) (about a minute the first time)..."
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements-dev.txt
+	$(BIN)/pip install --progress-bar on -r requirements-dev.txt
 	touch $(STAMP)
 
 migrate: $(STAMP)
@@ -21,9 +22,17 @@ demo: migrate
 # An engine process only when the remote engine is configured (the embedded default hosts sessions in-process).
 PROCESSES = web worker beat $(if $(findstring RemoteEngine,$(MESSAGING_ENGINE)),engine)
 
-## run: install, migrate, load demo data, then start web + worker + beat (+ engine) (Ctrl-C stops all)
+## run: install, migrate, load demo data, then start web + worker + beat (+ engine) (Ctrl-C stops all).
+## Once the web answers, the demo keys and URLs are printed last. The demo webhook posts to Ponte's own
+## /demo/webhook, so this run alone allows 127.0.0.1/32 as a webhook target.
 run: demo
+	$(BIN)/python manage.py demo_keys --wait 120 & \
+	PONTE_WEBHOOK_ALLOW_NETWORKS="$${PONTE_WEBHOOK_ALLOW_NETWORKS-127.0.0.1/32}" \
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile $(PROCESSES)
+
+## keys: revoke the demo keys and print fresh ones
+keys: demo
+	$(BIN)/python manage.py demo_keys --fresh
 
 ## test: install and run the whole suite
 test: $(STAMP)

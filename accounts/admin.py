@@ -26,6 +26,7 @@ class AccountAdmin(QueryStringGuard, admin.ModelAdmin):
     list_display = ["name", "customer", "plan", "is_active", "created_at"]
     list_filter = ["plan", "is_active"]
     search_fields = ["name", "customer", "email"]
+    raw_id_fields = ["user"]  # the customer's sign-in to /account/
     inlines = [SubscriptionInline]
 
 

@@ -32,6 +32,31 @@ def presented_bearer_or_query_key(request: HttpRequest) -> str | None:
     return query_key or None
 
 
+HEADER_KEY_HINT = (
+    "This interface reads the API key from the X-API-Key header; the key was sent in "
+    "Authorization: Bearer (or ?key=), which only the bonds interface (/bonds/api/, /bonds/mcp) reads. "
+    "Send it as X-API-Key: <key>."
+)
+BEARER_KEY_HINT = (
+    "The key was sent in the X-API-Key header, which the bonds interface does not read: send it as "
+    "Authorization: Bearer <key> or ?key=<key>. Without it this is the preview."
+)
+
+
+def header_key_hint(request: HttpRequest) -> str | None:
+    """Why a /api or /gateway call without X-API-Key failed, when it carried a key the bonds way."""
+    if presented_header_key(request) is None and presented_bearer_or_query_key(request) is not None:
+        return HEADER_KEY_HINT
+    return None
+
+
+def bearer_key_hint(request: HttpRequest) -> str | None:
+    """Why a bonds call got the preview, when it carried a key the messaging way."""
+    if presented_bearer_or_query_key(request) is None and presented_header_key(request) is not None:
+        return BEARER_KEY_HINT
+    return None
+
+
 def authenticate_presented(request: HttpRequest, plaintext: str) -> ApiKey:
     return api_key_authenticate(plaintext=plaintext, client_ip=client_address(request))
 

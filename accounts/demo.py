@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from accounts.models import Account, ApiKey, Plan, Subscription
-from accounts.services import account_create, api_key_create
+from accounts.demo_keys import DEMO_KEY_ACCOUNT, demo_keys
+from accounts.models import Account, Plan, Subscription
+from accounts.services import account_create
 
 DEMO_ADMIN_USER = "admin"
 DEMO_ADMIN_PASSWORD = os.environ.get("PONTE_DEMO_ADMIN_PASSWORD", "admin")
@@ -21,7 +21,8 @@ DEMO_ACCOUNTS = {
     "Intermediário": ("demo-intermediario", None),
     "Empresarial": ("demo", Subscription.Status.ACTIVE),
 }
-DEMO_KEY_ACCOUNT = "demo"
+DEMO_CUSTOMER_EMAIL = "demo@example.com"
+DEMO_CUSTOMER_PASSWORD = os.environ.get("PONTE_DEMO_CUSTOMER_PASSWORD", "demo")
 
 
 @transaction.atomic
@@ -39,21 +40,19 @@ def load(*, stdout: TextIO) -> None:
                 bonds_subscription=bonds,
             )
     account = Account.objects.get(name=DEMO_KEY_ACCOUNT)
-    if account.api_keys.filter(name__startswith="demo-").exists():
+    if account.user is None:
+        account.user = _demo_customer()
+        account.save(update_fields=["user", "updated_at"])
         stdout.write(
-            "  demo keys were issued and printed on the first run; issue another with\n"
-            "    python manage.py issue_key --account demo --role admin\n"
+            f"  demo customer: {DEMO_CUSTOMER_EMAIL} / {DEMO_CUSTOMER_PASSWORD}  (sign in at /account/)\n"
         )
-        return
-    issued = [api_key_create(account=account, role=role, name=f"demo-{role}") for role in ApiKey.Role.values]
-    stdout.write(
-        "  demo API keys (account 'demo', plan Empresarial, bonds subscription active), shown once:\n"
-    )
-    for key, plaintext in issued:
-        stdout.write(f"    {key.role:<8} {plaintext}\n")
-    admin_key, base = issued[0][1], settings.PONTE_BASE_URL
-    stdout.write(
-        "  try:\n"
-        f"    curl -H 'X-API-Key: {admin_key}' {base}/api/sessions\n"
-        f"    curl -H 'Authorization: Bearer {admin_key}' '{base}/bonds/api/?product=cdb'\n"
-    )
+    demo_keys()
+    stdout.write("  demo API keys: printed when the server is up (make keys prints fresh ones)\n")
+
+
+def _demo_customer():
+    users = get_user_model()
+    user = users.objects.filter(username=DEMO_CUSTOMER_EMAIL).first()
+    if user is None:
+        user = users.objects.create_user(DEMO_CUSTOMER_EMAIL, DEMO_CUSTOMER_EMAIL, DEMO_CUSTOMER_PASSWORD)
+    return user

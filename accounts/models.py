@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -38,6 +39,15 @@ class Account(TimeStampedModel):
     email = models.EmailField(blank=True)
     plan = models.ForeignKey(Plan, on_delete=models.PROTECT, related_name="accounts")
     is_active = models.BooleanField(default=True)
+    # The customer's sign-in to the account area (/account/); empty for accounts staff run alone.
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="customer_account",
+        help_text="The user who signs in to this account's area at /account/.",
+    )
 
     class Meta:
         ordering = ["name"]

@@ -32,7 +32,10 @@ class _RolePermission(BasePermission):
     def has_permission(self, request: Request, view: APIView) -> bool:
         key = request.auth
         if not isinstance(key, ApiKey):
-            raise NotAuthenticated()
+            # Imported here: accounts.authentication imports DRF, which loads this module.
+            from accounts.authentication import header_key_hint
+
+            raise NotAuthenticated(hint=header_key_hint(request._request))
         needed = self.read_role if request.method in SAFE_METHODS else self.write_role
         if not role_at_least(key, needed):
             raise Forbidden(f"This API key's role ({key.role}) cannot do this; it needs {needed} or above.")

@@ -6,14 +6,18 @@ import time
 from datetime import datetime, timedelta
 from uuid import UUID
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from django.utils.text import slugify
 
 from accounts.keys import digest_of, digests_match, key_material_new, prefix_of
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.netaddr import address_in, parse_networks
-from config.errors import Forbidden, NotAuthenticated, ValidationFailed
+from config.errors import Conflict, Forbidden, NotAuthenticated, ValidationFailed
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 # Resolved keys (with account and plan) are kept in the shared cache so a keyed call costs no query.
@@ -43,6 +47,43 @@ def account_create(
     if bonds_subscription:
         subscription_set(account=account, product=Subscription.Product.BONDS, status=bonds_subscription)
     return account
+
+
+def _free_account_name(email: str) -> str:
+    """A unique slug from the address's local part: `ana`, then `ana-2`, `ana-3`…"""
+    base = (slugify(email.partition("@")[0]) or "customer")[:70]
+    name, n = base, 1
+    while Account.objects.filter(name=name).exists():
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+@transaction.atomic
+def account_signup(*, email: str, password: str) -> tuple[AbstractBaseUser, Account]:
+    """A customer signs up: a user named by the email and an account on the sign-up plan.
+
+    The user is active at once unless PONTE_ACCOUNT_EMAIL_VERIFICATION is on; then it stays inactive
+    until the link mailed to it is followed (accounts.web.auth).
+    """
+    email = email.strip().lower()
+    users = get_user_model()
+    if (
+        users.objects.filter(username__iexact=email).exists()
+        or users.objects.filter(email__iexact=email).exists()
+    ):
+        raise Conflict("An account with this email already exists; sign in or reset the password.")
+    user = users.objects.create_user(
+        username=email,
+        email=email,
+        password=password,
+        is_active=not settings.PONTE_ACCOUNT_EMAIL_VERIFICATION,
+    )
+    plan = Plan.objects.get(name=settings.PONTE_SIGNUP_PLAN)
+    account = account_create(name=_free_account_name(email), plan=plan, customer=email, email=email)
+    account.user = user
+    account.save(update_fields=["user", "updated_at"])
+    return user, account
 
 
 @transaction.atomic

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -12,7 +14,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from accounts.authentication import authenticate_presented, presented_bearer_or_query_key
+from accounts.authentication import authenticate_presented, bearer_key_hint, presented_bearer_or_query_key
 from bonds import statuses
 from bonds.filters import INDEXES, PRODUCTS, parse_filters, parse_format, parse_locale
 from bonds.models import Index, Product
@@ -22,6 +24,7 @@ from bonds.services import bonds_status_for_key
 from config.errors import ApplicationError
 
 STATUS_HEADER = "X-Ponte-Status"
+HINT_HEADER = "X-Ponte-Auth-Hint"
 
 
 def list_status(request: HttpRequest) -> str:
@@ -151,6 +154,14 @@ class BondListApi(APIView):
             locale=locale,
             bom=fmt == "csv" and parse_bom(query, locale),
         )
-        response = HttpResponse(reply.body, content_type=reply.content_type)
+        hint = bearer_key_hint(request._request)
+        body = reply.body
+        if hint and fmt != "csv":  # the preview is at most a few bonds: cheap to rewrite
+            document = json.loads(body)
+            document["response"]["description"] = f"{hint} {document['response']['description']}"
+            body = json.dumps(document).encode()
+        response = HttpResponse(body, content_type=reply.content_type)
         response[STATUS_HEADER] = reply.status
+        if hint:
+            response[HINT_HEADER] = hint
         return response

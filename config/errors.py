@@ -85,6 +85,15 @@ class NotAuthenticated(ApplicationError):
     gateway_text = "Unauthorized"
     default_message = "A valid API key is required (missing, invalid, revoked or expired)."
 
+    def __init__(self, message: str | None = None, *, hint: str | None = None, **kwargs: Any) -> None:
+        # A hint names the right header when the key came in another interface's header.
+        super().__init__(hint or message, **kwargs)
+        self.hint = hint
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"X-Ponte-Auth-Hint": self.hint} if self.hint else {}
+
 
 class Forbidden(ApplicationError):
     status_code = 403
@@ -213,7 +222,8 @@ def _messaging_body(error: ApplicationError) -> dict[str, Any]:
 
 
 def _gateway_body(error: ApplicationError) -> dict[str, Any]:
-    return {"error": error.gateway_text}
+    hint = getattr(error, "hint", None)
+    return {"error": error.gateway_text, "hint": hint} if hint else {"error": error.gateway_text}
 
 
 def _instance_body(error: ApplicationError) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -310,14 +311,50 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Where this Ponte is reached, for links printed by commands (demo data, docs examples).
+PONTE_PORT = env_int("PONTE_PORT", 8000)
 PONTE_BASE_URL = os.environ.get(
-    "PONTE_BASE_URL",
-    f"http://{os.environ.get('PONTE_HOST', '127.0.0.1')}:{os.environ.get('PONTE_PORT', '8000')}",
+    "PONTE_BASE_URL", f"http://{os.environ.get('PONTE_HOST', '127.0.0.1')}:{PONTE_PORT}"
 ).rstrip("/")
+# The demo's own webhook receiver at /demo/ (webhooks.demo_receiver); 404 when off.
+PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
 
 # --- API keys and rate limits -------------------------------------------------------------------
 
 # Client addresses behind these proxies (CIDRs) are read from X-Forwarded-For; otherwise REMOTE_ADDR.
+# The customer account area (/account/, docs/account.md).
+PONTE_SIGNUP_PLAN = os.environ.get("PONTE_SIGNUP_PLAN", "Free")
+# On: a new user stays inactive until the link mailed at sign-up is followed.
+PONTE_ACCOUNT_EMAIL_VERIFICATION = env_bool("PONTE_ACCOUNT_EMAIL_VERIFICATION", False)
+# Sign-in attempts allowed per client address and per username, each per minute.
+PONTE_SIGNIN_RATE = os.environ.get("PONTE_SIGNIN_RATE", "10/m")
+# Sign-ups (valid forms) allowed per client address.
+PONTE_SIGNUP_RATE = os.environ.get("PONTE_SIGNUP_RATE", "10/h")
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+LOGIN_URL = "account:login"
+LOGIN_REDIRECT_URL = "account:home"
+LOGOUT_REDIRECT_URL = "account:login"
+# Mail (password reset, sign-up verification): printed to the console unless EMAIL_HOST is set.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Ponte <no-reply@localhost>")
+
 PONTE_TRUSTED_PROXIES = env_list("PONTE_TRUSTED_PROXIES", [])
 # A plan with no per-minute limit ("unlimited") still gets this safety ceiling per key.
 PONTE_UNLIMITED_REQUESTS_PER_MINUTE = env_int("PONTE_UNLIMITED_REQUESTS_PER_MINUTE", 6000)
@@ -470,11 +507,24 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"routine_tasks": {"()": "config.logfilters.RoutineTasks"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
+        # Django's default config gives `django` a console handler of its own (with DEBUG on), so each
+        # line (every 404) came out twice: once there and once at the root. Only the root prints.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.db.backends": {"level": "WARNING"},
+        "celery.beat": {"filters": ["routine_tasks"]},
+        "celery.worker.strategy": {"filters": ["routine_tasks"]},
+        "celery.app.trace": {"filters": ["routine_tasks"]},
         # The MCP SDK logs "Terminating session: None" at INFO for every stateless /bonds/mcp call.
         "mcp.server.streamable_http": {"level": "WARNING"},
     },
 }
+
+# Under uvicorn, Django's ASGI handler warns once per static file that whitenoise's file iterator is
+# synchronous (it is then read in a worker thread, which is fine for these small files).
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
+)

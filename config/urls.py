@@ -8,6 +8,7 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import urls as accounts_urls
+from accounts.web import home as account_home
 from config import health
 from config.errors import ApplicationError, BadRequest, NotFound, json_error_response
 from messaging import urls as messaging_urls
@@ -33,6 +34,9 @@ def handler500(request: HttpRequest) -> HttpResponse:
 
 
 urlpatterns = [
+    path("", account_home.landing, name="landing"),
+    path("account/", include("accounts.web.urls")),
+    path("demo/", include("webhooks.demo_receiver")),
     path("admin/", admin.site.urls),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

@@ -8,6 +8,7 @@ from django.db import transaction
 
 from accounts.models import Account
 from messaging.addressing import normalize_jid
+from messaging.engines.base import QrCode
 from messaging.models import Session
 from messaging.services import messages, sessions
 
@@ -55,5 +56,16 @@ def load(*, stdout: TextIO) -> None:
         waiting = sessions.session_create(account=account, name=WAITING_NAME)
         sessions.session_connect(session=waiting)
         stdout.write(f"  sandbox session {WAITING_NAME} waiting for a QR scan\n")
+    waiting_qr_refresh()
     for session in Session.objects.filter(account=account).order_by("created_at"):
         stdout.write(f"    {session.id}  {session.name:<14} {session.status}\n")
+
+
+def waiting_qr_refresh() -> tuple[Session, QrCode] | None:
+    """Make the waiting demo session's QR code current (a code from an earlier run has expired)."""
+    waiting = Session.objects.filter(
+        account__name=DEMO_ACCOUNT, name=WAITING_NAME, status=Session.Status.QR
+    ).first()
+    if waiting is None:
+        return None
+    return waiting, sessions.session_qr(session=waiting)

@@ -88,12 +88,16 @@ def test_command_errors_exit_non_zero_from_the_shell(subprocess_env) -> None:
     assert "Unknown account 'nobody-at-all'" in result.stderr
 
 
-def test_load_demo_twice_creates_everything_once_and_prints_keys_once(default_plans) -> None:
+def test_load_demo_twice_creates_everything_once_and_keeps_the_same_keys(
+    default_plans, settings, tmp_path
+) -> None:
+    settings.VAR_DIR = tmp_path
     first = "\n".join(run("load_demo"))
     counts = (Account.objects.count(), ApiKey.objects.count())
     second = "\n".join(run("load_demo"))
     assert (Account.objects.count(), ApiKey.objects.count()) == counts
-    assert first.count("ponte_") >= 3 and "ponte_" not in second
+    # The keys are printed by demo_keys once the server answers, not scrolled away here.
+    assert "ponte_" not in first and "ponte_" not in second
     assert {a.plan.name for a in Account.objects.all()} >= {"Free", "Inicial", "Intermediário", "Empresarial"}
     assert set(ApiKey.objects.values_list("role", flat=True)) == {"admin", "operator", "viewer"}
-    assert "curl" in first
+    assert Account.objects.get(name="demo").user.username == "demo@example.com"

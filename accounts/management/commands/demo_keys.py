@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import time
+import urllib.request
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from accounts.demo import DEMO_ADMIN_PASSWORD, DEMO_ADMIN_USER, DEMO_CUSTOMER_EMAIL, DEMO_CUSTOMER_PASSWORD
+from accounts.demo_keys import demo_keys
+from accounts.models import Account
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as reply:  # noqa: S310 (our own http:// base URL)
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+class Command(BaseCommand):
+    help = "Print the demo keys and URLs (make run's last words; make keys: --fresh issues new keys)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--fresh", action="store_true", help="Revoke the demo keys and issue new ones.")
+        parser.add_argument(
+            "--wait",
+            type=float,
+            default=0,
+            metavar="SECONDS",
+            help="First wait up to this long for /healthz.",
+        )
+
+    def handle(self, *args, fresh: bool, wait: float, **options) -> None:
+        base = settings.PONTE_BASE_URL
+        if wait:
+            deadline = time.monotonic() + wait
+            while not _healthy(f"{base}/healthz"):
+                if time.monotonic() > deadline:
+                    raise CommandError(f"Ponte did not answer at {base}/healthz within {wait:.0f} s.")
+                time.sleep(0.5)
+        if not Account.objects.filter(name="demo").exists():
+            raise CommandError("No demo account: run `python manage.py load_demo` (or `make demo`) first.")
+        keys = demo_keys(fresh=fresh)
+        self.stdout.write(self.banner(base, keys))
+
+    def banner(self, base: str, keys: dict[str, str]) -> str:
+        from messaging.demo import waiting_qr_refresh
+
+        rule = "=" * 78
+        lines = [
+            rule,
+            f"  Ponte is up at {base}/",
+            f"  account area   {base}/account/    {DEMO_CUSTOMER_EMAIL} / {DEMO_CUSTOMER_PASSWORD}",
+            f"  staff admin    {base}/admin/      {DEMO_ADMIN_USER} / {DEMO_ADMIN_PASSWORD}",
+            f"  API docs       {base}/docs/",
+            f"  MCP endpoint   {base}/bonds/mcp",
+            f"  demo webhooks  {base}/demo/       (what the demo webhook received)",
+            "  demo API keys (account 'demo', plan Empresarial, bonds subscription active):",
+            *[f"    {role:<8} {plaintext}" for role, plaintext in keys.items()],
+            "  try:",
+            f"    curl -H 'X-API-Key: {keys['admin']}' {base}/api/sessions",
+            f"    curl -H 'Authorization: Bearer {keys['viewer']}' '{base}/bonds/api/?product=cdb'",
+        ]
+        waiting = waiting_qr_refresh()
+        if waiting is not None:
+            session, qr = waiting
+            until = timezone.localtime(qr.expires_at).strftime("%H:%M:%S")
+            lines.append(
+                f"  session {session.name} waits for a scan: QR current until {until}, live at "
+                f"{base}/account/sessions/{session.pk}/"
+            )
+        lines += ["  make keys prints fresh demo keys. Ctrl-C stops everything.", rule, ""]
+        return "\n".join(lines)

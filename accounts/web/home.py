@@ -1,0 +1,84 @@
+"""The landing page (`/`) and the account overview: plan, limits, today's usage, bonds access."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+from accounts.models import Account, Subscription
+from accounts.ratelimit import plan_rate, usage_hit
+from accounts.web.common import account_required
+from messaging.services.messages import messages_sent_today
+from webhooks.models import Webhook
+
+
+def landing(request: HttpRequest) -> HttpResponse:
+    base = request.build_absolute_uri("/").rstrip("/")
+    return render(request, "landing.html", {"base": base, "mcp_url": f"{base}/bonds/mcp"})
+
+
+@dataclass(frozen=True)
+class Meter:
+    label: str
+    used: int
+    limit: int | None  # None: unlimited
+
+    @property
+    def percent(self) -> int:
+        return min(100, round(100 * self.used / self.limit)) if self.limit else 0
+
+
+def _busiest_key_this_minute(request: HttpRequest, account: Account) -> int:
+    """Calls in the current minute of the account's busiest key (the limit applies per key)."""
+    busiest = 0
+    for key in account.api_keys.filter(revoked_at__isnull=True).select_related("account__plan"):
+        usage = usage_hit(
+            request, group="plan", subject=f"key:{key.pk}", rate=plan_rate(key), increment=False
+        )
+        if usage is not None:
+            busiest = max(busiest, usage.limit - usage.remaining)
+    return busiest
+
+
+def usage_meters(request: HttpRequest, account: Account) -> list[Meter]:
+    plan = account.plan
+    return [
+        Meter(
+            "Requests this minute (busiest key)",
+            _busiest_key_this_minute(request, account),
+            plan.requests_per_minute,
+        ),
+        Meter("Messages sent today", messages_sent_today(account), plan.messages_per_day),
+        Meter("Sessions", account.sessions.count(), plan.max_active_sessions),
+        Meter("Webhooks", Webhook.objects.filter(account=account).count(), plan.max_webhooks),
+    ]
+
+
+def bonds_access(account: Account) -> str:
+    """The bonds subscription state, in words."""
+    subscription = account.subscriptions.filter(product=Subscription.Product.BONDS).first()
+    if subscription is None:
+        return "No bonds subscription: keys of this account get the 5-bond preview (status no_subscription)."
+    ends = subscription.current_period_end
+    until = f" until {timezone.localtime(ends):%Y-%m-%d}" if ends else ""
+    return {
+        Subscription.Status.ACTIVE: f"Active{until}: keys of this account list every bond.",
+        Subscription.Status.PAST_DUE: "Payment pending: bond lists answer payment_issue until it is settled.",
+        Subscription.Status.CANCELED: "Canceled: bond lists answer no_subscription.",
+    }.get(subscription.status, subscription.get_status_display())
+
+
+@account_required
+def overview(request: HttpRequest, account: Account) -> HttpResponse:
+    context = {
+        "account": account,
+        "plan": account.plan,
+        "meters": usage_meters(request, account),
+        "bonds_access": bonds_access(account),
+        "base": settings.PONTE_BASE_URL,
+    }
+    return render(request, "account/home.html", context)

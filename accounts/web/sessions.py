@@ -1,0 +1,141 @@
+"""Messaging sessions in the account area: list, create, connect with a live QR code, pairing code,
+logout, delete. Every action calls the same `messaging.services.sessions` function as the REST API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.models import Account
+from accounts.web.common import account_required, form_error
+from accounts.web.forms import PairingCodeForm, SessionForm
+from config.errors import ApplicationError
+from messaging.engines.sandbox import SandboxEngine
+from messaging.models import Session
+from messaging.qr import qr_data_uri
+from messaging.services import sessions as services
+from messaging.services._engine import engine_for
+
+
+def _own_session(account: Account, session_id: str) -> Session:
+    return get_object_or_404(Session, pk=session_id, account=account)
+
+
+def _is_sandbox(session: Session) -> bool:
+    try:
+        return isinstance(engine_for(session), SandboxEngine)
+    except ApplicationError:
+        return False
+
+
+@account_required
+def session_list(request: HttpRequest, account: Account) -> HttpResponse:
+    form = SessionForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            session = services.session_create(account=account, name=form.cleaned_data["name"])
+        except ApplicationError as error:
+            form_error(form, error)
+        else:
+            messages.success(request, f"Session '{session.name}' created. Connect it to pair a phone.")
+            return redirect("account:session", session_id=session.pk)
+    context = {"form": form, "sessions": account.sessions.order_by("created_at"), "plan": account.plan}
+    return render(request, "account/sessions.html", context, status=400 if form.errors else 200)
+
+
+@account_required
+def session_detail(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
+    session = _own_session(account, session_id)
+    context = {"session": session, "pairing_form": PairingCodeForm(), "sandbox": _is_sandbox(session)}
+    return render(request, "account/session.html", context)
+
+
+def _act(request: HttpRequest, session: Session, action: Callable[[], object], done: str) -> HttpResponse:
+    try:
+        action()
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, done)
+    return redirect("account:session", session_id=session.pk)
+
+
+@require_POST
+@account_required
+def session_connect(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
+    session = _own_session(account, session_id)
+    return _act(
+        request, session, lambda: services.session_connect(session=session), "Scan the QR code below."
+    )
+
+
+@require_POST
+@account_required
+def session_logout(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
+    session = _own_session(account, session_id)
+    return _act(request, session, lambda: services.session_logout(session=session), "Logged out.")
+
+
+@require_POST
+@account_required
+def session_scan(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
+    """Sandbox sessions only: play the phone scanning the code, as POST /api/sandbox/…/scan does."""
+    session = _own_session(account, session_id)
+    if not _is_sandbox(session):
+        messages.error(request, "Only sandbox sessions can be paired without a phone.")
+        return redirect("account:session", session_id=session.pk)
+    return _act(request, session, lambda: services.sandbox_scan(session=session), "Paired (sandbox phone).")
+
+
+@require_POST
+@account_required
+def session_delete(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
+    session = _own_session(account, session_id)
+    try:
+        services.session_delete(session=session)
+    except ApplicationError as error:
+        messages.error(request, error.message)
+        return redirect("account:session", session_id=session.pk)
+    messages.success(request, f"Session '{session.name}' deleted.")
+    return redirect("account:sessions")
+
+
+@require_POST
+@account_required
+def session_pairing_code(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
+    session = _own_session(account, session_id)
+    form = PairingCodeForm(request.POST)
+    code = None
+    if form.is_valid():
+        try:
+            code = services.session_pairing_code(session=session, phone=form.cleaned_data["phone"])
+        except ApplicationError as error:
+            form_error(form, error)
+    session.refresh_from_db()
+    context = {"session": session, "pairing_form": form, "pairing": code, "sandbox": _is_sandbox(session)}
+    return render(request, "account/session.html", context, status=400 if form.errors else 200)
+
+
+@require_GET
+@account_required
+def session_qr(request: HttpRequest, account: Account, session_id: str) -> JsonResponse:
+    """The page polls this: the code to scan now (an expired one is replaced), or the new status."""
+    session = _own_session(account, session_id)
+    if session.status != Session.Status.QR:
+        return JsonResponse({"status": session.status, "phone": session.phone})
+    try:
+        qr = services.session_qr(session=session)
+    except ApplicationError as error:
+        return JsonResponse({"status": session.status, "error": error.message}, status=error.status_code)
+    return JsonResponse(
+        {
+            "status": Session.Status.QR,
+            "code": qr.code,
+            "image": qr_data_uri(qr.code),
+            "expiresAt": qr.expires_at.isoformat(),
+        }
+    )

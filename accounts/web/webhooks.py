@@ -1,0 +1,115 @@
+"""Registered webhooks in the account area: create, edit, delete, the delivery log with its attempts,
+and resending the account's own dead letters (the service the admin's resend calls)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from accounts.models import Account
+from accounts.web.common import account_required, form_error
+from accounts.web.forms import WebhookForm
+from accounts.web.keys import session_choices
+from config.errors import ApplicationError
+from webhooks import services
+from webhooks.models import Delivery, DeliveryAttempt, Webhook
+from webhooks.outbox import deliveries_resend
+
+DELIVERIES_SHOWN = 100
+
+
+@account_required
+def webhook_list(request: HttpRequest, account: Account) -> HttpResponse:
+    form = WebhookForm(request.POST or None, sessions=session_choices(account))
+    if request.method == "POST" and form.is_valid():
+        values = form.cleaned_data
+        try:
+            webhook = services.webhook_create(
+                account=account,
+                session_id=values["session"],
+                url=values["url"],
+                events=values["events"],
+                secret=values["secret"],
+                retry_count=values["retry_count"],
+            )
+        except ApplicationError as error:
+            form_error(form, error)
+        else:
+            messages.success(request, f"Webhook {webhook.id} created.")
+            return redirect("account:webhooks")
+    context = {
+        "form": form,
+        "webhooks": Webhook.objects.filter(account=account).select_related("session"),
+        "plan": account.plan,
+    }
+    return render(request, "account/webhooks.html", context, status=400 if form.errors else 200)
+
+
+@account_required
+def webhook_edit(request: HttpRequest, account: Account, webhook_id: str) -> HttpResponse:
+    webhook = get_object_or_404(Webhook, pk=webhook_id, account=account)
+    initial = {"url": webhook.url, "events": webhook.events, "retry_count": webhook.retry_count}
+    form = WebhookForm(request.POST or None, initial=initial, sessions=[], editing=True)
+    if request.method == "POST" and form.is_valid():
+        values = form.cleaned_data
+        changes = {"url": values["url"], "events": values["events"], "retry_count": values["retry_count"]}
+        if values["secret"]:
+            changes["secret"] = values["secret"]
+        try:
+            services.webhook_update(webhook=webhook, **changes)
+        except ApplicationError as error:
+            form_error(form, error)
+        else:
+            messages.success(request, f"Webhook {webhook.id} saved.")
+            return redirect("account:webhooks")
+    context = {"form": form, "webhook": webhook}
+    return render(request, "account/webhook_edit.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+@account_required
+def webhook_delete(request: HttpRequest, account: Account, webhook_id: str) -> HttpResponse:
+    webhook = get_object_or_404(Webhook, pk=webhook_id, account=account)
+    services.webhook_delete(webhook=webhook)
+    messages.success(request, f"Webhook {webhook_id} deleted; its waiting deliveries became dead letters.")
+    return redirect("account:webhooks")
+
+
+def _own_deliveries(account: Account):
+    return Delivery.objects.filter(session__account=account)
+
+
+@account_required
+def delivery_list(request: HttpRequest, account: Account) -> HttpResponse:
+    status = request.GET.get("status", "")
+    deliveries = _own_deliveries(account).select_related("event", "webhook")
+    if status in Delivery.Status.values:
+        deliveries = deliveries.filter(status=status)
+    attempts = Prefetch("attempts", queryset=DeliveryAttempt.objects.order_by("number"))
+    context = {
+        "deliveries": deliveries.prefetch_related(attempts)[:DELIVERIES_SHOWN],
+        "status": status,
+        "statuses": Delivery.Status.choices,
+        "shown": DELIVERIES_SHOWN,
+    }
+    return render(request, "account/deliveries.html", context)
+
+
+@require_POST
+@account_required
+def delivery_resend(request: HttpRequest, account: Account) -> HttpResponse:
+    """Resend the ticked dead letters of this account; ids of other accounts are simply not found."""
+    ids = [value for value in request.POST.getlist("delivery") if value.isdigit()]
+    chosen = _own_deliveries(account).filter(pk__in=ids, status=Delivery.Status.DEAD)
+    queued, _ = deliveries_resend(deliveries=chosen, requested_by=request.user)
+    if queued:
+        messages.success(request, f"Resending {queued} dead letter(s), with their original webhook-id.")
+    if queued < len(ids):
+        messages.warning(
+            request,
+            f"{len(ids) - queued} could not be resent: not a dead letter, or its webhook was deleted.",
+        )
+    return redirect("account:deliveries")

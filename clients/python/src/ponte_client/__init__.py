@@ -1,0 +1,54 @@
+"""ponte_client: a typed client for Ponte (bonds, messaging sessions, webhooks), sync and async."""
+
+from ponte_client._http import RetryPolicy
+from ponte_client.aio import AsyncClient
+from ponte_client.client import Client
+from ponte_client.errors import (
+    AuthenticationError,
+    BadRequestError,
+    BondsAccessError,
+    ConflictError,
+    NotFoundError,
+    PermissionDeniedError,
+    PonteError,
+    RateLimitError,
+    ServerError,
+)
+from ponte_client.models import (
+    Bond,
+    BondList,
+    Connection,
+    Page,
+    PairingCode,
+    QrCode,
+    SentMessage,
+    Session,
+    Webhook,
+)
+from ponte_client.signatures import WebhookVerificationError, verify_webhook
+
+__all__ = [
+    "AsyncClient",
+    "AuthenticationError",
+    "BadRequestError",
+    "Bond",
+    "BondList",
+    "BondsAccessError",
+    "Client",
+    "ConflictError",
+    "Connection",
+    "NotFoundError",
+    "Page",
+    "PairingCode",
+    "PermissionDeniedError",
+    "PonteError",
+    "QrCode",
+    "RateLimitError",
+    "RetryPolicy",
+    "SentMessage",
+    "ServerError",
+    "Session",
+    "Webhook",
+    "WebhookVerificationError",
+    "verify_webhook",
+]

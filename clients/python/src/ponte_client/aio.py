@@ -1,0 +1,212 @@
+"""The asynchronous client: `AsyncClient(base_url=..., api_key=...)`, the same resources as `Client`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import httpx
+
+from ponte_client import ops
+from ponte_client._http import Op, RetryPolicy, send_async
+from ponte_client.models import BondList, Connection, Page, PairingCode, QrCode, SentMessage, Session, Webhook
+
+T = TypeVar("T")
+Run = Callable[[Op[Any]], Awaitable[Any]]
+JSON = dict[str, Any]
+
+
+class _Resource:
+    def __init__(self, run: Run) -> None:
+        self._run = run
+
+
+class Bonds(_Resource):
+    async def list(
+        self,
+        *,
+        product: Sequence[str] | None = None,
+        index: Sequence[str] | None = None,
+        bank: Sequence[int] | None = None,
+        tax_free: bool | None = None,
+        fgc: bool | None = None,
+    ) -> BondList:
+        """Active bonds; without a key, a preview of at most 5 (`status == "preview"`)."""
+        return await self._run(
+            ops.bonds_list(product=product, index=index, bank=bank, tax_free=tax_free, fgc=fgc)
+        )
+
+    async def csv(self, *, locale: str | None = None, **filters: Any) -> str:
+        """The same list as CSV text (`locale="pt-BR"`: decimal comma, VERDADEIRO/FALSO)."""
+        return await self._run(ops.bonds_csv(locale=locale, **filters))
+
+
+class Sessions(_Resource):
+    async def create(self, name: str) -> Session:
+        return await self._run(ops.sessions_create(name))
+
+    async def list(self, *, status: str | None = None, page: int = 1, limit: int = 20) -> Page[Session]:
+        return await self._run(ops.sessions_list(status, page, limit))
+
+    async def get(self, session_id: str) -> Session:
+        return await self._run(ops.sessions_get(session_id))
+
+    async def connect(self, session_id: str) -> Connection:
+        return await self._run(ops.sessions_connect(session_id))
+
+    async def qrcode(self, session_id: str) -> QrCode:
+        return await self._run(ops.sessions_qrcode(session_id))
+
+    async def pairing_code(self, session_id: str, phone_number: str) -> PairingCode:
+        return await self._run(ops.sessions_pairing_code(session_id, phone_number))
+
+    async def logout(self, session_id: str) -> JSON:
+        return await self._run(ops.sessions_logout(session_id))
+
+    async def delete(self, session_id: str) -> None:
+        await self._run(ops.sessions_delete(session_id))
+
+
+class Messages(_Resource):
+    async def send_text(
+        self, session_id: str, to: str, text: str, *, quoted_message_id: str | None = None
+    ) -> SentMessage:
+        return await self._run(ops.messages_send_text(session_id, to, text, quoted_message_id))
+
+    async def send_location(
+        self,
+        session_id: str,
+        to: str,
+        latitude: float,
+        longitude: float,
+        *,
+        name: str = "",
+        address: str = "",
+    ) -> SentMessage:
+        return await self._run(ops.messages_send_location(session_id, to, latitude, longitude, name, address))
+
+    async def react(self, session_id: str, to: str, message_id: str, reaction: str) -> JSON:
+        return await self._run(ops.messages_react(session_id, to, message_id, reaction))
+
+    async def delete(
+        self, session_id: str, remote_jid: str, message_id: str, *, from_me: bool = True
+    ) -> JSON:
+        return await self._run(ops.messages_delete(session_id, remote_jid, message_id, from_me))
+
+    async def list(
+        self, session_id: str, *, chat: str | None = None, page: int = 1, limit: int = 20
+    ) -> Page[JSON]:
+        return await self._run(ops.messages_list(session_id, chat, page, limit))
+
+
+class Contacts(_Resource):
+    async def check(self, session_id: str, numbers: Sequence[str]) -> list[JSON]:
+        return await self._run(ops.contacts_check(session_id, numbers))
+
+    async def set_name(self, session_id: str, name: str) -> JSON:
+        return await self._run(ops.contacts_set_name(session_id, name))
+
+    async def set_status(self, session_id: str, status: str) -> JSON:
+        return await self._run(ops.contacts_set_status(session_id, status))
+
+
+class Groups(_Resource):
+    async def create(self, session_id: str, subject: str, participants: Sequence[str]) -> JSON:
+        return await self._run(ops.groups_create(session_id, subject, participants))
+
+    async def list(self, session_id: str) -> list[JSON]:
+        return await self._run(ops.groups_list(session_id))
+
+    async def leave(self, session_id: str, group_jid: str) -> JSON:
+        return await self._run(ops.groups_leave(session_id, group_jid))
+
+
+class Webhooks(_Resource):
+    async def create(
+        self,
+        session_id: str,
+        url: str,
+        events: Sequence[str],
+        *,
+        secret: str | None = None,
+        retry_count: int | None = None,
+    ) -> Webhook:
+        return await self._run(ops.webhooks_create(session_id, url, events, secret, retry_count))
+
+    async def list(self, *, session_id: str | None = None) -> list[Webhook]:
+        return await self._run(ops.webhooks_list(session_id))
+
+    async def get(self, webhook_id: str) -> Webhook:
+        return await self._run(ops.webhooks_get(webhook_id))
+
+    async def update(
+        self,
+        webhook_id: str,
+        *,
+        url: str | None = None,
+        events: Sequence[str] | None = None,
+        secret: str | None = None,
+        retry_count: int | None = None,
+    ) -> Webhook:
+        changes = {
+            "url": url,
+            "events": list(events) if events is not None else None,
+            "secret": secret,
+            "retry_count": retry_count,
+        }
+        return await self._run(ops.webhooks_update(webhook_id, changes))
+
+    async def delete(self, webhook_id: str) -> None:
+        await self._run(ops.webhooks_delete(webhook_id))
+
+
+class Instance(_Resource):
+    """Instance webhooks, addressed by a session's instance key (no API key needed)."""
+
+    async def config(self, instance_key: str) -> JSON:
+        return await self._run(ops.instance_config(instance_key))
+
+    async def update_config(self, instance_key: str, **fields: Any) -> JSON:
+        """Fields as the API names them: allowWebhook, webhookMessage, webhookFormat..."""
+        return await self._run(ops.instance_update(instance_key, fields))
+
+    async def statistics(self, instance_key: str) -> JSON:
+        return await self._run(ops.instance_statistics(instance_key))
+
+
+class AsyncClient:
+    """Ponte's API, asynchronously. Use as an async context manager, or call `aclose()`."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None = None,
+        timeout: float = 30.0,
+        retry: RetryPolicy | None = None,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        self._http = http or httpx.AsyncClient(
+            base_url=base_url.rstrip("/"), timeout=timeout, headers={"User-Agent": "ponte-client/0.1"}
+        )
+        self._api_key = api_key
+        self._retry = retry or RetryPolicy()
+        self.bonds = Bonds(self._send)
+        self.sessions = Sessions(self._send)
+        self.messages = Messages(self._send)
+        self.contacts = Contacts(self._send)
+        self.groups = Groups(self._send)
+        self.webhooks = Webhooks(self._send)
+        self.instance = Instance(self._send)
+
+    async def _send(self, op: Op[T]) -> T:
+        return await send_async(self._http, op, api_key=self._api_key, retry=self._retry)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

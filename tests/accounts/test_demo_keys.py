@@ -1,0 +1,93 @@
+"""`manage.py demo_keys` (the end of `make run`, and `make keys`): the demo keys and URLs, printed again
+on every run, fresh on demand."""
+
+from __future__ import annotations
+
+import re
+import stat
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from accounts.models import ApiKey
+from accounts.services import api_key_authenticate
+from messaging.models import SandboxDevice, Session
+from tests.localhttp import base_url, serving
+
+KEY = r"ponte_[a-z0-9]{8}_[A-Za-z0-9_-]+"
+
+
+@pytest.fixture
+def demo(default_plans, settings, tmp_path) -> None:
+    settings.VAR_DIR = tmp_path
+    call_command("load_demo", stdout=StringIO())
+
+
+def banner(*args: str) -> str:
+    out = StringIO()
+    call_command("demo_keys", *args, stdout=out)
+    return out.getvalue()
+
+
+def keys_in(text: str) -> dict[str, str]:
+    return dict(re.findall(rf"^    (admin|operator|viewer)\s+({KEY})$", text, flags=re.MULTILINE))
+
+
+def test_every_run_prints_the_same_working_keys_and_the_urls(demo, settings) -> None:
+    first, second = banner(), banner()
+    assert keys_in(first) == keys_in(second) and set(keys_in(first)) == {"admin", "operator", "viewer"}
+    for role, plaintext in keys_in(first).items():
+        assert api_key_authenticate(plaintext=plaintext, client_ip="127.0.0.1").role == role
+    base = settings.PONTE_BASE_URL
+    for url in [f"{base}/account/", f"{base}/admin/", f"{base}/docs/", f"{base}/bonds/mcp", f"{base}/demo/"]:
+        assert url in first
+    (store,) = settings.VAR_DIR.glob("demo-keys-*.json")
+    assert store.stat().st_mode & 0o777 == stat.S_IRUSR | stat.S_IWUSR
+
+
+def test_fresh_keys_replace_and_revoke_the_old_ones(demo) -> None:
+    old = keys_in(banner())
+    new = keys_in(banner("--fresh"))
+    assert set(new) == set(old) and not set(new.values()) & set(old.values())
+    assert ApiKey.objects.filter(name__startswith="demo-", revoked_at__isnull=True).count() == 3
+    assert keys_in(banner()) == new
+
+
+def test_a_revoked_demo_key_is_replaced_on_the_next_run(demo) -> None:
+    old = keys_in(banner())
+    ApiKey.objects.filter(name="demo-viewer").update(revoked_at="2026-01-01T00:00:00Z")
+    assert keys_in(banner())["viewer"] != old["viewer"]
+
+
+def test_the_waiting_demo_session_has_a_current_qr_code_when_printed(demo) -> None:
+    waiting = Session.objects.get(name="demo-waiting")
+    SandboxDevice.objects.filter(session_id=waiting.pk).update(qr_expires_at="2020-01-01T00:00:00Z")
+    text = banner()
+    assert f"/account/sessions/{waiting.pk}/" in text and "QR current until" in text
+    from messaging.services.sessions import sandbox_scan
+
+    waiting.refresh_from_db()
+    assert sandbox_scan(session=waiting).status == "connected"  # no "The QR code expired"
+
+
+def test_wait_gives_up_when_the_server_never_answers(demo, settings) -> None:
+    settings.PONTE_BASE_URL = "http://127.0.0.1:9"
+    with pytest.raises(CommandError, match="did not answer"):
+        banner("--wait", "1")
+
+
+def test_wait_prints_once_the_server_answers(demo, settings) -> None:
+    from http.server import BaseHTTPRequestHandler
+
+    class Healthy(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    with serving(Healthy) as server:
+        settings.PONTE_BASE_URL = base_url(server)
+        assert keys_in(banner("--wait", "10"))

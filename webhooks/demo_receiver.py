@@ -1,0 +1,105 @@
+"""The demo's own webhook receiver, so the first demo delivery succeeds without leaving the machine.
+
+`make run` points the demo webhook at `POST /demo/webhook` on Ponte itself (allowing 127.0.0.1/32 through
+PONTE_WEBHOOK_ALLOW_NETWORKS for that run only); `GET /demo/` shows what arrived and whether each
+signature checks out with the demo secret. What arrived is kept in a small JSON-lines file under
+PONTE_VAR_DIR, so every web process sees it, with no table of its own. Off (404) unless
+PONTE_DEMO_RECEIVER is on (the default follows DEBUG).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import path
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from webhooks.signing import hex_signature
+
+KEPT = 50
+_BODY_LIMIT = 64 * 1024
+_lock = threading.Lock()
+
+
+def demo_secret() -> str:
+    from webhooks.demo import DEMO_SECRET
+
+    return DEMO_SECRET
+
+
+def demo_receiver_url() -> str:
+    """Where the demo webhook posts: this Ponte on the loopback address, at the port it serves."""
+    return f"http://127.0.0.1:{settings.PONTE_PORT}/demo/webhook"
+
+
+def _store() -> Path:
+    return Path(settings.VAR_DIR) / "demo-webhook.jsonl"
+
+
+def received_add(record: dict[str, Any]) -> None:
+    store = _store()
+    with _lock:
+        lines = store.read_text().splitlines() if store.exists() else []
+        lines = [*lines[-(KEPT - 1) :], json.dumps(record)]
+        store.write_text("\n".join(lines) + "\n")
+
+
+def received_list() -> list[dict[str, Any]]:
+    """What arrived, newest first."""
+    store = _store()
+    lines = store.read_text().splitlines() if store.exists() else []
+    return [json.loads(line) for line in reversed(lines) if line.strip()]
+
+
+def _require_enabled() -> None:
+    if not settings.PONTE_DEMO_RECEIVER:
+        raise Http404("The demo receiver is off (PONTE_DEMO_RECEIVER).")
+
+
+@csrf_exempt
+@require_POST
+def receive(request: HttpRequest) -> HttpResponse:
+    _require_enabled()
+    body = request.body[:_BODY_LIMIT]
+    signature = request.headers.get("x-webhook-signature", "")
+    expected = hex_signature(secret=demo_secret(), body=body)
+    try:
+        payload: Any = json.loads(body)
+    except ValueError:
+        payload = body.decode(errors="replace")
+    received_add(
+        {
+            "at": timezone.now().isoformat(timespec="seconds"),
+            "webhook_id": request.headers.get("webhook-id", ""),
+            "event": payload.get("event", "") if isinstance(payload, dict) else "",
+            "signed": bool(signature),
+            "signature_ok": bool(signature) and hmac.compare_digest(signature, expected),
+            "payload": payload,
+        }
+    )
+    return JsonResponse({"received": True})
+
+
+@require_GET
+def page(request: HttpRequest) -> HttpResponse:
+    _require_enabled()
+    received = received_list()
+    for record in received:
+        record["pretty"] = json.dumps(record["payload"], indent=2, ensure_ascii=False)
+    context = {"received": received, "url": demo_receiver_url(), "kept": KEPT}
+    return render(request, "demo/received.html", context)
+
+
+urlpatterns = [
+    path("", page, name="demo-received"),
+    path("webhook", receive, name="demo-webhook"),
+]
