@@ -33,6 +33,33 @@ def test_bonds_list_returns_typed_rows_with_a_key_and_a_preview_without(client, 
     with Client(base_url=ponte) as anonymous:
         preview = anonymous.bonds.list()
     assert preview.status == "preview" and len(preview.bonds) == 5
+    assert any(b.net_return_cdi_percent is not None for b in full.bonds)
+
+
+def test_a_bond_row_with_fields_the_client_does_not_know_still_reads() -> None:
+    row = {
+        "name": "CDB Banco X",
+        "bank": 1,
+        "bank_name": "Banco X",
+        "product": "cdb",
+        "index": "cdi",
+        "rate": 1.0,
+        "fgc_protection": True,
+        "tax_free": False,
+        "exclusive": False,
+        "min_investment": 100.0,
+        "maturity_date": "2030-01-02",
+        "early_withdrawal": False,
+        "rating": "AA",
+        "payment_probability": 0.99,
+        "net_annualized_return": 0.11,
+        "real_annualized_return": 0.06,
+        "liquidity_days": 0,
+        "a_field_added_later": "x",
+    }
+    bond = Bond.from_json(row)
+    assert bond.liquidity_days == 0 and bond.grace_period_days is None
+    assert bond.raw["a_field_added_later"] == "x"
 
 
 def test_bonds_csv_and_its_pt_br_locale(client) -> None:

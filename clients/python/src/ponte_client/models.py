@@ -32,10 +32,18 @@ class Bond:
     payment_probability: float | None
     net_annualized_return: float | None
     real_annualized_return: float | None
+    # JSON-only fields (the CSV keeps the contract's columns): days to redeem, days before any redemption,
+    # and the share of the projected CDI a taxed CDB must pay to net the same.
+    liquidity_days: int | None = None
+    grace_period_days: int | None = None
+    net_return_cdi_percent: float | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Bond:
-        return cls(**{**data, "maturity_date": date.fromisoformat(data["maturity_date"])})
+        # Fields a newer server adds stay readable in `raw` instead of breaking older clients.
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data and name != "raw"}
+        return cls(**{**known, "maturity_date": date.fromisoformat(data["maturity_date"]), "raw": data})
 
 
 @dataclass(frozen=True)
