@@ -182,6 +182,8 @@ def test_a_slow_answer_stops_the_batch_and_gives_the_rest_back_unattempted(
     assert len(handed_over) == 1  # a new hint, a moment later, for what is left
     # The next hint sends the rest (one per claim while the target is slow); quick answers clear the mark.
     receiver.hang = 0
+    # What counts as quick is raised too, so a loaded test machine's slower POSTs still count as quick.
+    settings.PONTE_WEBHOOK_SLOW_SECONDS = 2
     assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"
     assert len(receiver.received) == 3
     assert not throttle.is_slow(first.target_url)
