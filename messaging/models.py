@@ -30,6 +30,11 @@ class Session(models.Model):
     account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="sessions")
     name = models.CharField(max_length=100)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DISCONNECTED)
+    status_reason = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="Why the session is disconnected or limited (logged_out, replaced, banned...).",
+    )
     engine = models.CharField(
         max_length=200, blank=True, help_text="Dotted path; empty uses MESSAGING_ENGINE."
     )
