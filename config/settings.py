@@ -381,6 +381,14 @@ ENGINE_MAX_SESSIONS = env_int("ENGINE_MAX_SESSIONS", 1000)
 # A session's lease lasts this long unless its owner renews it (every ENGINE_HEARTBEAT_SECONDS).
 ENGINE_LEASE_SECONDS = float(os.environ.get("ENGINE_LEASE_SECONDS", "15"))
 ENGINE_HEARTBEAT_SECONDS = float(os.environ.get("ENGINE_HEARTBEAT_SECONDS", "3"))
+# The WhatsApp driver (ENGINE_DRIVER=whatsapp, messaging/engines/whatsapp): a socks5:// or http:// proxy
+# for every session's connection (a session's own `proxy` overrides it), the store of device keys
+# (default: Ponte's database, or var/whatsapp.sqlite3 on the embedded default), how long connect waits
+# for the first QR code, and whether buttons are sent as numbered text instead of reply buttons.
+WHATSAPP_PROXY = os.environ.get("WHATSAPP_PROXY", "")
+WHATSAPP_STORE = os.environ.get("WHATSAPP_STORE", "")
+WHATSAPP_QR_WAIT_SECONDS = float(os.environ.get("WHATSAPP_QR_WAIT_SECONDS", "5"))
+WHATSAPP_BUTTONS_AS_TEXT = os.environ.get("WHATSAPP_BUTTONS_AS_TEXT", "").lower() in ("1", "true", "yes")
 # Fixed domain parts of JIDs: individuals `<digits>@<user>`, groups `<digits>@<group>`.
 MESSAGING_USER_SUFFIX = os.environ.get("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
 MESSAGING_GROUP_SUFFIX = os.environ.get("MESSAGING_GROUP_SUFFIX", "g.us")

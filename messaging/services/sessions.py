@@ -24,7 +24,7 @@ class ConnectOutcome:
 
 
 @transaction.atomic
-def session_create(*, account: Account, name: str) -> Session:
+def session_create(*, account: Account, name: str, proxy: str = "") -> Session:
     """Create a disconnected session, within the plan's session cap (sessions that exist count)."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
     account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
@@ -36,7 +36,7 @@ def session_create(*, account: Account, name: str) -> Session:
             "delete one or upgrade the plan.",
             extra={"limit": cap},
         )
-    return Session.objects.create(account=account, name=name)
+    return Session.objects.create(account=account, name=name, proxy=proxy)
 
 
 @transaction.atomic

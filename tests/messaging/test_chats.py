@@ -127,3 +127,13 @@ def test_an_unknown_disconnect_reason_is_400(admin_client, session):
 
 def test_restart_needs_an_operator(keyed_client, make_key, session):
     assert keyed_client(make_key("viewer")).post(f"/api/sessions/{session.pk}/restart").status_code == 403
+
+
+def test_a_session_may_be_created_with_its_own_proxy_which_is_never_returned(admin_client):
+    response = admin_client.post(
+        "/api/sessions", {"name": "wa", "proxy": "socks5://user:pw@127.0.0.1:1080"}, format="json"
+    )
+    assert response.status_code == 201 and "proxy" not in response.json()
+    assert Session.objects.get(pk=response.json()["id"]).proxy == "socks5://user:pw@127.0.0.1:1080"
+    bad = admin_client.post("/api/sessions", {"name": "wa", "proxy": "ftp://127.0.0.1:21"}, format="json")
+    assert bad.status_code == 400
