@@ -7,8 +7,12 @@
    RSS each process gains per idle hosted session (target ≤ 1 MB), then one process is killed (SIGKILL)
    and the time until the other hosts all 1,000 is printed.
 
-Needs PostgreSQL (DATABASE_URL; RemoteEngine refuses SQLite) and the `redis-server` binary: it starts its
-own on a free port. Runs on a throw-away test database. On SQLite it says so and exits 0.
+3. Memory per idle WhatsApp session with the library loaded (bench/whatsapp_memory.py, in a child
+   process so the library is loaded only there; runs on SQLite too).
+
+Parts 1 and 2 need PostgreSQL (DATABASE_URL; RemoteEngine refuses SQLite) and the `redis-server`
+binary: it starts its own on a free port. Runs on a throw-away test database. On SQLite they are skipped
+with a note, and the script exits 0.
 """
 
 from __future__ import annotations
@@ -74,7 +78,16 @@ def wait(predicate, timeout: float) -> float:
     raise SystemExit(f"timed out after {timeout} s")
 
 
+def whatsapp_memory() -> None:
+    import subprocess
+
+    print("WhatsApp driver (neonize), idle sessions:")
+    script = Path(__file__).resolve().parent / "whatsapp_memory.py"
+    subprocess.run([sys.executable, str(script), "20"], check=True, timeout=300)
+
+
 def main() -> None:
+    whatsapp_memory()
     if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         print("bench/engines.py: RemoteEngine needs PostgreSQL (set DATABASE_URL); nothing measured.")
         return
@@ -144,7 +157,7 @@ def main() -> None:
         print(f"{SESSIONS} paired sandbox sessions over 2 engine processes (taken over in {took:.1f} s):")
         for p in pair:
             print(f"  {p.id}: {loads[p.id]} sessions, RSS +{grown[p.id] / 1024:.1f} MiB")
-        print(f"  memory per idle hosted session: {per_session:.1f} KiB (target ≤ 1024 KiB)")
+        print(f"  memory per idle sandbox session: {per_session:.1f} KiB (target ≤ 1024 KiB)")
 
         victim, survivor = pair
         victim.kill()
