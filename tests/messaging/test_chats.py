@@ -137,3 +137,17 @@ def test_a_session_may_be_created_with_its_own_proxy_which_is_never_returned(adm
     assert Session.objects.get(pk=response.json()["id"]).proxy == "socks5://user:pw@127.0.0.1:1080"
     bad = admin_client.post("/api/sessions", {"name": "wa", "proxy": "ftp://127.0.0.1:21"}, format="json")
     assert bad.status_code == 400
+
+
+def test_a_network_throttle_is_429_with_retry_after(admin_client, session):
+    from tests.messaging.engines import THROTTLED
+
+    Session.objects.filter(pk=session.pk).update(engine=THROTTLED)
+    response = admin_client.post(
+        "/api/messages/send", {"sessionId": str(session.pk), "to": CUSTOMER, "text": "oi"}, format="json"
+    )
+    assert response.status_code == 429 and response["Retry-After"] == "42"
+    assert response.json()["error"] == "TOO_MANY_REQUESTS"
+    # An engine without media, read or presence says so plainly (403), never a 500.
+    read = post(admin_client, "presence", session, chatId=CUSTOMER, presence="composing")
+    assert read.status_code == 403
