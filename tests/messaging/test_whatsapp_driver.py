@@ -435,3 +435,30 @@ def test_connection_events_carry_their_reason(connected, events, event, expected
     _sid, client = connected
     client.fire(type(event).__name__, event)
     assert events[-len(expected) :] == expected
+
+
+def test_group_and_call_events(connected, events):
+    _sid, client = connected
+    info = client._group("Equipe", [jid(CUSTOMER)])
+    client.fire("JoinedGroup", lib.JoinedGroup(GroupInfo=info, Sender=jid(CUSTOMER)))
+    joined = events[-1]
+    assert (joined.name, joined.group, joined.subject, joined.by) == ("group_join", GROUP, "Equipe", CUSTOMER)
+    assert [m.jid for m in joined.members] == ["5511999990001@s.whatsapp.net", CUSTOMER]
+    client.get_group_info = lambda group_jid: info
+    change = lib.GroupInfoEvent(
+        JID=jid(GROUP), Sender=jid(CUSTOMER), Leave=[jid(CUSTOMER)], Timestamp=1763800000
+    )
+    client.fire("GroupInfo", change)
+    assert (events[-1].name, events[-1].participants, events[-1].timestamp) == (
+        "group_leave",
+        (CUSTOMER,),
+        1763800000,
+    )
+    offer = lib.CallOffer(basicCallMeta=lib.BasicCallMeta(**{"from": jid(CUSTOMER)}, callID="C1"))
+    client.fire("CallOffer", offer)
+    assert (events[-1].name, events[-1].caller, events[-1].call_id, events[-1].status) == (
+        "call",
+        CUSTOMER,
+        "C1",
+        "offer",
+    )

@@ -53,6 +53,18 @@ logger = logging.getLogger(__name__)
 ClientFactory = Callable[[str, str, str], Any]
 # whatsmeow shows the first QR code for 60 s, each next one for 20 s.
 _FIRST_QR, _NEXT_QR = 60, 20
+_MESSAGE_EVENTS = (
+    "Message",
+    "HistorySync",
+    "Receipt",
+    "Presence",
+    "ChatPresence",
+    "JoinedGroup",
+    "GroupInfo",
+    "CallOffer",
+    "CallAccept",
+    "CallTerminate",
+)
 _CONNECTION_EVENTS = (
     "LoggedOut",
     "StreamReplaced",
@@ -134,6 +146,13 @@ class WhatsAppDriver(Engine):
             return [inbound.chat_presence_event(ev)]
         if name == "Connected":
             return self._connected(session_id, live, client)
+        if name == "JoinedGroup":
+            return [inbound.joined_group_event(ev, inbound.jid_str(client.get_me().JID))]
+        if name == "GroupInfo":
+            return list(inbound.group_info_events(ev, client.get_group_info(ev.JID)))
+        if name in ("CallOffer", "CallAccept", "CallTerminate"):
+            status = {"CallOffer": "offer", "CallAccept": "accept", "CallTerminate": "terminate"}[name]
+            return [inbound.call_event(ev, status)]
         if name in _CONNECTION_EVENTS:
             events = inbound.connection_events(name, ev)
             if any(isinstance(e, DisconnectedEvent) for e in events):
@@ -172,15 +191,7 @@ class WhatsAppDriver(Engine):
         live = _Live(client=client, proxy=self._proxy(session_id))
         client.event.qr(lambda _client, data: self._on_qr(session_id, live, data))
         events = load().events
-        for name in (
-            "Message",
-            "HistorySync",
-            "Receipt",
-            "Presence",
-            "ChatPresence",
-            "Connected",
-            *_CONNECTION_EVENTS,
-        ):
+        for name in (*_MESSAGE_EVENTS, "Connected", *_CONNECTION_EVENTS):
             client.event(getattr(events, f"{name}Ev"))(self._handler(session_id, live, name))
         live.thread = threading.Thread(
             target=self._run, args=(session_id, live), daemon=True, name=f"wa-{session_id}"

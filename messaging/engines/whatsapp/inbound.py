@@ -10,11 +10,17 @@ from typing import Any
 
 from messaging.engines.events import (
     ButtonRef,
+    CallEvent,
     Card,
     DisconnectedEvent,
     EngineEvent,
+    GroupChange,
+    GroupJoinEvent,
+    GroupLeaveEvent,
+    GroupUpdateEvent,
     HealthEvent,
     Location,
+    Member,
     MessageAckEvent,
     MessageEvent,
     PresenceEvent,
@@ -244,3 +250,51 @@ def connection_events(name: str, ev: Any) -> list[EngineEvent]:
     if name == "KeepAliveRestored":
         return [HealthEvent(status="AVAILABLE")]
     return []
+
+
+def _members(info: Any) -> tuple[Member, ...]:
+    return tuple(
+        Member(jid=jid_str(p.JID), admin=bool(p.IsAdmin or p.IsSuperAdmin)) for p in info.Participants
+    )
+
+
+def group_event(
+    kind: type[GroupChange], info: Any, participants: list[str], by: str, at: int = 0
+) -> GroupChange:
+    """A group change with the group as it is now (`info`: the library's GroupInfo)."""
+    return kind(
+        group=jid_str(info.JID),
+        participants=tuple(participants),
+        by=by,
+        subject=info.GroupName.Name,
+        subject_time=int(info.GroupName.NameSetAt),
+        creation=int(info.GroupCreated),
+        owner=jid_str(info.OwnerJID) if info.OwnerJID.User else "",
+        members=_members(info),
+        timestamp=at or None,
+    )
+
+
+def joined_group_event(ev: Any, own: str) -> GroupJoinEvent:
+    """JoinedGroupEv: the session was added to (or created) a group."""
+    by = jid_str(ev.Sender) if ev.Sender.User else ""
+    return group_event(GroupJoinEvent, ev.GroupInfo, [own], by)
+
+
+def group_info_events(ev: Any, info: Any) -> list[GroupChange]:
+    """GroupInfoEv (joins, leaves, a new name), with `info` the group fetched after the change."""
+    by = jid_str(ev.Sender) if ev.Sender.User else ""
+    at = int(ev.Timestamp // 1000 if ev.Timestamp > 10**11 else ev.Timestamp)
+    events: list[GroupChange] = []
+    if ev.Join:
+        events.append(group_event(GroupJoinEvent, info, [jid_str(j) for j in ev.Join], by, at))
+    if ev.Leave:
+        events.append(group_event(GroupLeaveEvent, info, [jid_str(j) for j in ev.Leave], by, at))
+    if ev.HasField("Name") or ev.Promote or ev.Demote:
+        events.append(group_event(GroupUpdateEvent, info, [], by, at))
+    return events
+
+
+def call_event(ev: Any, status: str) -> CallEvent:
+    meta = ev.basicCallMeta
+    return CallEvent(caller=jid_str(getattr(meta, "from")), call_id=meta.callID, status=status)
