@@ -53,6 +53,7 @@ logger = logging.getLogger(__name__)
 ClientFactory = Callable[[str, str, str], Any]
 # whatsmeow shows the first QR code for 60 s, each next one for 20 s.
 _FIRST_QR, _NEXT_QR = 60, 20
+_START_GAP = 0.5
 _MESSAGE_EVENTS = (
     "Message",
     "HistorySync",
@@ -198,6 +199,9 @@ class WhatsAppDriver(Engine):
         )
         self._live[session_id] = live
         live.thread.start()
+        # Still under the lock: neonize registers the client in Go maps without a mutex as it starts,
+        # so the next start waits until this one has shown a QR code, connected, failed, or had a moment.
+        live.settled.wait(_START_GAP)
         return live
 
     def _run(self, session_id: str, live: _Live) -> None:
