@@ -127,6 +127,9 @@ class WhatsAppDriver(Engine):
                     self._emit(session_id, event)
             except Exception:
                 logger.exception("Mapping the library's %s event failed (session %s)", name, session_id)
+            finally:
+                if name == "Connected":  # after the event is recorded: connect's caller reads the session
+                    live.settled.set()
 
         return handle
 
@@ -167,17 +170,17 @@ class WhatsAppDriver(Engine):
             session_id=session_id, defaults={"jid": device_jid_str(me.JID)}
         )
         live.connected, live.qr = True, None
-        live.settled.set()
         jid = inbound.jid_str(me.JID)
         return [ConnectedEvent(jid=jid, phone=me.JID.User, push_name=me.PushName, platform="whatsapp")]
 
     def _on_qr(self, session_id: str, live: _Live, data: bytes) -> None:
         live.serial += 1
         expires = timezone.now() + timedelta(seconds=_FIRST_QR if live.serial == 1 else _NEXT_QR)
-        live.qr = QrCode(code=data.decode() if isinstance(data, bytes) else str(data), expires_at=expires)
+        qr = QrCode(code=data.decode() if isinstance(data, bytes) else str(data), expires_at=expires)
+        # Recorded first, then shown: connect's caller reads the session (status `qr`) right after.
+        self._emit(session_id, QrEvent(qr_code=qr.code, expires_at=expires.isoformat(), serial=live.serial))
+        live.qr = qr
         live.settled.set()
-        event = QrEvent(qr_code=live.qr.code, expires_at=expires.isoformat(), serial=live.serial)
-        self._emit(session_id, event)
 
     # --- the client's life ---------------------------------------------------------------------------
 
