@@ -9,6 +9,7 @@ the best peer's published ~50 MB per session (WAHA GOWS, whatsmeow). Nothing dia
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import tempfile
@@ -72,3 +73,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    # The library's connect threads are not daemons and block on the silent proxy: leave at once.
+    os._exit(0)
