@@ -12,6 +12,7 @@ import time
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from messaging.engines.whatsapp.library import bundled_binary, load
 from messaging.engines.whatsapp.store import store_dsn
@@ -78,6 +79,9 @@ if POSTGRES:
         assert (session.status, session.status_reason) == ("disconnected", "proxy_unreachable")
         assert time.monotonic() - started < 30
         assert engine.process.poll() is None  # the engine process is alive
+        with connection.cursor() as cursor:  # whatsmeow's store is Ponte's own database
+            cursor.execute("SELECT to_regclass('whatsmeow_device') IS NOT NULL")
+            assert cursor.fetchone()[0] is True
         assert admin_client.get(f"/api/sessions/{session_id}").json()["reason"] == "proxy_unreachable"
         # It keeps answering: a second attempt fails the same way, and other commands are answered.
         assert admin_client.post(f"/api/sessions/{session_id}/connect").status_code == 502
