@@ -136,10 +136,13 @@ def main() -> None:
         processes.extend(pair)
         time.sleep(4)  # settle: both idle, registered
         before = {p.id: rss_kib(p.pid) for p in pair}
-        rows = Session.objects.bulk_create(
+        rows = [
             Session(account=account, name=f"s{i}", status="connected", jid=f"55119{i:08d}@s.whatsapp.net")
             for i in range(SESSIONS)
-        )
+        ]
+        for row in rows:  # bulk_create skips save(), which issues each session's instance key
+            row.instance_key_issue()
+        rows = Session.objects.bulk_create(rows)
         SandboxDevice.objects.bulk_create(
             SandboxDevice(
                 session_id=row.pk,
