@@ -7,8 +7,12 @@
    RSS each process gains per idle hosted session (target ≤ 1 MB), then one process is killed (SIGKILL)
    and the time until the other hosts all 1,000 is printed.
 
-Needs PostgreSQL (DATABASE_URL; RemoteEngine refuses SQLite) and the `redis-server` binary: it starts its
-own on a free port. Runs on a throw-away test database. On SQLite it says so and exits 0.
+3. Memory per idle WhatsApp session with the library loaded (bench/whatsapp_memory.py, in a child
+   process so the library is loaded only there; runs on SQLite too).
+
+Parts 1 and 2 need PostgreSQL (DATABASE_URL; RemoteEngine refuses SQLite) and the `redis-server`
+binary: it starts its own on a free port. Runs on a throw-away test database. On SQLite they are skipped
+with a note, and the script exits 0.
 """
 
 from __future__ import annotations
@@ -74,7 +78,16 @@ def wait(predicate, timeout: float) -> float:
     raise SystemExit(f"timed out after {timeout} s")
 
 
+def whatsapp_memory() -> None:
+    import subprocess
+
+    print("WhatsApp driver (neonize), idle sessions:")
+    script = Path(__file__).resolve().parent / "whatsapp_memory.py"
+    subprocess.run([sys.executable, str(script), "20"], check=True, timeout=300)
+
+
 def main() -> None:
+    whatsapp_memory()
     if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         print("bench/engines.py: RemoteEngine needs PostgreSQL (set DATABASE_URL); nothing measured.")
         return
@@ -123,10 +136,13 @@ def main() -> None:
         processes.extend(pair)
         time.sleep(4)  # settle: both idle, registered
         before = {p.id: rss_kib(p.pid) for p in pair}
-        rows = Session.objects.bulk_create(
+        rows = [
             Session(account=account, name=f"s{i}", status="connected", jid=f"55119{i:08d}@s.whatsapp.net")
             for i in range(SESSIONS)
-        )
+        ]
+        for row in rows:  # bulk_create skips save(), which issues each session's instance key
+            row.instance_key_issue()
+        rows = Session.objects.bulk_create(rows)
         SandboxDevice.objects.bulk_create(
             SandboxDevice(
                 session_id=row.pk,
@@ -144,7 +160,7 @@ def main() -> None:
         print(f"{SESSIONS} paired sandbox sessions over 2 engine processes (taken over in {took:.1f} s):")
         for p in pair:
             print(f"  {p.id}: {loads[p.id]} sessions, RSS +{grown[p.id] / 1024:.1f} MiB")
-        print(f"  memory per idle hosted session: {per_session:.1f} KiB (target ≤ 1024 KiB)")
+        print(f"  memory per idle sandbox session: {per_session:.1f} KiB (target ≤ 1024 KiB)")
 
         victim, survivor = pair
         victim.kill()

@@ -433,6 +433,14 @@ ENGINE_MAX_SESSIONS = env_int("ENGINE_MAX_SESSIONS", 1000)
 # A session's lease lasts this long unless its owner renews it (every ENGINE_HEARTBEAT_SECONDS).
 ENGINE_LEASE_SECONDS = float(os.environ.get("ENGINE_LEASE_SECONDS", "15"))
 ENGINE_HEARTBEAT_SECONDS = float(os.environ.get("ENGINE_HEARTBEAT_SECONDS", "3"))
+# The WhatsApp driver (ENGINE_DRIVER=whatsapp, messaging/engines/whatsapp): a socks5:// or http:// proxy
+# for every session's connection (a session's own `proxy` overrides it), the store of device keys
+# (default: Ponte's database, or var/whatsapp.sqlite3 on the embedded default), how long connect waits
+# for the first QR code, and whether buttons are sent as numbered text instead of reply buttons.
+WHATSAPP_PROXY = os.environ.get("WHATSAPP_PROXY", "")
+WHATSAPP_STORE = os.environ.get("WHATSAPP_STORE", "")
+WHATSAPP_QR_WAIT_SECONDS = float(os.environ.get("WHATSAPP_QR_WAIT_SECONDS", "5"))
+WHATSAPP_BUTTONS_AS_TEXT = os.environ.get("WHATSAPP_BUTTONS_AS_TEXT", "").lower() in ("1", "true", "yes")
 # Fixed domain parts of JIDs: individuals `<digits>@<user>`, groups `<digits>@<group>`.
 MESSAGING_USER_SUFFIX = os.environ.get("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
 MESSAGING_GROUP_SUFFIX = os.environ.get("MESSAGING_GROUP_SUFFIX", "g.us")
@@ -443,6 +451,27 @@ MESSAGING_DELETE_WINDOW_SECONDS = env_int("MESSAGING_DELETE_WINDOW_SECONDS", 60 
 MESSAGING_QUOTA_TIME_ZONE = os.environ.get("MESSAGING_QUOTA_TIME_ZONE", "America/Sao_Paulo")
 MESSAGING_PROFILE_PICTURE_MAX_BYTES = env_int("MESSAGING_PROFILE_PICTURE_MAX_BYTES", 5 * 1024 * 1024)
 MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT", 10)
+# Media sent through POST /api/messages/media (base64 or a URL fetched through net.transport): at most
+# this many bytes (WhatsApp's own limit for photos, videos and audio is 16 MB).
+MESSAGING_MEDIA_MAX_BYTES = env_int("MESSAGING_MEDIA_MAX_BYTES", 16 * 1024 * 1024)
+MESSAGING_MEDIA_FETCH_TIMEOUT = env_int("MESSAGING_MEDIA_FETCH_TIMEOUT", 30)
+# Links to stored media (`mediaUrl` of message events) stop working this long after they were made.
+MESSAGING_MEDIA_URL_TTL_SECONDS = env_int("MESSAGING_MEDIA_URL_TTL_SECONDS", 24 * 60 * 60)
+# Where media bytes are kept (messaging.media): files under the var dir, or any Django storage backend,
+# e.g. "storages.backends.s3.S3Storage" (pip install django-storages[s3]) with its AWS_* settings.
+MESSAGING_MEDIA_STORAGE_BACKEND = os.environ.get(
+    "MESSAGING_MEDIA_STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"
+)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "messaging_media": {
+        "BACKEND": MESSAGING_MEDIA_STORAGE_BACKEND,
+        "OPTIONS": {"location": str(VAR_DIR / "media")}
+        if MESSAGING_MEDIA_STORAGE_BACKEND.endswith("FileSystemStorage")
+        else {"bucket_name": os.environ.get("MESSAGING_MEDIA_BUCKET", ""), "default_acl": "private"},
+    },
+}
 
 # --- Webhooks ----------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
-from config.fields import EncryptedJSONField
+from config.fields import EncryptedJSONField, EncryptedTextField
 from messaging.instance_keys import instance_key_new
 
 
@@ -30,6 +30,11 @@ class Session(models.Model):
     account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="sessions")
     name = models.CharField(max_length=100)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DISCONNECTED)
+    status_reason = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="Why the session is disconnected or limited (logged_out, replaced, banned...).",
+    )
     engine = models.CharField(
         max_length=200, blank=True, help_text="Dotted path; empty uses MESSAGING_ENGINE."
     )
@@ -37,6 +42,13 @@ class Session(models.Model):
     provider = models.CharField(max_length=20, default="whatsapp")
     official = models.BooleanField(default=False)
     jid = models.CharField(max_length=100, blank=True, help_text="Own JID once paired.")
+    # May carry the proxy's user and password: encrypted at rest.
+    proxy = EncryptedTextField(
+        blank=True,
+        default="",
+        help_text="socks5:// or http:// proxy for this session's WhatsApp connection (overrides "
+        "WHATSAPP_PROXY).",
+    )
     phone = models.CharField(max_length=30, blank=True)
     # The instance key is stored as a digest (messaging.instance_keys); `instance_key` holds it in clear
     # only on the object that issued it, in the creating or regenerating request.
@@ -232,3 +244,21 @@ class SandboxGroup(models.Model):
 
     def __str__(self) -> str:
         return self.jid
+
+
+class WhatsAppDevice(models.Model):
+    """Which whatsmeow device (in the store, messaging.engines.whatsapp.store) a session is paired as.
+
+    whatsmeow keeps the device's keys in its own `whatsmeow_*` tables of Ponte's database; this row
+    links the session to them, and is removed with them on logout and delete.
+    """
+
+    session_id = models.UUIDField(unique=True)
+    jid = models.CharField(max_length=100, blank=True, help_text="The device JID (user.agent:device@server).")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "WhatsApp device"
+
+    def __str__(self) -> str:
+        return f"whatsapp {self.session_id}"

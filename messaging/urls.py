@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from messaging.api import contacts, gateway, groups, messages, sandbox, sessions
+from messaging.api import chats, contacts, gateway, groups, media, messages, sandbox, sessions
 
 urlpatterns = [
     path("sessions", sessions.SessionListCreateApi.as_view(), name="sessions"),
@@ -20,7 +20,12 @@ urlpatterns = [
         name="session-instance-key",
     ),
     path("sessions/<str:session_id>/logout", sessions.SessionLogoutApi.as_view(), name="session-logout"),
+    path("sessions/<str:session_id>/restart", chats.SessionRestartApi.as_view(), name="session-restart"),
     path("messages", messages.MessageListApi.as_view(), name="messages"),
+    path("messages/media", media.MessageMediaApi.as_view(), name="messages-media"),
+    path("media/<str:token>", media.MediaFileApi.as_view(), name="media-file"),
+    path("chats/read", chats.ChatReadApi.as_view(), name="chats-read"),
+    path("chats/presence", chats.ChatPresenceApi.as_view(), name="chats-presence"),
     path("messages/send", messages.MessageSendApi.as_view(), name="messages-send"),
     path("messages/reaction", messages.MessageReactionApi.as_view(), name="messages-reaction"),
     path("messages/vcard", messages.MessageVcardApi.as_view(), name="messages-vcard"),

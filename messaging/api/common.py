@@ -53,6 +53,11 @@ class SessionOutputSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     name = serializers.CharField()
     status = serializers.CharField()
+    reason = serializers.CharField(
+        source="status_reason",
+        help_text="Why the session is disconnected or limited: logout, logged_out (on the phone), "
+        "replaced, banned, stream_error, ...; empty while all is well.",
+    )
     engine = serializers.SerializerMethodField()
     provider = serializers.CharField()
     official = serializers.BooleanField()

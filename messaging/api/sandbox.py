@@ -5,8 +5,11 @@ They answer 404 for sessions on any other engine (the services check, never the 
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -29,8 +32,22 @@ INBOUND_EVENTS = (
     "group_update",
     "chat_archive",
     "health",
+    "disconnected",
 )
-MESSAGE_TYPES = ("text", "image", "video", "audio", "document", "sticker", "location", "contacts", "reaction")
+MESSAGE_TYPES = (
+    "text",
+    "image",
+    "video",
+    "audio",
+    "voice",
+    "document",
+    "sticker",
+    "location",
+    "contacts",
+    "reaction",
+)
+# Why a connection drops (the reasons the WhatsApp driver reports too; docs/messaging.md).
+DISCONNECT_REASONS = ("logged_out", "replaced", "banned", "stream_error", "connection_lost")
 
 
 class SandboxView(SessionKeyedView):
@@ -133,6 +150,11 @@ def inbound_clean(body: Any) -> tuple[str, dict[str, Any]]:
         if not isinstance(archived, bool):
             raise ValidationFailed("archived: boolean.")
         return event, {"chat": _jid(body.get("chat"), "chat"), "archived": archived}
+    if event == "disconnected":
+        reason = body.get("reason")
+        if reason not in DISCONNECT_REASONS:
+            raise ValidationFailed(f"reason: one of {', '.join(DISCONNECT_REASONS)}.")
+        return event, {"reason": reason}
     if event == "health":
         status = body.get("status")
         if status not in ("AVAILABLE", "LIMITED", "BLOCKED"):
@@ -172,7 +194,7 @@ def _clean_message(body: dict) -> dict[str, Any]:
     from_me = body.get("fromMe", False)
     if not isinstance(from_me, bool):
         raise ValidationFailed("fromMe: boolean.")
-    data: dict[str, Any] = {"type": type_, "fromMe": from_me}
+    data: dict[str, Any] = {"type": "audio" if type_ == "voice" else type_, "fromMe": from_me}
     if from_me:
         data["chat"] = _jid(body.get("chat") or body.get("to") or body.get("from"), "chat")
         data["from"] = data["chat"]
@@ -186,9 +208,14 @@ def _clean_message(body: dict) -> dict[str, Any]:
     data["text"] = _string(body, "text", required=type_ == "text")
     if body.get("messageId"):
         data["messageId"] = _string(body, "messageId", max_length=100)
+    if type_ == "voice":
+        type_, body = "audio", {**body, "voice": True}
     if type_ in ("image", "video", "audio", "document", "sticker"):
-        data["mediaUrl"] = _string(body, "mediaUrl", required=True, max_length=2000)
-        data["mimeType"] = _string(body, "mimeType", max_length=100)
+        if "media" in body:
+            data["media"] = _clean_media(body["media"])
+        else:  # a link to media kept elsewhere, passed through as given
+            data["mediaUrl"] = _string(body, "mediaUrl", required=True, max_length=2000)
+            data["mimeType"] = _string(body, "mimeType", max_length=100)
         data["caption"] = _string(body, "caption")
         _clean_media_extras(body, type_, data)
     elif type_ == "location":
@@ -220,6 +247,24 @@ def _clean_message(body: dict) -> dict[str, Any]:
             raise ValidationFailed("isHistory: boolean.")
         data["isHistory"] = body["isHistory"]
     return data
+
+
+def _clean_media(media: Any) -> dict[str, Any]:
+    """`{"base64", "mimeType", "fileName"}`: the bytes "WhatsApp" delivers, stored by the engine."""
+    if not isinstance(media, dict):
+        raise ValidationFailed("media: an object with base64, mimeType and optional fileName.")
+    max_bytes = settings.MESSAGING_MEDIA_MAX_BYTES
+    raw = _string(media, "base64", required=True, max_length=max_bytes * 4 // 3 + 4)
+    try:
+        content = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValidationFailed("media.base64: not valid base64.") from None
+    if not content or len(content) > max_bytes:
+        raise ValidationFailed(f"media.base64: from 1 to {max_bytes} bytes.")
+    cleaned = {"data": content, "mimeType": _string(media, "mimeType", required=True, max_length=100)}
+    if media.get("fileName"):
+        cleaned["fileName"] = _string(media, "fileName", max_length=255)
+    return cleaned
 
 
 def _clean_media_extras(body: dict, type_: str, data: dict[str, Any]) -> None:

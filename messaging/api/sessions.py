@@ -49,6 +49,15 @@ class SessionListCreateApi(SessionKeyedView):
     @extend_schema_serializer(component_name="SessionListCreateInput")
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
+        proxy = serializers.RegexField(
+            r"^(socks5|http)://([^\s@/]+@)?[^\s@/:]+:\d{1,5}/?$",
+            max_length=500,
+            required=False,
+            default="",
+            allow_blank=True,
+            help_text="WhatsApp driver: socks5:// or http:// proxy (user:password@ allowed) for this "
+            "session's connection, overriding WHATSAPP_PROXY. Stored encrypted, never returned.",
+        )
 
     @extend_schema(
         parameters=[FilterSerializer], responses=SessionListSerializer, operation_id="sessions_list"
@@ -66,7 +75,9 @@ class SessionListCreateApi(SessionKeyedView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        session = services.session_create(account=self.api_key.account, name=data.validated_data["name"])
+        session = services.session_create(
+            account=self.api_key.account, name=data.validated_data["name"], proxy=data.validated_data["proxy"]
+        )
         return Response(self.session_data(session), status=201)
 
 

@@ -58,6 +58,14 @@ class EngineRefused(EngineError):
     """The platform refuses the input itself (an expired or wrong code) (HTTP 400)."""
 
 
+class EngineThrottled(EngineError):
+    """The network asks the account to slow down (WhatsApp's rate-overlimit) (HTTP 429)."""
+
+    def __init__(self, message: str, *, retry_after: int = 60) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
 # --- Values --------------------------------------------------------------------------------------
 
 
@@ -108,6 +116,24 @@ class ContactCard:
 class Button:
     button_id: str
     button_text: str
+
+
+#: What `POST /api/messages/media` sends; `voice` is an audio sent as a voice note (push-to-talk).
+MEDIA_SEND_TYPES = ("image", "video", "audio", "voice", "document", "sticker")
+#: What `POST /api/chats/presence` sets: the first two for the account, the others in one chat.
+PRESENCES = ("composing", "recording", "paused", "available", "unavailable")
+
+
+@dataclass(frozen=True)
+class MediaPayload:
+    """A media message to send: the bytes (already fetched or decoded by the services) and how to show
+    them."""
+
+    type: str  # one of MEDIA_SEND_TYPES
+    data: bytes
+    mime_type: str
+    file_name: str = ""
+    caption: str = ""
 
 
 @dataclass(frozen=True)
@@ -271,6 +297,28 @@ class Engine(ABC):
     def group_demote(
         self, session_id: str, group_jid: str, participants: list[str]
     ) -> list[ParticipantResult]: ...
+
+    # Media, chats and the connection (issue 15). Not abstract, so engines written before them (and
+    # channels that lack one) still load; each says plainly that it cannot.
+
+    def send_media(
+        self, session_id: str, to: str, media: MediaPayload, quoted: Quoted | None = None
+    ) -> SentMessage:
+        raise EngineNotAllowed(f"The {self.label} engine cannot send media.")
+
+    def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
+        """Send read receipts for `message_ids` of `chat` (`sender`: their author, in groups)."""
+        raise EngineNotAllowed(f"The {self.label} engine cannot mark messages read.")
+
+    def send_presence(self, session_id: str, chat: str, presence: str) -> None:
+        """`available`/`unavailable` for the account; `composing`/`recording`/`paused` in `chat`."""
+        raise EngineNotAllowed(f"The {self.label} engine cannot send presence.")
+
+    def restart(self, session_id: str) -> None:
+        """Drop the connection and connect again with the stored credentials (no new pairing).
+
+        Raises EngineNotConnected when there are no credentials to reconnect with."""
+        raise EngineNotAllowed(f"The {self.label} engine cannot restart sessions.")
 
     # Sandbox only (the phone and WhatsApp played by the engine; `sandbox` engines override) ------------
 

@@ -153,8 +153,8 @@ class MessageEvent(EngineEvent):
     """A message in a chat: received, sent by the session (`from_me`), or synced history (`is_history`).
 
     `type` is one of MESSAGE_TYPES; the fields of its kind are set (media: `media_url`, `mime_type`,
-    `sha256`, `caption`, `file_name`, `voice`, `animated`; `location`; `contacts`; `reaction`; replies:
-    `selected_*`; `revoked`: `revoked_*`)."""
+    `sha256`, `caption`, `file_name`, `size`, `voice`, `animated`; `location`; `contacts`; `reaction`;
+    replies: `selected_*`; `revoked`: `revoked_*`)."""
 
     name: ClassVar[str] = "message"
 
@@ -177,6 +177,7 @@ class MessageEvent(EngineEvent):
     sha256: str | None = None
     caption: str | None = None
     file_name: str | None = None
+    size: int | None = None  # bytes of the stored media (messaging.media)
     voice: bool | None = None
     animated: bool | None = None
     view_once: bool | None = None

@@ -4,8 +4,9 @@ It plays both WhatsApp's servers and the user's phone, so integrations and tests
 without a phone: connect gives a real QR code (a whatsmeow-style ``2@ref,noise,identity,adv`` string
 that any QR reader decodes) replaced every ``MESSAGING_QR_TTL_SECONDS``; a pairing code by phone number;
 ``scan`` pairs (the phone scanning the code or typing the pairing code); ``inject`` delivers inbound
-events (messages, acks, presence, calls, group changes, chat archiving). Whatever the session sends
-(messages, reactions, deletions) is echoed as a ``fromMe`` ``message`` event, as real gateways do.
+events (messages and media, acks, presence, calls, group changes, chat archiving, disconnections).
+Whatever the session sends (messages, media, reactions, deletions) is echoed as a ``fromMe``
+``message`` event, as real gateways do.
 
 Deterministic: codes and ids derive from the session id and a counter, never from randomness, so the
 same steps give the same values. Rules of the sandbox's "WhatsApp", documented in docs/messaging.md:
@@ -53,6 +54,7 @@ from messaging.engines.events import (
     event_from_data,
 )
 from messaging.engines.sandbox_inbound import SandboxInbound
+from messaging.engines.sandbox_media import SandboxMedia
 from messaging.models import SandboxDevice, SandboxGroup
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
@@ -84,7 +86,7 @@ def _members(group: SandboxGroup) -> list[tuple[str, bool]]:
     return sorted(((j, bool(a)) for j, a in group.participants.items()), key=lambda m: (not m[1], m[0]))
 
 
-class SandboxEngine(SandboxInbound, Engine):
+class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
     label = "sandbox"
     sandbox = True
 

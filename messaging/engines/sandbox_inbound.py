@@ -37,7 +37,9 @@ class SandboxInbound:
             if is_group(chat):
                 self._own_group(device, chat)
             from_me = bool(data.get("fromMe"))
-            fields = {k: v for k, v in data.items() if k not in ("from", "messageId")}
+            fields = {k: v for k, v in data.items() if k not in ("from", "messageId", "media")}
+            if data.get("media"):
+                fields.update(self._inbound_media(session_id, data["media"]))
             reported = event_from_data(
                 "message",
                 {
@@ -50,6 +52,8 @@ class SandboxInbound:
                     "fromMe": from_me,
                 },
             )
+        elif event == "disconnected":
+            reported = self._inject_disconnected(session_id, data["reason"])
         elif event in ("group_join", "group_leave", "group_update"):
             reported = self._inject_group(device, event, data, now)
         else:

@@ -11,6 +11,7 @@ from config.errors import (
     Forbidden,
     MessageNotFound,
     NotFound,
+    RateLimited,
     SessionNotConnected,
     SessionNotFound,
     ValidationFailed,
@@ -22,6 +23,7 @@ from messaging.engines.base import (
     EngineNotConnected,
     EngineNotFound,
     EngineRefused,
+    EngineThrottled,
     EngineUnavailableError,
 )
 from messaging.models import Session
@@ -58,6 +60,8 @@ def engine_errors() -> Iterator[None]:
         raise Forbidden(str(exc)) from exc
     except EngineRefused as exc:
         raise ValidationFailed(str(exc)) from exc
+    except EngineThrottled as exc:
+        raise RateLimited(f"WhatsApp throttles this account: {exc}", retry_after=exc.retry_after) from exc
 
 
 def require_connected(session: Session) -> None:

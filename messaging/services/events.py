@@ -27,6 +27,7 @@ from messaging.engines.events import (
     DisconnectedEvent,
     EngineEvent,
     GroupChange,
+    HealthEvent,
     MessageAckEvent,
     MessageEvent,
     QrEvent,
@@ -64,6 +65,7 @@ def _qr(session: Session, event: QrEvent) -> None:
 
 def _connected(session: Session, event: ConnectedEvent) -> None:
     session.status = Session.Status.CONNECTED
+    session.status_reason = ""
     session.jid = event.jid
     session.phone = event.phone
     session.profile_name = session.profile_name or event.push_name[:25]
@@ -75,6 +77,7 @@ def _connected(session: Session, event: ConnectedEvent) -> None:
 
 def _disconnected(session: Session, event: DisconnectedEvent) -> None:
     session.status = Session.Status.DISCONNECTED
+    session.status_reason = event.reason[:40]
     session.qr_code = ""
     session.qr_expires_at = None
     session.jid = ""
@@ -89,6 +92,9 @@ _CONTENT_KEYS = (
     "caption",
     "mimeType",
     "fileName",
+    "sha256",
+    "size",
+    "voice",
     "location",
     "contacts",
     "displayName",
@@ -167,6 +173,12 @@ def _group(session: Session, event: GroupChange) -> None:
     )
 
 
+def _health(session: Session, event: HealthEvent) -> None:
+    """The account can send (AVAILABLE) or not (LIMITED, BLOCKED: `reason` says why, e.g. banned)."""
+    session.status_reason = "" if event.status == "AVAILABLE" else (event.reason or event.status.lower())[:40]
+    session.save(update_fields=["status_reason", "updated_at"])
+
+
 # Each records what the event changes; one may return the event's chat when the event does not name it.
 _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
     "qr": _qr,
@@ -177,6 +189,7 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
     "group_join": _group,
     "group_leave": _group,
     "group_update": _group,
+    "health": _health,
 }
 
 

@@ -11,6 +11,7 @@ from accounts.models import Account
 from config.errors import Conflict, PlanLimitReached, SessionNotFound, SessionNotInQrState
 from messaging.engines import get_engine
 from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
+from messaging.media import media_forget
 from messaging.models import Session
 from messaging.services._engine import engine_errors, engine_for, require_connected
 
@@ -23,7 +24,7 @@ class ConnectOutcome:
 
 
 @transaction.atomic
-def session_create(*, account: Account, name: str) -> Session:
+def session_create(*, account: Account, name: str, proxy: str = "") -> Session:
     """Create a disconnected session, within the plan's session cap (sessions that exist count)."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
     account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
@@ -35,7 +36,7 @@ def session_create(*, account: Account, name: str) -> Session:
             "delete one or upgrade the plan.",
             extra={"limit": cap},
         )
-    return Session.objects.create(account=account, name=name)
+    return Session.objects.create(account=account, name=name, proxy=proxy)
 
 
 @transaction.atomic
@@ -53,7 +54,9 @@ def session_delete(*, session: Session) -> None:
     """Unpair (dropping the engine's state) and delete the session with its history."""
     with engine_errors():
         engine_for(session).forget(str(session.pk))
+    session_id = str(session.pk)
     session.delete()
+    transaction.on_commit(lambda: media_forget(session_id))
 
 
 @transaction.atomic
@@ -123,6 +126,16 @@ def session_logout(*, session: Session) -> Session:
     """Any state → disconnected; the engine deletes the stored credentials (a new scan is needed)."""
     with engine_errors():
         engine_for(session).logout(str(session.pk))
+    session.refresh_from_db()
+    return session
+
+
+@transaction.atomic
+def session_restart(*, session: Session) -> Session:
+    """Reconnect with the stored credentials, without logging out (after `replaced`, a stream error,
+    a network outage). 409 when there is nothing to reconnect with (never paired, or logged out)."""
+    with engine_errors():
+        engine_for(session).restart(str(session.pk))
     session.refresh_from_db()
     return session
 

@@ -17,3 +17,23 @@ UnavailableEngine = type(
 )
 
 UNAVAILABLE = "tests.messaging.engines.UnavailableEngine"
+
+
+def _throttled(self, *args, **kwargs):
+    from messaging.engines.base import EngineThrottled
+
+    raise EngineThrottled("rate-overlimit", retry_after=42)
+
+
+# An engine whose network asks the account to slow down (WhatsApp's rate-overlimit).
+ThrottledEngine = type(
+    "ThrottledEngine",
+    (Engine,),
+    {
+        "label": "throttled-test",
+        **dict.fromkeys(Engine.__abstractmethods__, _throttled),
+        "send_media": _throttled,
+    },
+)
+
+THROTTLED = "tests.messaging.engines.ThrottledEngine"

@@ -41,6 +41,7 @@ VALUE_TYPES: dict[str, type] = {
         base.ContactStatus,
         base.Participant,
         base.GroupInfo,
+        base.MediaPayload,
         base.ParticipantResult,
     )
 }
@@ -53,6 +54,7 @@ ERROR_TYPES: dict[str, type[base.EngineError]] = {
         base.EngineNotFound,
         base.EngineNotAllowed,
         base.EngineRefused,
+        base.EngineThrottled,
     )
 }
 
@@ -198,11 +200,16 @@ def error_reply(exc: base.EngineError) -> dict[str, Any]:
     name = next((n for n, cls in ERROR_TYPES.items() if type(exc) is cls), None)
     if name is None:
         name = next(n for n, cls in ERROR_TYPES.items() if isinstance(exc, cls))
-    return {"ok": False, "error": name, "message": str(exc), "kind": getattr(exc, "kind", "")}
+    reply = {"ok": False, "error": name, "message": str(exc), "kind": getattr(exc, "kind", "")}
+    if isinstance(exc, base.EngineThrottled):
+        reply["retryAfter"] = exc.retry_after
+    return reply
 
 
 def raise_error(reply: dict[str, Any]) -> None:
     cls = ERROR_TYPES.get(reply.get("error", ""), base.EngineUnavailableError)
     if cls is base.EngineNotFound:
         raise base.EngineNotFound(reply.get("message", ""), kind=reply.get("kind") or "message")
+    if cls is base.EngineThrottled:
+        raise base.EngineThrottled(reply.get("message", ""), retry_after=int(reply.get("retryAfter") or 60))
     raise cls(reply.get("message", ""))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from django.utils.module_loading import import_string
+
 from messaging.engines.base import Engine, EventCallback
 from messaging.engines.sandbox import SandboxEngine
 from messaging.models import SandboxDevice
@@ -33,10 +35,17 @@ class SandboxDriver(SandboxEngine):
         return None
 
 
-DRIVERS: dict[str, type[Engine]] = {"sandbox": SandboxDriver}
+DRIVERS: dict[str, type[Engine] | str] = {
+    "sandbox": SandboxDriver,
+    # Imported only when chosen: it loads the whatsmeow library (messaging.engines.whatsapp.library).
+    "whatsapp": "messaging.engines.whatsapp.driver.WhatsAppDriver",
+}
 
 
 def load_driver(name: str, on_event: EventCallback) -> Engine:
     if name not in DRIVERS:
         raise ValueError(f"Unknown ENGINE_DRIVER {name!r}; one of {', '.join(DRIVERS)}.")
-    return DRIVERS[name](on_event=on_event)
+    driver = DRIVERS[name]
+    if isinstance(driver, str):
+        driver = import_string(driver)
+    return driver(on_event=on_event)

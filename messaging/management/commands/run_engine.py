@@ -17,7 +17,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--driver", default=settings.ENGINE_DRIVER, help="sandbox (default: ENGINE_DRIVER)"
+            "--driver", default=settings.ENGINE_DRIVER, help="sandbox or whatsapp (default: ENGINE_DRIVER)"
         )
         parser.add_argument("--max-sessions", type=int, default=settings.ENGINE_MAX_SESSIONS)
         parser.add_argument("--id", default="", help="process id in the registry (default: host-pid-random)")

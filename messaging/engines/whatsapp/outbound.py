@@ -1,0 +1,271 @@
+"""Ponte's commands → library calls: the protobuf messages and client calls of every operation.
+
+Each function takes the session's library client (neonize's NewClient, or the stand-in the tests give)
+and plain contract values, and returns contract values. Library failures propagate; the driver maps
+them (messaging.engines.whatsapp.errors).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from neonize.proto import Neonize_pb2 as lib
+from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
+from neonize.utils.enum import (
+    ChatPresence,
+    ChatPresenceMedia,
+    MediaType,
+    ParticipantChange,
+    Presence,
+    ReceiptType,
+)
+
+from messaging.engines.base import (
+    Button,
+    ContactCard,
+    ContactStatus,
+    GroupInfo,
+    MediaPayload,
+    Participant,
+    ParticipantResult,
+    Quoted,
+    SentMessage,
+)
+from messaging.engines.whatsapp.inbound import jid_str
+
+_UPLOAD_TYPES = {
+    "image": MediaType.MediaImage,
+    "sticker": MediaType.MediaImage,
+    "video": MediaType.MediaVideo,
+    "audio": MediaType.MediaAudio,
+    "voice": MediaType.MediaAudio,
+    "document": MediaType.MediaDocument,
+}
+
+
+def to_jid(value: str) -> Any:
+    """`user@server` (or a bare number) as the library's JID."""
+    user, _, server = value.partition("@")
+    return lib.JID(
+        User=user, Server=server or "s.whatsapp.net", RawAgent=0, Device=0, Integrator=0, IsEmpty=False
+    )
+
+
+def _sent(response: Any, chat: str) -> SentMessage:
+    stamp = int(response.Timestamp)
+    seconds = stamp // 1000 if stamp > 10**11 else stamp
+    at = datetime.fromtimestamp(seconds, tz=UTC) if seconds else datetime.now(tz=UTC)
+    return SentMessage(message_id=response.ID, chat=chat, timestamp=at)
+
+
+def _context(quoted: Quoted | None) -> Any:
+    if quoted is None:
+        return None
+    return wa.ContextInfo(
+        stanzaID=quoted.message_id,
+        participant=quoted.participant,
+        quotedMessage=wa.Message(conversation=quoted.text),
+    )
+
+
+def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
+    if quoted is None:
+        message = wa.Message(conversation=text)
+    else:
+        message = wa.Message(
+            extendedTextMessage=wa.ExtendedTextMessage(text=text, contextInfo=_context(quoted))
+        )
+    return _sent(client.send_message(to_jid(to), message), to)
+
+
+def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender: str, emoji: str) -> None:
+    """An empty emoji removes the reaction (WhatsApp's own convention)."""
+    target = wa.Message(
+        reactionMessage=wa.ReactionMessage(
+            key=_key(chat, message_id, from_me, sender),
+            text=emoji,
+            senderTimestampMS=int(datetime.now(tz=UTC).timestamp() * 1000),
+        )
+    )
+    client.send_message(to_jid(chat), target)
+
+
+def _key(chat: str, message_id: str, from_me: bool, sender: str) -> Any:
+    from neonize.proto.waCommon import WACommon_pb2 as common
+
+    key = common.MessageKey(remoteJID=chat, fromMe=from_me, ID=message_id)
+    if chat.endswith("@g.us") and not from_me and sender:
+        key.participant = sender
+    return key
+
+
+def send_contact(client: Any, to: str, card: ContactCard) -> SentMessage:
+    message = wa.Message(contactMessage=wa.ContactMessage(displayName=card.display_name, vcard=card.vcard()))
+    return _sent(client.send_message(to_jid(to), message), to)
+
+
+def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCard]) -> SentMessage:
+    contacts = [wa.ContactMessage(displayName=c.display_name, vcard=c.vcard()) for c in cards]
+    message = wa.Message(
+        contactsArrayMessage=wa.ContactsArrayMessage(displayName=display_name, contacts=contacts)
+    )
+    return _sent(client.send_message(to_jid(to), message), to)
+
+
+def send_location(
+    client: Any, to: str, latitude: float, longitude: float, name: str, address: str, quoted: Quoted | None
+) -> SentMessage:
+    location = wa.LocationMessage(
+        degreesLatitude=latitude, degreesLongitude=longitude, name=name, address=address
+    )
+    if quoted is not None:
+        location.contextInfo.CopyFrom(_context(quoted))
+    return _sent(client.send_message(to_jid(to), wa.Message(locationMessage=location)), to)
+
+
+def buttons_message(text: str, buttons: list[Button], footer: str) -> Any:
+    """The legacy reply-button form (ButtonsMessage, RESPONSE buttons, no header). Clients that no
+    longer render it show the text only or a "can't display" notice (docs/messaging.md)."""
+    return wa.Message(
+        buttonsMessage=wa.ButtonsMessage(
+            contentText=text,
+            footerText=footer,
+            headerType=wa.ButtonsMessage.HeaderType.EMPTY,
+            buttons=[
+                wa.ButtonsMessage.Button(
+                    buttonID=b.button_id,
+                    buttonText=wa.ButtonsMessage.Button.ButtonText(displayText=b.button_text),
+                    type=wa.ButtonsMessage.Button.Type.RESPONSE,
+                )
+                for b in buttons
+            ],
+        )
+    )
+
+
+def buttons_as_text(text: str, buttons: list[Button], footer: str) -> Any:
+    """The fallback form: the text, the options numbered, the footer (WHATSAPP_BUTTONS_AS_TEXT)."""
+    lines = [text, "", *(f"{i}. {b.button_text}" for i, b in enumerate(buttons, 1))]
+    if footer:
+        lines += ["", footer]
+    return wa.Message(conversation="\n".join(lines))
+
+
+def send_buttons(
+    client: Any, to: str, text: str, buttons: list[Button], footer: str, *, as_text: bool = False
+) -> SentMessage:
+    build = buttons_as_text if as_text else buttons_message
+    return _sent(client.send_message(to_jid(to), build(text, buttons, footer)), to)
+
+
+def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sender: str) -> None:
+    """Revoke for everyone; `sender` is the author (a group admin deleting someone's message)."""
+    author = to_jid(sender) if (not from_me and sender) else lib.JID(User="", Server="", IsEmpty=True)
+    client.revoke_message(to_jid(chat), author, message_id)
+
+
+def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> SentMessage:
+    """Upload the bytes (encrypted by the library), then send the message pointing at them."""
+    upload = client.upload(media.data, _UPLOAD_TYPES[media.type])
+    common = {
+        "URL": upload.url,
+        "directPath": upload.DirectPath,
+        "mediaKey": upload.MediaKey,
+        "fileEncSHA256": upload.FileEncSHA256,
+        "fileSHA256": upload.FileSHA256,
+        "fileLength": upload.FileLength,
+        "mimetype": media.mime_type,
+    }
+    context = _context(quoted)
+    if context is not None:
+        common["contextInfo"] = context
+    if media.type == "image":
+        message = wa.Message(imageMessage=wa.ImageMessage(caption=media.caption, **common))
+    elif media.type == "video":
+        message = wa.Message(videoMessage=wa.VideoMessage(caption=media.caption, **common))
+    elif media.type in ("audio", "voice"):
+        message = wa.Message(audioMessage=wa.AudioMessage(PTT=media.type == "voice", **common))
+    elif media.type == "sticker":
+        message = wa.Message(stickerMessage=wa.StickerMessage(**common))
+    else:
+        document = wa.DocumentMessage(caption=media.caption, fileName=media.file_name or "file", **common)
+        message = wa.Message(documentMessage=document)
+    return _sent(client.send_message(to_jid(to), message), to)
+
+
+def mark_read(client: Any, chat: str, message_ids: list[str], sender: str) -> None:
+    author = to_jid(sender or chat)
+    client.mark_read(*message_ids, chat=to_jid(chat), sender=author, receipt=ReceiptType.READ)
+
+
+def send_presence(client: Any, chat: str, presence: str) -> None:
+    if presence in ("available", "unavailable"):
+        client.send_presence(Presence.AVAILABLE if presence == "available" else Presence.UNAVAILABLE)
+        return
+    state = (
+        ChatPresence.CHAT_PRESENCE_PAUSED if presence == "paused" else ChatPresence.CHAT_PRESENCE_COMPOSING
+    )
+    media = (
+        ChatPresenceMedia.CHAT_PRESENCE_MEDIA_AUDIO
+        if presence == "recording"
+        else ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT
+    )
+    client.send_chat_presence(to_jid(chat), state, media)
+
+
+def check_contacts(client: Any, numbers: list[str]) -> list[ContactStatus]:
+    answers = {a.Query.lstrip("+"): a for a in client.is_on_whatsapp(*[f"+{n}" for n in numbers])}
+    results = []
+    for number in numbers:
+        answer = answers.get(number)
+        exists = bool(answer and answer.IsIn)
+        jid = jid_str(answer.JID) if exists else f"{number}@s.whatsapp.net"
+        results.append(ContactStatus(number=number, jid=jid, exists=exists))
+    return results
+
+
+def set_profile_picture(client: Any, image: bytes, target: str = "") -> None:
+    if target.endswith("@g.us"):
+        client.set_group_photo(to_jid(target), image)
+    else:
+        client.set_profile_photo(image)
+
+
+def group_info(info: Any) -> GroupInfo:
+    return GroupInfo(
+        jid=jid_str(info.JID),
+        subject=info.GroupName.Name,
+        subject_time=int(info.GroupName.NameSetAt),
+        creation=int(info.GroupCreated),
+        owner=jid_str(info.OwnerJID) if info.OwnerJID.User else "",
+        participants=tuple(
+            Participant(jid=jid_str(p.JID), admin=bool(p.IsAdmin or p.IsSuperAdmin))
+            for p in info.Participants
+        ),
+    )
+
+
+def group_create(client: Any, subject: str, participants: list[str]) -> GroupInfo:
+    return group_info(client.create_group(subject, [to_jid(p) for p in participants]))
+
+
+def group_list(client: Any) -> list[GroupInfo]:
+    return [group_info(g) for g in client.get_joined_groups()]
+
+
+def group_change(client: Any, group: str, participants: list[str], admin: bool) -> list[ParticipantResult]:
+    action = ParticipantChange.PROMOTE if admin else ParticipantChange.DEMOTE
+    answers = client.update_group_participants(to_jid(group), [to_jid(p) for p in participants], action)
+    by_jid = {jid_str(a.JID): a for a in answers}
+    done = "promoted" if admin else "demoted"
+    results = []
+    for jid in participants:
+        answer = by_jid.get(jid)
+        if answer is None or answer.Error == 404:
+            results.append(ParticipantResult(jid=jid, status="not_a_participant"))
+        elif answer.Error:
+            results.append(ParticipantResult(jid=jid, status="not_allowed"))
+        else:
+            results.append(ParticipantResult(jid=jid, status=done))
+    return results

@@ -1,0 +1,47 @@
+"""Chat actions: read receipts (`POST /api/chats/read`) and presence (`POST /api/chats/presence`)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from config.errors import MessageNotFound
+from messaging.addressing import is_group
+from messaging.models import Message, Session
+from messaging.services._engine import engine_errors, engine_for, require_connected
+
+# Without `messageIds`, the newest received messages of the chat are marked read, at most this many.
+READ_BATCH = 100
+
+
+@transaction.atomic
+def chat_mark_read(*, session: Session, chat: str, message_ids: list[str] | None = None) -> list[str]:
+    """Send read receipts for received messages of `chat`: those named, or the newest READ_BATCH.
+    Returns the ids marked. Named ids must be received messages of the chat in the history (404)."""
+    require_connected(session)
+    received = Message.objects.filter(session=session, chat=chat, from_me=False)
+    if message_ids:
+        found = dict(received.filter(message_id__in=message_ids).values_list("message_id", "sender"))
+        missing = [m for m in message_ids if m not in found]
+        if missing:
+            raise MessageNotFound(f"No received message {missing[0]!r} in chat {chat}.")
+        senders = found
+    else:
+        newest = received.order_by("-timestamp", "-id").values_list("message_id", "sender")
+        senders = dict(newest[:READ_BATCH])
+    # Receipts name the author of the messages in groups: one engine call per author.
+    by_sender: dict[str, list[str]] = {}
+    for message_id, sender in senders.items():
+        by_sender.setdefault(sender if is_group(chat) else "", []).append(message_id)
+    engine = engine_for(session)
+    with engine_errors():
+        for sender, ids in by_sender.items():
+            engine.mark_read(str(session.pk), chat, ids, sender)
+    return list(senders)
+
+
+@transaction.atomic
+def chat_presence(*, session: Session, chat: str, presence: str) -> None:
+    """Show the account as typing, recording or paused in `chat`, or available/unavailable."""
+    require_connected(session)
+    with engine_errors():
+        engine_for(session).send_presence(str(session.pk), chat, presence)

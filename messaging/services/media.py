@@ -1,0 +1,115 @@
+"""Sending media (`POST /api/messages/media`): the bytes from base64 or a URL, then the engine.
+
+The URL is fetched here, in the web process, through the SSRF-safe transport (net.transport), so an
+engine only ever receives bytes; base64 and URL alike are held to MESSAGING_MEDIA_MAX_BYTES. The send
+counts against the plan's daily quota like every other send.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import mimetypes
+import re
+
+from django.conf import settings
+from django.db import transaction
+
+from config.errors import ValidationFailed
+from messaging.engines.base import MediaPayload
+from messaging.models import Message, Session
+from messaging.services._engine import engine_errors, engine_for
+from messaging.services.messages import QuotedInput, _prepare, _quoted, _record
+from net.transport import TransportError, safe_get
+
+_DATA_URI = re.compile(r"^data:(?P<type>[\w/+.-]+);base64,", re.IGNORECASE)
+# Used when neither the caller nor the URL's answer says what the bytes are.
+DEFAULT_MIME = {
+    "image": "image/jpeg",
+    "video": "video/mp4",
+    "audio": "audio/mpeg",
+    "voice": "audio/ogg; codecs=opus",
+    "document": "application/octet-stream",
+    "sticker": "image/webp",
+}
+# Which families of types each kind accepts (documents take anything).
+_FAMILIES = {"image": ("image/",), "video": ("video/",), "audio": ("audio/",), "voice": ("audio/",)}
+
+
+def media_bytes_load(*, url: str = "", data: str = "") -> tuple[bytes, str]:
+    """(bytes, declared content type) from exactly one of `url` or base64 `data`; 400 otherwise."""
+    max_bytes = settings.MESSAGING_MEDIA_MAX_BYTES
+    if bool(url) == bool(data):
+        raise ValidationFailed("Give exactly one of `url` or `base64`.")
+    if url:
+        try:
+            timeout = settings.MESSAGING_MEDIA_FETCH_TIMEOUT
+            content, declared = safe_get(url, max_bytes=max_bytes, timeout=timeout)
+        except TransportError as exc:  # a message fit for the caller; net.transport logs the details
+            raise ValidationFailed(f"url: the URL could not be used: {exc}.") from None
+        return content, declared
+    match = _DATA_URI.match(data)
+    declared = match.group("type").lower() if match else ""
+    raw = _DATA_URI.sub("", data, count=1)
+    # Decoded size is 3/4 of the text: refuse an oversized body before decoding it.
+    if len(raw) * 3 // 4 > max_bytes + 2:
+        raise ValidationFailed(f"base64: the media is larger than {max_bytes} bytes.")
+    try:
+        content = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValidationFailed("base64: not valid base64.") from None
+    if len(content) > max_bytes:
+        raise ValidationFailed(f"base64: the media is larger than {max_bytes} bytes.")
+    if not content:
+        raise ValidationFailed("base64: the media is empty.")
+    return content, declared
+
+
+def media_mime(type_: str, given: str, declared: str, file_name: str) -> str:
+    """The media's type: the caller's, else the URL's answer or data URI, else the file name's, else
+    the kind's default. A type of the wrong family for the kind is refused."""
+    mime = (given or declared or mimetypes.guess_type(file_name)[0] or "").lower().strip()
+    if mime in ("", "application/octet-stream") and type_ != "document":
+        mime = DEFAULT_MIME[type_]
+    mime = mime or DEFAULT_MIME[type_]
+    families = _FAMILIES.get(type_)
+    if families and not mime.startswith(families):
+        raise ValidationFailed(f"mimeType: {mime} is not a type for {type_} messages.")
+    if type_ == "sticker" and mime != "image/webp":
+        raise ValidationFailed("mimeType: stickers are image/webp.")
+    return mime
+
+
+@transaction.atomic
+def message_send_media(
+    *,
+    session: Session,
+    to: str,
+    type_: str,
+    url: str = "",
+    data: str = "",
+    caption: str = "",
+    file_name: str = "",
+    mime_type: str = "",
+    quoted: QuotedInput | None = None,
+) -> Message:
+    content, declared = media_bytes_load(url=url, data=data)
+    mime = media_mime(type_, mime_type, declared, file_name)
+    _prepare(session)
+    quote = _quoted(session, to, quoted)
+    payload = MediaPayload(type=type_, data=content, mime_type=mime, file_name=file_name, caption=caption)
+    with engine_errors():
+        sent = engine_for(session).send_media(str(session.pk), to, payload, quote)
+    record = {
+        "caption": caption,
+        "mimeType": mime,
+        "fileName": file_name,
+        "sha256": hashlib.sha256(content).hexdigest(),
+        "size": len(content),
+        **({"voice": True} if type_ == "voice" else {}),
+    }
+    message = Message.objects.filter(session=session, chat=sent.chat, message_id=sent.message_id).first()
+    if message is not None and message.content.get("mediaUrl"):  # the engine's echo stored a link
+        record["mediaUrl"] = message.content["mediaUrl"]
+    return _record(session, sent, "audio" if type_ == "voice" else type_, record)
