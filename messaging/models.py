@@ -126,6 +126,7 @@ class Message(models.Model):
 
     class Status(models.TextChoices):
         SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"  # official channels: refused by the channel, or outside the window
         DELIVERED = "delivered", "Delivered"
         READ = "read", "Read"
         DELETED = "deleted", "Deleted"
@@ -232,3 +233,7 @@ class SandboxGroup(models.Model):
 
     def __str__(self) -> str:
         return self.jid
+
+
+# Official channels (messaging/channels/models.py): models of this app, defined next to their code.
+from messaging.channels.models import ChannelAccount, ChannelConversation, ChannelTemplate  # noqa: E402, F401

@@ -23,6 +23,8 @@ from messaging.api.common import (
     SuccessSerializer,
     envelope,
 )
+from messaging.channels import PROVIDERS, WHATSAPP
+from messaging.channels.services import channel_session_create
 from messaging.qr import qr_data_uri, qr_png
 from messaging.selectors import paginate, session_get, session_list
 from messaging.services import sessions as services
@@ -49,6 +51,19 @@ class SessionListCreateApi(SessionKeyedView):
     @extend_schema_serializer(component_name="SessionListCreateInput")
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
+        provider = serializers.ChoiceField(
+            choices=list(PROVIDERS),
+            default=WHATSAPP,
+            help_text="`whatsapp` (QR code or pairing code) or an official channel over the Graph API.",
+        )
+        credentials = serializers.DictField(
+            required=False,
+            allow_null=True,
+            help_text="Official channels only. whatsapp_cloud: phoneNumberId, businessAccountId, "
+            "accessToken, appSecret, verifyToken; messenger/instagram: pageId (or the Instagram account "
+            "id), pageAccessToken, appSecret, verifyToken. Verified against the Graph API, stored "
+            "encrypted, never returned.",
+        )
 
     @extend_schema(
         parameters=[FilterSerializer], responses=SessionListSerializer, operation_id="sessions_list"
@@ -66,7 +81,18 @@ class SessionListCreateApi(SessionKeyedView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        session = services.session_create(account=self.api_key.account, name=data.validated_data["name"])
+        values = data.validated_data
+        if values["provider"] == WHATSAPP:
+            if values.get("credentials"):
+                raise ValidationFailed("credentials: only official channels take credentials.")
+            session = services.session_create(account=self.api_key.account, name=values["name"])
+        else:
+            session = channel_session_create(
+                account=self.api_key.account,
+                name=values["name"],
+                provider=values["provider"],
+                credentials=values.get("credentials"),
+            )
         return Response(self.session_data(session), status=201)
 
 

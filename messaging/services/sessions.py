@@ -8,7 +8,13 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Account
-from config.errors import Conflict, PlanLimitReached, SessionNotFound, SessionNotInQrState
+from config.errors import (
+    Conflict,
+    OperationNotSupported,
+    PlanLimitReached,
+    SessionNotFound,
+    SessionNotInQrState,
+)
 from messaging.engines import get_engine
 from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
 from messaging.models import Session
@@ -23,8 +29,9 @@ class ConnectOutcome:
 
 
 @transaction.atomic
-def session_create(*, account: Account, name: str) -> Session:
-    """Create a disconnected session, within the plan's session cap (sessions that exist count)."""
+def session_create(*, account: Account, name: str, provider: str = "whatsapp", engine: str = "") -> Session:
+    """Create a disconnected session, within the plan's session cap (sessions that exist count).
+    Official channels (messaging.channels.services.channel_session_create) pass their provider and engine."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
     account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
     cap = account.plan.max_active_sessions
@@ -35,7 +42,9 @@ def session_create(*, account: Account, name: str) -> Session:
             "delete one or upgrade the plan.",
             extra={"limit": cap},
         )
-    return Session.objects.create(account=account, name=name)
+    return Session.objects.create(
+        account=account, name=name, provider=provider, official=provider != "whatsapp", engine=engine
+    )
 
 
 @transaction.atomic
@@ -56,9 +65,20 @@ def session_delete(*, session: Session) -> None:
     session.delete()
 
 
+def _require_pairable(session: Session) -> None:
+    """Official channels are connected by their credentials: QR codes and pairing codes do not exist."""
+    if session.official:
+        raise OperationNotSupported(
+            f"Session {session.pk} is an official {session.provider} session: it connects with its "
+            "credentials, never by QR code or phone code.",
+            extra={"provider": session.provider},
+        )
+
+
 @transaction.atomic
 def session_connect(*, session: Session) -> ConnectOutcome:
     """disconnected → qr (a fresh QR code); qr → qr (the current code); connected: a no-op."""
+    _require_pairable(session)
     engine = engine_for(session)
     with engine_errors():
         result = engine.connect(str(session.pk))
@@ -75,6 +95,7 @@ def session_connect(*, session: Session) -> ConnectOutcome:
 @transaction.atomic
 def session_qr(*, session: Session) -> QrCode:
     """The code to scan now; an expired code is replaced (and a `qr` event emitted)."""
+    _require_pairable(session)
     if session.status != Session.Status.QR:
         raise SessionNotInQrState(
             f"Session {session.pk} is {session.status}; "
@@ -96,6 +117,7 @@ def session_qr(*, session: Session) -> QrCode:
 @transaction.atomic
 def session_pair(*, session: Session) -> ConnectOutcome:
     """Pairing by QR code in one call: connect when needed, then the current code."""
+    _require_pairable(session)
     if session.status == Session.Status.CONNECTED:
         raise Conflict("The session is already paired; log out first to pair another phone.")
     outcome = session_connect(session=session)
@@ -105,6 +127,7 @@ def session_pair(*, session: Session) -> ConnectOutcome:
 @transaction.atomic
 def session_pairing_code(*, session: Session, phone: str) -> PairingCode:
     """Pairing by phone number: connect when needed, then a code to type on that phone."""
+    _require_pairable(session)
     if session.status == Session.Status.CONNECTED:
         raise Conflict("The session is already paired; log out first to pair another phone.")
     if session.status == Session.Status.DISCONNECTED:
