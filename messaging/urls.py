@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from messaging.api import contacts, gateway, groups, messages, sandbox, sessions
+from messaging.api import channels, contacts, gateway, groups, messages, sandbox, sessions
 
 urlpatterns = [
     path("sessions", sessions.SessionListCreateApi.as_view(), name="sessions"),
@@ -20,6 +20,18 @@ urlpatterns = [
         name="session-instance-key",
     ),
     path("sessions/<str:session_id>/logout", sessions.SessionLogoutApi.as_view(), name="session-logout"),
+    path(
+        "sessions/<str:session_id>/templates",
+        channels.SessionTemplatesApi.as_view(),
+        name="session-templates",
+    ),
+    path(
+        "sessions/<str:session_id>/templates/sync",
+        channels.SessionTemplatesSyncApi.as_view(),
+        name="session-templates-sync",
+    ),
+    path("channels/messages/media", channels.ChannelMediaApi.as_view(), name="channels-media"),
+    path("channels/chats/read", channels.ChannelReadApi.as_view(), name="channels-read"),
     path("messages", messages.MessageListApi.as_view(), name="messages"),
     path("messages/send", messages.MessageSendApi.as_view(), name="messages-send"),
     path("messages/reaction", messages.MessageReactionApi.as_view(), name="messages-reaction"),

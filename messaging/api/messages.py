@@ -117,12 +117,33 @@ class MessageReactionApi(MessageView):
     class InputSerializer(SessionInput):
         to = RecipientField()
         messageId = serializers.CharField(max_length=100)
-        reaction = serializers.CharField(max_length=16, allow_blank=True, trim_whitespace=False)
+        reaction = serializers.CharField(
+            max_length=16, allow_blank=True, trim_whitespace=False, required=False, help_text="The emoji."
+        )
+        text = serializers.CharField(
+            max_length=16,
+            allow_blank=True,
+            trim_whitespace=False,
+            required=False,
+            help_text="Same as `reaction` (official channels' spelling, with `provider`).",
+        )
+        provider = serializers.ChoiceField(
+            choices=["whatsapp", "whatsapp_cloud", "messenger", "instagram"],
+            required=False,
+            help_text="When given, must be the session's provider.",
+        )
 
-        def validate_reaction(self, value: str) -> str:
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if "reaction" not in attrs and "text" not in attrs:
+                raise serializers.ValidationError({"reaction": "required (or `text`): an emoji, or empty."})
+            value = attrs["reaction"] if "reaction" in attrs else attrs["text"]
             if value and _NOT_EMOJI.search(value):
-                raise serializers.ValidationError("must be an emoji (or empty to remove the reaction).")
-            return value
+                field = "reaction" if "reaction" in attrs else "text"
+                raise serializers.ValidationError(
+                    {field: "must be an emoji (or empty to remove the reaction)."}
+                )
+            attrs["reaction"] = value
+            return attrs
 
     @extend_schema_serializer(component_name="MessageReactionOutput")
     class OutputSerializer(serializers.Serializer):
@@ -133,6 +154,10 @@ class MessageReactionApi(MessageView):
     @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="messages_reaction")
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
+        if data.get("provider") and data["provider"] != session.provider:
+            raise ValidationFailed(
+                f"provider: {data['provider']!r} is not this session's provider ({session.provider!r})."
+            )
         reaction = services.message_react(
             session=session, chat=data["to"], message_id=data["messageId"], emoji=data["reaction"]
         )
