@@ -30,6 +30,11 @@ urlpatterns = [
         channels.SessionTemplatesSyncApi.as_view(),
         name="session-templates-sync",
     ),
+    path(
+        "sessions/<str:session_id>/webhook-fields",
+        channels.SessionWebhookFieldsApi.as_view(),
+        name="session-webhook-fields",
+    ),
     path("channels/messages/media", channels.ChannelMediaApi.as_view(), name="channels-media"),
     path("channels/chats/read", channels.ChannelReadApi.as_view(), name="channels-read"),
     path("messages", messages.MessageListApi.as_view(), name="messages"),

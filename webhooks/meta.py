@@ -314,6 +314,22 @@ def messages_value(session: Session, event: Event, message: MessageEvent) -> dic
     return value
 
 
+def stamp_dispatch(payload: Any, dispatched_ms: int) -> Any:
+    """The payload with the ordering block's `dispatched_at_ms` set to when this POST is sent (each
+    attempt its own); payloads without the block are returned unchanged."""
+    try:
+        value = payload["entry"][0]["changes"][0]["value"]
+        block = value[OBJECT]
+    except (KeyError, IndexError, TypeError):
+        return payload
+    if not isinstance(block, dict) or "dispatched_at_ms" not in block:
+        return payload
+    stamped = {**value, OBJECT: {**block, "dispatched_at_ms": dispatched_ms}}
+    change = {**payload["entry"][0]["changes"][0], "value": stamped}
+    entry = {**payload["entry"][0], "changes": [change, *payload["entry"][0]["changes"][1:]]}
+    return {**payload, "entry": [entry, *payload["entry"][1:]]}
+
+
 # --- Everything else ----------------------------------------------------------------------------------
 
 

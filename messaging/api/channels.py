@@ -11,7 +11,7 @@ from accounts.permissions import IsOperator, ReadOrAdmin
 from messaging.api.common import SESSION_ID_PARAM
 from messaging.api.messages import MessageView, RecipientField, SentSerializer, SessionInput, sent_body
 from messaging.api.sessions import SessionKeyedView
-from messaging.channels import sending, templates
+from messaging.channels import sending, subscriptions, templates
 from messaging.channels.engine import MEDIA_KINDS
 
 
@@ -105,3 +105,49 @@ class ChannelReadApi(MessageView):
             session=session, chat=data["to"], message_id=data["messageId"], typing=data["typing"]
         )
         return Response({"success": True, "messageId": data["messageId"]})
+
+
+@extend_schema_serializer(component_name="WebhookFields")
+class WebhookFieldsSerializer(serializers.Serializer):
+    sessionId = serializers.UUIDField()
+    provider = serializers.CharField()
+    required = serializers.ListField(
+        child=serializers.CharField(), help_text="Fields Ponte turns into events."
+    )
+    subscribed = serializers.ListField(child=serializers.CharField(), help_text="Fields the page sends now.")
+    missing = serializers.ListField(child=serializers.CharField(), help_text="Required and not subscribed.")
+    added = serializers.ListField(child=serializers.CharField(), help_text="POST: fields just subscribed.")
+
+
+def _fields_body(session, fields: subscriptions.WebhookFields) -> dict:
+    return {
+        "sessionId": str(session.pk),
+        "provider": session.provider,
+        "required": list(fields.required),
+        "subscribed": list(fields.subscribed),
+        "missing": list(fields.missing),
+        "added": list(fields.added),
+    }
+
+
+class SessionWebhookFieldsApi(SessionKeyedView):
+    """Messenger and Instagram: GET the page's subscribed webhook fields; POST subscribes the missing ones."""
+
+    permission_classes = [IsOperator]
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM], responses=WebhookFieldsSerializer, operation_id="webhook_fields_get"
+    )
+    def get(self, request: Request, session_id: str) -> Response:
+        session = self.session(session_id)
+        return Response(_fields_body(session, subscriptions.webhook_fields_get(session=session)))
+
+    @extend_schema(
+        parameters=[SESSION_ID_PARAM],
+        request=None,
+        responses=WebhookFieldsSerializer,
+        operation_id="webhook_fields_subscribe",
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        session = self.session(session_id)
+        return Response(_fields_body(session, subscriptions.webhook_fields_subscribe(session=session)))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 
 from django.db import transaction
 
+from messaging.channels import PAGE_PROVIDERS
 from messaging.channels.inbound import Inbound
-from messaging.channels.models import ChannelConversation
-from messaging.engines.events import MessageAckEvent
+from messaging.channels.models import ChannelAccount, ChannelConversation
+from messaging.channels.profiles import contact_name
+from messaging.engines.events import EngineEvent, MessageAckEvent, MessageEvent
 from messaging.models import Message, Session
 from messaging.services.events import engine_event_receive
 
@@ -42,12 +45,25 @@ def _read_up_to(session: Session, ack: MessageAckEvent) -> list[MessageAckEvent]
     ]
 
 
+def _named(session: Session, event: EngineEvent) -> EngineEvent:
+    """A Messenger/Instagram customer's message with the customer's name (when the profile is given)."""
+    if not isinstance(event, MessageEvent) or event.from_me or event.push_name:
+        return event
+    if session.provider not in PAGE_PROVIDERS:
+        return event
+    account = ChannelAccount.objects.filter(session=session).first()
+    if account is None:
+        return event
+    name = contact_name(account, event.sender.split("@", 1)[0])
+    return dataclasses.replace(event, push_name=name) if name else event
+
+
 @transaction.atomic
 def channel_events_receive(*, session: Session, items: list[Inbound]) -> int:
     """Record every item of one webhook body, in order; returns how many events were emitted."""
     emitted = 0
     for item in items:
-        event = item.event
+        event = _named(session, item.event)
         if item.customer_ms and event.chat:
             _window_open(session, event.chat, item.customer_ms)
         events = [event]

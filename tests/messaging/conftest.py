@@ -107,3 +107,9 @@ def official_session(admin_client, graph) -> Callable[..., Session]:
         return Session.objects.get(pk=response.json()["id"])
 
     return make
+
+
+@pytest.fixture
+def meta_client() -> APIClient:
+    """Meta's side of the inbound webhooks: no API key."""
+    return APIClient()
