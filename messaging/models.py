@@ -33,7 +33,7 @@ class Session(models.Model):
     engine = models.CharField(
         max_length=200, blank=True, help_text="Dotted path; empty uses MESSAGING_ENGINE."
     )
-    # Official channels come later; the meta envelope already reads these.
+    # whatsapp (QR code) or an official channel: whatsapp_cloud, messenger, instagram (messaging/channels/).
     provider = models.CharField(max_length=20, default="whatsapp")
     official = models.BooleanField(default=False)
     jid = models.CharField(max_length=100, blank=True, help_text="Own JID once paired.")

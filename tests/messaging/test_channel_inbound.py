@@ -234,3 +234,20 @@ def test_a_malformed_signed_body_is_400(meta, official_session):
         HTTP_X_HUB_SIGNATURE_256=sign(b"{not json"),
     )
     assert response.status_code == 400
+
+
+def test_cloud_api_events_are_whatsapp_official_in_the_meta_envelope(meta, official_session):
+    session = official_session("whatsapp_cloud")
+    configure(session, webhook_format="meta")
+    assert (
+        post_signed(meta, session, cloud_body(messages=[cloud_message("text", {"body": "oi"})])).status_code
+        == 200
+    )
+    event = Event.objects.get(session_id=session.pk, name="message")
+    envelope = Delivery.objects.get(event=event, kind=Delivery.Kind.INSTANCE).payload
+    validate_envelope(envelope)
+    assert envelope["provider"] == "whatsapp" and envelope["official"] is True
+    value = envelope["entry"][0]["changes"][0]["value"]
+    assert value["messaging_product"] == "whatsapp"
+    assert value["contacts"][0] == {"profile": {"name": "Maria"}, "wa_id": CUSTOMER}
+    assert value["messages"][0]["from"] == CUSTOMER and "ponte" not in value
