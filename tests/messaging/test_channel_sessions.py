@@ -115,3 +115,18 @@ def test_the_qr_code_session_stays_the_default(admin_client):
     assert response.status_code == 201
     assert response.json()["provider"] == "whatsapp" and response.json()["official"] is False
     assert response.json()["hasCredentials"] is False
+
+
+def test_the_admin_shows_the_channel_and_its_disconnect_reason_but_never_the_credentials(
+    client, official_session
+):
+    from django.contrib.auth import get_user_model
+
+    session = official_session("whatsapp_cloud")
+    ChannelAccount.objects.filter(session=session).update(disconnect_reason="access token refused: expired")
+    client.force_login(get_user_model().objects.create_superuser("staff", "staff@example.com", "pw"))
+    page = client.get(f"/admin/messaging/session/{session.pk}/change/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "access token refused: expired" in text and "Acme Support" in text
+    assert not any(secret in text for secret in SECRETS)
