@@ -17,7 +17,7 @@ class ChannelAccount(models.Model):
     session = models.OneToOneField("messaging.Session", on_delete=models.CASCADE, related_name="channel")
     # Cloud API: phoneNumberId, businessAccountId, accessToken, appSecret, verifyToken.
     # Messenger/Instagram: pageId, pageAccessToken, appSecret, verifyToken.
-    credentials = EncryptedJSONField(editable=False)
+    credentials = EncryptedJSONField(null=True, editable=False, help_text="Encrypted; null after logout.")
     display_name = models.CharField(max_length=200, blank=True, help_text="As the Graph API names it.")
     verified_at = models.DateTimeField(default=timezone.now)
     disconnect_reason = models.CharField(max_length=300, blank=True)

@@ -58,11 +58,20 @@ def _named(session: Session, event: EngineEvent) -> EngineEvent:
     return dataclasses.replace(event, push_name=name) if name else event
 
 
+def _seen(session: Session, event: EngineEvent) -> bool:
+    """A message Ponte already has: Meta re-posts a body it thinks failed; report each message once."""
+    if not isinstance(event, MessageEvent) or event.type == "reaction" or not event.id:
+        return False
+    return Message.objects.filter(session=session, chat=event.chat, message_id=event.id).exists()
+
+
 @transaction.atomic
 def channel_events_receive(*, session: Session, items: list[Inbound]) -> int:
     """Record every item of one webhook body, in order; returns how many events were emitted."""
     emitted = 0
     for item in items:
+        if _seen(session, item.event):
+            continue
         event = _named(session, item.event)
         if item.customer_ms and event.chat:
             _window_open(session, event.chat, item.customer_ms)

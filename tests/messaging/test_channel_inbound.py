@@ -251,3 +251,11 @@ def test_cloud_api_events_are_whatsapp_official_in_the_meta_envelope(meta, offic
     assert value["messaging_product"] == "whatsapp"
     assert value["contacts"][0] == {"profile": {"name": "Maria"}, "wa_id": CUSTOMER}
     assert value["messages"][0]["from"] == CUSTOMER and "ponte" not in value
+
+
+def test_a_body_meta_posts_again_reports_each_message_once(meta, official_session):
+    session = official_session("whatsapp_cloud")
+    body = cloud_body(messages=[cloud_message("text", {"body": "oi"})])
+    assert post_signed(meta, session, body).status_code == 200
+    assert post_signed(meta, session, body).status_code == 200
+    assert Event.objects.filter(session_id=session.pk, name="message").count() == 1

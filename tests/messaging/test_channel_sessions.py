@@ -130,3 +130,19 @@ def test_the_admin_shows_the_channel_and_its_disconnect_reason_but_never_the_cre
     text = page.content.decode()
     assert "access token refused: expired" in text and "Acme Support" in text
     assert not any(secret in text for secret in SECRETS)
+
+
+def test_logout_deletes_the_credentials_and_disconnects(admin_client, official_session):
+    session = official_session("instagram")
+    response = admin_client.post(f"/api/sessions/{session.pk}/logout")
+    assert response.status_code == 200
+    session.refresh_from_db()
+    assert session.status == "disconnected" and session.channel.credentials is None
+    assert admin_client.get(f"/api/sessions/{session.pk}").json()["hasCredentials"] is False
+    assert Event.objects.filter(session_id=session.pk, name="disconnected").exists()
+
+
+def test_deleting_an_official_session_deletes_its_channel(admin_client, official_session):
+    session = official_session("messenger")
+    assert admin_client.delete(f"/api/sessions/{session.pk}").status_code == 200
+    assert not ChannelAccount.objects.exists()
