@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from messaging.channels import PAGE_PROVIDERS, WHATSAPP_CLOUD
+from messaging.channels import WHATSAPP_CLOUD
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import account_of, post, recipient, send, unsupported
 from messaging.engines.base import (
@@ -229,6 +229,3 @@ class GraphChannelEngine(Engine):
         self, session_id: str, group_jid: str, participants: list[str]
     ) -> list[ParticipantResult]:
         raise self._no_groups(session_id)
-
-
-__all__ = ["MEDIA_KINDS", "PAGE_PROVIDERS", "GraphChannelEngine"]
