@@ -323,3 +323,15 @@ def test_an_unreachable_graph_api_is_502(admin_client, graph, cloud, settings):
     settings.PONTE_GRAPH_API_URL = "http://127.0.0.1:9"
     response = _send(admin_client, cloud)
     assert response.status_code == 502 and response.json()["error"] == "ENGINE_UNAVAILABLE"
+
+
+def test_messenger_recipients_may_be_psids_longer_than_phone_numbers(admin_client, graph, messenger, cloud):
+    psid = "24681357902468013"  # 17 digits, as Meta issues them
+    body = {"sessionId": str(messenger.pk), "to": psid, "text": "hi"}
+    response = admin_client.post("/api/messages/send", body, format="json")
+    assert response.status_code == 200, response.json()
+    assert graph.sends()[0].body["recipient"] == {"id": psid}
+    assert Message.objects.get(message_id=response.json()["messageId"]).chat == f"{psid}@s.whatsapp.net"
+    # a phone-number channel keeps the phone-number rule
+    refused = admin_client.post("/api/messages/send", {**body, "sessionId": str(cloud.pk)}, format="json")
+    assert refused.status_code == 400
