@@ -36,6 +36,10 @@ class ApplicationError(Exception):
 
     status_code: int = 500
     code: str = "Internal Server Error"
+    #: What must be kept although the request fails (a send recorded as failed, a session disconnected
+    #: by its channel): run by the exception handler after the service's savepoint was rolled back, in
+    #: the request's transaction, which then commits instead of rolling back.
+    record: Callable[[], None] | None = None
     gateway_text: str = "Internal server error"
     default_message: str = "An unexpected error occurred; it has been logged."
 
@@ -77,6 +81,12 @@ class SessionNotInQrState(BadRequest):
     code = "SESSION_NOT_IN_QR_STATE"
     gateway_text = "Session not in QR state"
     default_message = "The session is not waiting for a QR scan; call connect first."
+
+
+class OperationNotSupported(BadRequest):
+    code = "OPERATION_NOT_SUPPORTED"
+    gateway_text = "Operation not supported"
+    default_message = "The session's channel does not support this operation."
 
 
 class NotAuthenticated(ApplicationError):
@@ -144,6 +154,15 @@ class SessionNotConnected(Conflict):
     code = "SESSION_NOT_CONNECTED"
     gateway_text = "Session not connected"
     default_message = "The session is not connected; pair it by QR code or phone code first."
+
+
+class OutsideCustomerWindow(Conflict):
+    code = "OUTSIDE_CUSTOMER_WINDOW"
+    gateway_text = "Outside the customer service window"
+    default_message = (
+        "More than 24 hours have passed since the customer's last message: only an approved template "
+        "may be sent."
+    )
 
 
 class RateLimited(ApplicationError):
@@ -361,7 +380,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     # here: rest_framework.views loads the authentication classes, which import this module.
     from rest_framework.views import set_rollback
 
-    set_rollback()
+    if error.record is not None:
+        error.record()
+    else:
+        set_rollback()
     body, status = error_body(getattr(request, "path", "/api/"), error)
     return Response(body, status=status, headers=error.headers)
 

@@ -115,8 +115,12 @@ class AutoSchema(SpectacularAutoSchema):
             codes |= {401, 403}
         if getattr(self.view, "throttle_classes", None):
             codes.add(429)
-        if type(self.view).__module__.startswith(_ENGINE_MODULES):
+        if type(self.view).__module__.startswith(_ENGINE_MODULES) and getattr(
+            self.view, "reaches_engine", True
+        ):
             codes |= {409, 502}
+        # A view may answer a status no rule above derives (a media link that expired: 410).
+        codes |= set(getattr(self.view, "extra_error_statuses", ()))
         return sorted(codes)
 
     def _get_parameters(self) -> list[dict[str, Any]]:

@@ -473,6 +473,11 @@ STORAGES = {
     },
 }
 
+# Official channels (messaging.channels): Meta's Graph API, base without version, and the pinned version.
+PONTE_GRAPH_API_URL = (os.environ.get("PONTE_GRAPH_API_URL") or "https://graph.facebook.com").rstrip("/")
+PONTE_GRAPH_API_VERSION = os.environ.get("PONTE_GRAPH_API_VERSION") or "v21.0"
+PONTE_GRAPH_API_TIMEOUT_SECONDS = float(os.environ.get("PONTE_GRAPH_API_TIMEOUT_SECONDS") or 10)
+
 # --- Webhooks ----------------------------------------------------------------------------------
 
 # Unknown instance keys one client address may present before the instance interface answers it 429

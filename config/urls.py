@@ -56,5 +56,6 @@ urlpatterns = [
     ),
     re_path(r"^gateway/(?P<rest>.*)$", unknown_route),
     path("instances/", include(webhooks_urls.instance_urlpatterns)),
+    path("channels/", include("messaging.channels.urls")),
     re_path(r"^instances/(?P<rest>.*)$", unknown_route),
 ]

@@ -7,8 +7,29 @@ from django.http import HttpRequest
 from config.admin_safety import QueryStringGuard, StrictJSONAdmin
 from config.errors import ApplicationError
 from messaging.instance_keys import instance_key_masked
-from messaging.models import Group, Message, Session
+from messaging.models import ChannelAccount, ChannelTemplate, Group, Message, Session
 from messaging.services import sessions as services
+
+
+class ChannelAccountInline(admin.StackedInline):
+    """An official session's channel: who Meta says it is and why it was disconnected; the credentials
+    themselves are never shown (stored encrypted, not an editable field)."""
+
+    model = ChannelAccount
+    fields = ["display_name", "verified_at", "disconnect_reason"]
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+    max_num = 0
+    verbose_name = "official channel"
+
+
+@admin.register(ChannelTemplate)
+class ChannelTemplateAdmin(QueryStringGuard, admin.ModelAdmin):
+    list_display = ["name", "language", "status", "session", "variables", "synced_at"]
+    list_filter = ["status"]
+    search_fields = ["name", "body"]
+    readonly_fields = ["session", "name", "language", "status", "category", "body", "variables", "components"]
 
 
 @admin.register(Session)
@@ -27,6 +48,9 @@ class SessionAdmin(QueryStringGuard, admin.ModelAdmin):
         "connected_at",
     ]
     actions = ["sandbox_scan", "regenerate_instance_key"]
+
+    def get_inlines(self, request: HttpRequest, obj: Session | None) -> list:
+        return [ChannelAccountInline] if obj is not None and obj.official else []
 
     @admin.display(description="instance key")
     def instance_key_masked(self, session: Session) -> str:

@@ -38,7 +38,7 @@ class Session(models.Model):
     engine = models.CharField(
         max_length=200, blank=True, help_text="Dotted path; empty uses MESSAGING_ENGINE."
     )
-    # Official channels come later; the meta envelope already reads these.
+    # whatsapp (QR code) or an official channel: whatsapp_cloud, messenger, instagram (messaging/channels/).
     provider = models.CharField(max_length=20, default="whatsapp")
     official = models.BooleanField(default=False)
     jid = models.CharField(max_length=100, blank=True, help_text="Own JID once paired.")
@@ -138,6 +138,7 @@ class Message(models.Model):
 
     class Status(models.TextChoices):
         SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"  # official channels: refused by the channel, or outside the window
         DELIVERED = "delivered", "Delivered"
         READ = "read", "Read"
         DELETED = "deleted", "Deleted"
@@ -262,3 +263,7 @@ class WhatsAppDevice(models.Model):
 
     def __str__(self) -> str:
         return f"whatsapp {self.session_id}"
+
+
+# Official channels (messaging/channels/models.py): models of this app, defined next to their code.
+from messaging.channels.models import ChannelAccount, ChannelConversation, ChannelTemplate  # noqa: E402, F401

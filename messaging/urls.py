@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from messaging.api import chats, contacts, gateway, groups, media, messages, sandbox, sessions
+from messaging.api import channels, chats, contacts, gateway, groups, media, messages, sandbox, sessions
 
 urlpatterns = [
     path("sessions", sessions.SessionListCreateApi.as_view(), name="sessions"),
@@ -21,6 +21,21 @@ urlpatterns = [
     ),
     path("sessions/<str:session_id>/logout", sessions.SessionLogoutApi.as_view(), name="session-logout"),
     path("sessions/<str:session_id>/restart", chats.SessionRestartApi.as_view(), name="session-restart"),
+    path(
+        "sessions/<str:session_id>/templates",
+        channels.SessionTemplatesApi.as_view(),
+        name="session-templates",
+    ),
+    path(
+        "sessions/<str:session_id>/templates/sync",
+        channels.SessionTemplatesSyncApi.as_view(),
+        name="session-templates-sync",
+    ),
+    path(
+        "sessions/<str:session_id>/webhook-fields",
+        channels.SessionWebhookFieldsApi.as_view(),
+        name="session-webhook-fields",
+    ),
     path("messages", messages.MessageListApi.as_view(), name="messages"),
     path("messages/media", media.MessageMediaApi.as_view(), name="messages-media"),
     path("media/<str:token>", media.MediaFileApi.as_view(), name="media-file"),

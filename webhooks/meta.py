@@ -127,14 +127,19 @@ def _metadata(session: Session) -> dict[str, str]:
     return {"display_phone_number": _own_number(session), "phone_number_id": instance_id(session)}
 
 
+def envelope_provider(session: Session) -> str:
+    """The envelope's channel: one of three (seed 002 b); the Cloud API is `whatsapp`, `official: true`."""
+    return "whatsapp" if session.provider == "whatsapp_cloud" else session.provider
+
+
 def _base_value(session: Session) -> dict[str, Any]:
-    return {"messaging_product": session.provider, "metadata": _metadata(session)}
+    return {"messaging_product": envelope_provider(session), "metadata": _metadata(session)}
 
 
 def _envelope(session: Session, field: str, value: dict[str, Any]) -> dict[str, Any]:
     return {
         "object": OBJECT,
-        "provider": session.provider,
+        "provider": envelope_provider(session),
         "instance": instance_id(session),
         "official": bool(session.official),
         "entry": [{"id": entry_id(session), "changes": [{"field": field, "value": value}]}],
@@ -142,7 +147,10 @@ def _envelope(session: Session, field: str, value: dict[str, Any]) -> dict[str, 
 
 
 def _contact(session: Session, *, number: str, name: str, user_id: str = "") -> dict[str, Any]:
-    contact: dict[str, Any] = {"profile": {"name": name}, APP_ID_KEYS.get(session.provider, "wa_id"): number}
+    contact: dict[str, Any] = {
+        "profile": {"name": name},
+        APP_ID_KEYS.get(envelope_provider(session), "wa_id"): number,
+    }
     if user_id:
         contact["user_id"] = user_id
     return contact
@@ -314,6 +322,22 @@ def messages_value(session: Session, event: Event, message: MessageEvent) -> dic
     return value
 
 
+def stamp_dispatch(payload: Any, dispatched_ms: int) -> Any:
+    """The payload with the ordering block's `dispatched_at_ms` set to when this POST is sent (each
+    attempt its own); payloads without the block are returned unchanged."""
+    try:
+        value = payload["entry"][0]["changes"][0]["value"]
+        block = value[OBJECT]
+    except (KeyError, IndexError, TypeError):
+        return payload
+    if not isinstance(block, dict) or "dispatched_at_ms" not in block:
+        return payload
+    stamped = {**value, OBJECT: {**block, "dispatched_at_ms": dispatched_ms}}
+    change = {**payload["entry"][0]["changes"][0], "value": stamped}
+    entry = {**payload["entry"][0], "changes": [change, *payload["entry"][0]["changes"][1:]]}
+    return {**payload, "entry": [entry, *payload["entry"][1:]]}
+
+
 # --- Everything else ----------------------------------------------------------------------------------
 
 
@@ -448,7 +472,7 @@ def plain_envelope(session: Session, event: Event, typed: EngineEvent) -> dict[s
         "event": event.name,
         "field": FIELDS[event.name],
         "instance": instance_id(session),
-        "provider": session.provider,
+        "provider": envelope_provider(session),
         "official": bool(session.official),
         "session_id": str(session.id),
         "data": typed.to_data(),

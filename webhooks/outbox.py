@@ -38,6 +38,7 @@ from django.utils import timezone
 from config.breaker import Breaker
 from net.transport import PostResult, UnsafeTarget, http_session, safe_post
 from webhooks import lease, sql, throttle
+from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.policy import policy_for
 from webhooks.signing import delivery_headers
@@ -146,8 +147,9 @@ def _post(delivery: Claimed) -> Sent:
     if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook_id is None:
         now = timezone.now()
         return Sent(delivery, None, now, now)
-    body = render_body(delivery.payload)
     sent_at = timezone.now()
+    # The messenger ordering block says when this attempt was dispatched (webhooks.meta).
+    body = render_body(stamp_dispatch(delivery.payload, int(sent_at.timestamp() * 1000)))
     headers = delivery_headers(
         secret=delivery.secret or "", msg_id=delivery.dispatch_id, body=body, sent_at=sent_at
     )

@@ -66,6 +66,9 @@ class SessionOutputSerializer(serializers.Serializer):
     profileName = serializers.CharField(source="profile_name")
     profileStatus = serializers.CharField(source="profile_status")
     hasProfilePicture = serializers.SerializerMethodField()
+    hasCredentials = serializers.SerializerMethodField(
+        help_text="Official channels: whether credentials are stored (they are never returned)."
+    )
     qrExpiresAt = serializers.DateTimeField(source="qr_expires_at", allow_null=True)
     connectedAt = serializers.DateTimeField(source="connected_at", allow_null=True)
     createdAt = serializers.DateTimeField(source="created_at")
@@ -85,6 +88,12 @@ class SessionOutputSerializer(serializers.Serializer):
 
     def get_engine(self, session: Session) -> str:
         return session_engine_label(session)
+
+    def get_hasCredentials(self, session: Session) -> bool:
+        if not session.official:
+            return False
+        channel = getattr(session, "channel", None) if hasattr(session, "channel") else None
+        return bool(channel and channel.credentials)
 
     def get_hasProfilePicture(self, session: Session) -> bool:
         return bool(session.profile_picture)

@@ -44,14 +44,14 @@ class MessageMediaApi(MessageView):
     class InputSerializer(SessionInput):
         to = RecipientField()
         type = serializers.ChoiceField(choices=MEDIA_SEND_TYPES)
-        url = serializers.URLField(max_length=2000, required=False, default="")
-        base64 = serializers.CharField(required=False, default="", trim_whitespace=True)
+        url = serializers.URLField(max_length=2000, required=False, default="", allow_blank=True)
+        base64 = serializers.CharField(required=False, default="", allow_blank=True, trim_whitespace=True)
         caption = serializers.CharField(
             max_length=MAX_CAPTION, required=False, default="", allow_blank=True, trim_whitespace=False
         )
         fileName = serializers.CharField(max_length=255, required=False, default="", allow_blank=True)
         mimeType = serializers.RegexField(
-            r"^[\w.+-]+/[\w.+-]+(;.*)?$", max_length=100, required=False, default="", allow_blank=True
+            r"^([\w.+-]+/[\w.+-]+(;.*)?)?$", max_length=100, required=False, default="", allow_blank=True
         )
         quoted = QuotedSerializer(required=False, allow_null=True)
 
@@ -86,9 +86,12 @@ class MediaFileApi(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
     throttle_classes: list = []
+    reaches_engine = False
+    extra_error_statuses = (410,)
 
     @extend_schema(
-        responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY)},
+        # The stored type (image/jpeg, audio/ogg, …) is the reply's content type.
+        responses={(200, "*/*"): OpenApiResponse(OpenApiTypes.BINARY)},
         operation_id="media_get",
     )
     def get(self, request: Request, token: str) -> FileResponse:

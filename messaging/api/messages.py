@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
@@ -12,11 +13,11 @@ from rest_framework.response import Response
 
 from accounts.permissions import IsOperator, IsViewer
 from config.errors import ValidationFailed
-from messaging.addressing import normalize_jid, normalize_number
+from messaging.addressing import normalize_jid, normalize_number, user_suffix
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
 from messaging.api.sessions import SessionKeyedView
 from messaging.engines.base import Button, ContactCard
-from messaging.models import Message
+from messaging.models import Message, Session
 from messaging.selectors import message_list, paginate
 from messaging.services import messages as services
 
@@ -25,6 +26,8 @@ MAX_VCARDS = 50
 MAX_BUTTONS = 3
 # A reaction is an emoji, never a word: letters, digits and spaces are refused upfront.
 _NOT_EMOJI = re.compile(r"[A-Za-z0-9\s]")
+# A page-scoped user id of an official channel (Messenger PSID, Instagram IGSID).
+_CHANNEL_ID = re.compile(r"^[0-9]{8,20}$")
 
 
 class RecipientField(serializers.CharField):
@@ -35,9 +38,12 @@ class RecipientField(serializers.CharField):
         super().__init__(max_length=100, **kwargs)
 
     def to_internal_value(self, data: Any) -> str:
-        return normalize_jid(
-            super().to_internal_value(data), allow_group=self.allow_group, field=self.field_name
-        )
+        value = super().to_internal_value(data)
+        local, _, domain = value.strip().partition("@")
+        if self.context.get("channel_ids") and _CHANNEL_ID.match(local) and domain in ("", user_suffix()):
+            # Messenger PSIDs and Instagram IGSIDs are longer than any phone number.
+            return f"{local}@{user_suffix()}"
+        return normalize_jid(value, allow_group=self.allow_group, field=self.field_name)
 
 
 class ContactNumberField(serializers.CharField):
@@ -87,9 +93,19 @@ class MessageView(SessionKeyedView):
 
     def validated(self, serializer_class: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
         """Validate the body, then find the session (404/403): nothing invalid reaches a service."""
-        data = serializer_class(data=self.request.data)
+        data = serializer_class(data=self.request.data, context={"channel_ids": self._page_channel()})
         data.is_valid(raise_exception=True)
         return self.session(data.validated_data["sessionId"]), data.validated_data
+
+    def _page_channel(self) -> bool:
+        """Whether the body names a Messenger or Instagram session (whose recipients are page-scoped
+        ids, not phone numbers); the session itself is found, with its checks, after validation."""
+        session_id = self.request.data.get("sessionId") if hasattr(self.request.data, "get") else None
+        try:
+            key = uuid.UUID(str(session_id))
+        except ValueError:
+            return False
+        return Session.objects.filter(pk=key, provider__in=["messenger", "instagram"]).exists()
 
 
 class MessageSendApi(MessageView):
@@ -117,12 +133,33 @@ class MessageReactionApi(MessageView):
     class InputSerializer(SessionInput):
         to = RecipientField()
         messageId = serializers.CharField(max_length=100)
-        reaction = serializers.CharField(max_length=16, allow_blank=True, trim_whitespace=False)
+        reaction = serializers.CharField(
+            max_length=16, allow_blank=True, trim_whitespace=False, required=False, help_text="The emoji."
+        )
+        text = serializers.CharField(
+            max_length=16,
+            allow_blank=True,
+            trim_whitespace=False,
+            required=False,
+            help_text="Same as `reaction` (official channels' spelling, with `provider`).",
+        )
+        provider = serializers.ChoiceField(
+            choices=["whatsapp", "whatsapp_cloud", "messenger", "instagram"],
+            required=False,
+            help_text="When given, must be the session's provider.",
+        )
 
-        def validate_reaction(self, value: str) -> str:
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if "reaction" not in attrs and "text" not in attrs:
+                raise serializers.ValidationError({"reaction": "required (or `text`): an emoji, or empty."})
+            value = attrs["reaction"] if "reaction" in attrs else attrs["text"]
             if value and _NOT_EMOJI.search(value):
-                raise serializers.ValidationError("must be an emoji (or empty to remove the reaction).")
-            return value
+                field = "reaction" if "reaction" in attrs else "text"
+                raise serializers.ValidationError(
+                    {field: "must be an emoji (or empty to remove the reaction)."}
+                )
+            attrs["reaction"] = value
+            return attrs
 
     @extend_schema_serializer(component_name="MessageReactionOutput")
     class OutputSerializer(serializers.Serializer):
@@ -133,6 +170,10 @@ class MessageReactionApi(MessageView):
     @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="messages_reaction")
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
+        if data.get("provider") and data["provider"] != session.provider:
+            raise ValidationFailed(
+                f"provider: {data['provider']!r} is not this session's provider ({session.provider!r})."
+            )
         reaction = services.message_react(
             session=session, chat=data["to"], message_id=data["messageId"], emoji=data["reaction"]
         )

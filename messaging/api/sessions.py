@@ -23,6 +23,8 @@ from messaging.api.common import (
     SuccessSerializer,
     envelope,
 )
+from messaging.channels import PROVIDERS, WHATSAPP
+from messaging.channels.services import channel_session_create
 from messaging.qr import qr_data_uri, qr_png
 from messaging.selectors import paginate, session_get, session_list
 from messaging.services import sessions as services
@@ -50,13 +52,26 @@ class SessionListCreateApi(SessionKeyedView):
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
         proxy = serializers.RegexField(
-            r"^(socks5|http)://([^\s@/]+@)?[^\s@/:]+:\d{1,5}/?$",
+            r"^((socks5|http)://([^\s@/]+@)?[^\s@/:]+:\d{1,5}/?)?$",
             max_length=500,
             required=False,
             default="",
             allow_blank=True,
             help_text="WhatsApp driver: socks5:// or http:// proxy (user:password@ allowed) for this "
             "session's connection, overriding WHATSAPP_PROXY. Stored encrypted, never returned.",
+        )
+        provider = serializers.ChoiceField(
+            choices=list(PROVIDERS),
+            default=WHATSAPP,
+            help_text="`whatsapp` (QR code or pairing code) or an official channel over the Graph API.",
+        )
+        credentials = serializers.DictField(
+            required=False,
+            allow_null=True,
+            help_text="Official channels only. whatsapp_cloud: phoneNumberId, businessAccountId, "
+            "accessToken, appSecret, verifyToken; messenger/instagram: pageId (or the Instagram account "
+            "id), pageAccessToken, appSecret, verifyToken. Verified against the Graph API, stored "
+            "encrypted, never returned.",
         )
 
     @extend_schema(
@@ -75,9 +90,24 @@ class SessionListCreateApi(SessionKeyedView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        session = services.session_create(
-            account=self.api_key.account, name=data.validated_data["name"], proxy=data.validated_data["proxy"]
-        )
+        values = data.validated_data
+        if values["provider"] == WHATSAPP:
+            if values.get("credentials"):
+                raise ValidationFailed("credentials: only official channels take credentials.")
+            session = services.session_create(
+                account=self.api_key.account, name=values["name"], proxy=values["proxy"]
+            )
+        else:
+            if values["proxy"]:
+                raise ValidationFailed(
+                    "proxy: official channels connect over the Graph API, without a proxy."
+                )
+            session = channel_session_create(
+                account=self.api_key.account,
+                name=values["name"],
+                provider=values["provider"],
+                credentials=values.get("credentials"),
+            )
         return Response(self.session_data(session), status=201)
 
 

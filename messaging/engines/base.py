@@ -58,11 +58,29 @@ class EngineRefused(EngineError):
     """The platform refuses the input itself (an expired or wrong code) (HTTP 400)."""
 
 
-class EngineThrottled(EngineError):
-    """The network asks the account to slow down (WhatsApp's rate-overlimit) (HTTP 429)."""
+class EngineUnsupported(EngineError):
+    """The session's channel cannot do this at all (HTTP 400 OPERATION_NOT_SUPPORTED)."""
+
+
+class EngineRateLimited(EngineError):
+    """The platform asks to slow down (HTTP 429 with Retry-After)."""
 
     def __init__(self, message: str, *, retry_after: int = 60) -> None:
         self.retry_after = retry_after
+        super().__init__(message)
+
+
+class EngineOutsideWindow(EngineError):
+    """The platform refuses free-form messages outside the customer service window (HTTP 409)."""
+
+
+class EngineCredentialsRevoked(EngineError):
+    """The platform refuses the session's credentials (an expired or revoked token): the session is to
+    be disconnected with `reason` (HTTP 409 SESSION_NOT_CONNECTED)."""
+
+    def __init__(self, message: str, *, session_id: str, reason: str) -> None:
+        self.session_id = session_id
+        self.reason = reason
         super().__init__(message)
 
 

@@ -11,6 +11,8 @@ from config.errors import (
     Forbidden,
     MessageNotFound,
     NotFound,
+    OperationNotSupported,
+    OutsideCustomerWindow,
     RateLimited,
     SessionNotConnected,
     SessionNotFound,
@@ -19,12 +21,15 @@ from config.errors import (
 from messaging.engines import get_engine
 from messaging.engines.base import (
     Engine,
+    EngineCredentialsRevoked,
     EngineNotAllowed,
     EngineNotConnected,
     EngineNotFound,
+    EngineOutsideWindow,
+    EngineRateLimited,
     EngineRefused,
-    EngineThrottled,
     EngineUnavailableError,
+    EngineUnsupported,
 )
 from messaging.models import Session
 
@@ -60,8 +65,26 @@ def engine_errors() -> Iterator[None]:
         raise Forbidden(str(exc)) from exc
     except EngineRefused as exc:
         raise ValidationFailed(str(exc)) from exc
-    except EngineThrottled as exc:
-        raise RateLimited(f"WhatsApp throttles this account: {exc}", retry_after=exc.retry_after) from exc
+    except EngineUnsupported as exc:
+        raise OperationNotSupported(str(exc)) from exc
+    except EngineRateLimited as exc:
+        raise RateLimited(str(exc), retry_after=exc.retry_after) from exc
+    except EngineOutsideWindow as exc:
+        raise OutsideCustomerWindow(str(exc)) from exc
+    except EngineCredentialsRevoked as exc:
+        raise _credentials_revoked(exc) from exc
+
+
+def _credentials_revoked(exc: EngineCredentialsRevoked) -> SessionNotConnected:
+    """409, and the session disconnected (kept although the request's writes roll back)."""
+    from messaging.channels.services import channel_disconnect  # the channels import the services
+
+    error = SessionNotConnected(
+        f"{exc} The session is now disconnected; create it again with valid credentials.",
+        extra={"status": Session.Status.DISCONNECTED, "reason": exc.reason},
+    )
+    error.record = lambda: channel_disconnect(session_id=exc.session_id, reason=exc.reason)
+    return error
 
 
 def require_connected(session: Session) -> None:

@@ -32,6 +32,13 @@ def chat_mark_read(*, session: Session, chat: str, message_ids: list[str] | None
     by_sender: dict[str, list[str]] = {}
     for message_id, sender in senders.items():
         by_sender.setdefault(sender if is_group(chat) else "", []).append(message_id)
+    if session.official:
+        # Official channels mark one message (and all before it) read, showing the typing indicator.
+        from messaging.channels.sending import channel_mark_read  # the channels build on these services
+
+        for message_id in senders:
+            channel_mark_read(session=session, chat=chat, message_id=message_id, typing=True)
+        return list(senders)
     engine = engine_for(session)
     with engine_errors():
         for sender, ids in by_sender.items():

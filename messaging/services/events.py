@@ -194,8 +194,9 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
 
 
 @transaction.atomic
-def engine_event_receive(session_id: str, event: EngineEvent) -> None:
-    """The `on_event` callback of every engine: record, then hand to the sink."""
+def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int | None = None) -> None:
+    """The `on_event` callback of every engine: record, then hand to the sink. `event_ms`: when the
+    platform says it happened (official channels' webhooks), else the time the sink receives it."""
     session = Session.objects.select_for_update().filter(pk=session_id).first()
     if session is None:
         logger.warning("Engine reported %r for unknown session %s; ignored", event.name, session_id)
@@ -204,4 +205,5 @@ def engine_event_receive(session_id: str, event: EngineEvent) -> None:
     chat = handler(session, event) if handler is not None else None
     if _sink is None:
         wire_sink()
-    _sink(session_id=session.pk, name=event.name, data=event.to_data(), chat=chat or event.chat)
+    extra = {"event_ms": event_ms} if event_ms else {}
+    _sink(session_id=session.pk, name=event.name, data=event.to_data(), chat=chat or event.chat, **extra)

@@ -16,7 +16,7 @@ import re
 from django.conf import settings
 from django.db import transaction
 
-from config.errors import ValidationFailed
+from config.errors import OperationNotSupported, ValidationFailed
 from messaging.engines.base import MediaPayload
 from messaging.models import Message, Session
 from messaging.services._engine import engine_errors, engine_for
@@ -94,6 +94,10 @@ def message_send_media(
     mime_type: str = "",
     quoted: QuotedInput | None = None,
 ) -> Message:
+    if session.official:
+        return _official_media_send(
+            session=session, to=to, type_=type_, url=url, data=data, caption=caption, file_name=file_name
+        )
     content, declared = media_bytes_load(url=url, data=data)
     mime = media_mime(type_, mime_type, declared, file_name)
     _prepare(session)
@@ -113,3 +117,20 @@ def message_send_media(
     if message is not None and message.content.get("mediaUrl"):  # the engine's echo stored a link
         record["mediaUrl"] = message.content["mediaUrl"]
     return _record(session, sent, "audio" if type_ == "voice" else type_, record)
+
+
+def _official_media_send(
+    *, session: Session, to: str, type_: str, url: str, data: str, caption: str, file_name: str
+) -> Message:
+    """Official channels take media by link: Meta fetches the URL itself, so Ponte neither downloads
+    nor uploads the bytes (and has none to send for `base64`)."""
+    from messaging.channels import CHANNEL_NAMES
+    from messaging.channels.sending import channel_send_media  # the channels build on these services
+
+    if not url:
+        name = CHANNEL_NAMES.get(session.provider, session.provider)
+        raise OperationNotSupported(f"{name} sessions send media by `url` only (Meta fetches it).")
+    kind = "audio" if type_ == "voice" else type_
+    return channel_send_media(
+        session=session, to=to, kind=kind, url=url, caption=caption, file_name=file_name
+    )

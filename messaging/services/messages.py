@@ -120,6 +120,10 @@ def _record(session: Session, sent: SentMessage, type_: str, content: dict) -> M
 
 @transaction.atomic
 def message_send_text(*, session: Session, to: str, text: str, quoted: QuotedInput | None = None) -> Message:
+    if session.official:  # the 24-hour window and templates (messaging/channels/window.py)
+        from messaging.channels.window import channel_send_text
+
+        return channel_send_text(session=session, to=to, text=text, quoted=quoted)
     _prepare(session)
     quote = _quoted(session, to, quoted)
     with engine_errors():

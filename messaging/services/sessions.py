@@ -8,7 +8,13 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Account
-from config.errors import Conflict, PlanLimitReached, SessionNotFound, SessionNotInQrState
+from config.errors import (
+    Conflict,
+    OperationNotSupported,
+    PlanLimitReached,
+    SessionNotFound,
+    SessionNotInQrState,
+)
 from messaging.engines import get_engine
 from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
 from messaging.media import media_forget
@@ -24,8 +30,12 @@ class ConnectOutcome:
 
 
 @transaction.atomic
-def session_create(*, account: Account, name: str, proxy: str = "") -> Session:
-    """Create a disconnected session, within the plan's session cap (sessions that exist count)."""
+def session_create(
+    *, account: Account, name: str, proxy: str = "", provider: str = "whatsapp", engine: str = ""
+) -> Session:
+    """Create a disconnected session, within the plan's session cap (sessions that exist count).
+    Official channels (messaging.channels.services.channel_session_create) pass their provider and engine;
+    WhatsApp sessions may name a `proxy` for their connection."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
     account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
     cap = account.plan.max_active_sessions
@@ -36,7 +46,14 @@ def session_create(*, account: Account, name: str, proxy: str = "") -> Session:
             "delete one or upgrade the plan.",
             extra={"limit": cap},
         )
-    return Session.objects.create(account=account, name=name, proxy=proxy)
+    return Session.objects.create(
+        account=account,
+        name=name,
+        proxy=proxy,
+        provider=provider,
+        official=provider != "whatsapp",
+        engine=engine,
+    )
 
 
 @transaction.atomic
@@ -59,9 +76,20 @@ def session_delete(*, session: Session) -> None:
     transaction.on_commit(lambda: media_forget(session_id))
 
 
+def _require_pairable(session: Session) -> None:
+    """Official channels are connected by their credentials: QR codes and pairing codes do not exist."""
+    if session.official:
+        raise OperationNotSupported(
+            f"Session {session.pk} is an official {session.provider} session: it connects with its "
+            "credentials, never by QR code or phone code.",
+            extra={"provider": session.provider},
+        )
+
+
 @transaction.atomic
 def session_connect(*, session: Session) -> ConnectOutcome:
     """disconnected → qr (a fresh QR code); qr → qr (the current code); connected: a no-op."""
+    _require_pairable(session)
     engine = engine_for(session)
     with engine_errors():
         result = engine.connect(str(session.pk))
@@ -78,6 +106,7 @@ def session_connect(*, session: Session) -> ConnectOutcome:
 @transaction.atomic
 def session_qr(*, session: Session) -> QrCode:
     """The code to scan now; an expired code is replaced (and a `qr` event emitted)."""
+    _require_pairable(session)
     if session.status != Session.Status.QR:
         raise SessionNotInQrState(
             f"Session {session.pk} is {session.status}; "
@@ -99,6 +128,7 @@ def session_qr(*, session: Session) -> QrCode:
 @transaction.atomic
 def session_pair(*, session: Session) -> ConnectOutcome:
     """Pairing by QR code in one call: connect when needed, then the current code."""
+    _require_pairable(session)
     if session.status == Session.Status.CONNECTED:
         raise Conflict("The session is already paired; log out first to pair another phone.")
     outcome = session_connect(session=session)
@@ -108,6 +138,7 @@ def session_pair(*, session: Session) -> ConnectOutcome:
 @transaction.atomic
 def session_pairing_code(*, session: Session, phone: str) -> PairingCode:
     """Pairing by phone number: connect when needed, then a code to type on that phone."""
+    _require_pairable(session)
     if session.status == Session.Status.CONNECTED:
         raise Conflict("The session is already paired; log out first to pair another phone.")
     if session.status == Session.Status.DISCONNECTED:

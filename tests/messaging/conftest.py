@@ -81,3 +81,35 @@ def start_engine(transactional_db, engine_redis, settings):
     yield start
     for process in processes:
         process.stop()
+
+
+@pytest.fixture
+def graph(settings):
+    """The local Graph API stand-in, with PONTE_GRAPH_API_URL pointing at it."""
+    from tests.messaging.graph_standin import VERSION, GraphStandIn
+
+    standin = GraphStandIn().start()
+    settings.PONTE_GRAPH_API_URL = standin.url
+    settings.PONTE_GRAPH_API_VERSION = VERSION
+    yield standin
+    standin.stop()
+
+
+@pytest.fixture
+def official_session(admin_client, graph) -> Callable[..., Session]:
+    """An official session created through the API with the stand-in's credentials."""
+    from tests.messaging.graph_standin import credentials_for
+
+    def make(provider: str = "whatsapp_cloud", name: str = "official") -> Session:
+        body = {"name": name, "provider": provider, "credentials": credentials_for(provider)}
+        response = admin_client.post("/api/sessions", body, format="json")
+        assert response.status_code == 201, response.json()
+        return Session.objects.get(pk=response.json()["id"])
+
+    return make
+
+
+@pytest.fixture
+def meta_client() -> APIClient:
+    """Meta's side of the inbound webhooks: no API key."""
+    return APIClient()

@@ -20,9 +20,9 @@ UNAVAILABLE = "tests.messaging.engines.UnavailableEngine"
 
 
 def _throttled(self, *args, **kwargs):
-    from messaging.engines.base import EngineThrottled
+    from messaging.engines.base import EngineRateLimited
 
-    raise EngineThrottled("rate-overlimit", retry_after=42)
+    raise EngineRateLimited("rate-overlimit", retry_after=42)
 
 
 # An engine whose network asks the account to slow down (WhatsApp's rate-overlimit).

@@ -18,7 +18,7 @@ from messaging.engines.base import (
     EngineNotAllowed,
     EngineNotConnected,
     EngineNotFound,
-    EngineThrottled,
+    EngineRateLimited,
     EngineUnavailableError,
     MediaPayload,
     Quoted,
@@ -289,7 +289,7 @@ def test_contact_check_profile_and_groups(driver, connected):
     "text,error",
     [
         ("websocket not connected", EngineNotConnected),
-        ("server returned error 429: rate-overlimit", EngineThrottled),
+        ("server returned error 429: rate-overlimit", EngineRateLimited),
         ("info query returned status 404: item-not-found", EngineNotFound),
         ("info query returned status 403: forbidden", EngineNotAllowed),
         ("context deadline exceeded", EngineUnavailableError),

@@ -54,7 +54,7 @@ ERROR_TYPES: dict[str, type[base.EngineError]] = {
         base.EngineNotFound,
         base.EngineNotAllowed,
         base.EngineRefused,
-        base.EngineThrottled,
+        base.EngineRateLimited,
     )
 }
 
@@ -201,7 +201,7 @@ def error_reply(exc: base.EngineError) -> dict[str, Any]:
     if name is None:
         name = next(n for n, cls in ERROR_TYPES.items() if isinstance(exc, cls))
     reply = {"ok": False, "error": name, "message": str(exc), "kind": getattr(exc, "kind", "")}
-    if isinstance(exc, base.EngineThrottled):
+    if isinstance(exc, base.EngineRateLimited):
         reply["retryAfter"] = exc.retry_after
     return reply
 
@@ -210,6 +210,6 @@ def raise_error(reply: dict[str, Any]) -> None:
     cls = ERROR_TYPES.get(reply.get("error", ""), base.EngineUnavailableError)
     if cls is base.EngineNotFound:
         raise base.EngineNotFound(reply.get("message", ""), kind=reply.get("kind") or "message")
-    if cls is base.EngineThrottled:
-        raise base.EngineThrottled(reply.get("message", ""), retry_after=int(reply.get("retryAfter") or 60))
+    if cls is base.EngineRateLimited:
+        raise base.EngineRateLimited(reply.get("message", ""), retry_after=int(reply.get("retryAfter") or 60))
     raise cls(reply.get("message", ""))

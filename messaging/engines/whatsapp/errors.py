@@ -16,13 +16,13 @@ from messaging.engines.base import (
     EngineNotAllowed,
     EngineNotConnected,
     EngineNotFound,
-    EngineThrottled,
+    EngineRateLimited,
     EngineUnavailableError,
 )
 
 _RULES: tuple[tuple[re.Pattern[str], type[EngineError]], ...] = (
     (re.compile(r"not (connected|logged in)|websocket not connected|no session", re.I), EngineNotConnected),
-    (re.compile(r"rate[- ]?overlimit|\b429\b|too many", re.I), EngineThrottled),
+    (re.compile(r"rate[- ]?overlimit|\b429\b|too many", re.I), EngineRateLimited),
     (re.compile(r"item-not-found|not[- ]found|\b404\b|not in group|not a participant", re.I), EngineNotFound),
     (
         re.compile(r"not-authorized|forbidden|not-acceptable|not allowed|\b40[136]\b|not an admin", re.I),

@@ -1,0 +1,231 @@
+"""GraphChannelEngine: the engine contract over Meta's Graph API, for official sessions.
+
+Official sessions are stored with this engine's path (messaging.channels.ENGINE_PATH), so the messaging
+services call it like any engine. Pairing does not exist (the session is connected once its credentials
+are verified); what a channel cannot do raises EngineUnsupported (400 OPERATION_NOT_SUPPORTED).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from messaging.channels import WHATSAPP_CLOUD
+from messaging.channels.models import ChannelAccount
+from messaging.channels.outbound import account_of, post, recipient, send, unsupported
+from messaging.engines.base import (
+    Button,
+    ConnectResult,
+    ContactCard,
+    ContactStatus,
+    Engine,
+    GroupInfo,
+    PairingCode,
+    ParticipantResult,
+    QrCode,
+    Quoted,
+    SentMessage,
+)
+from messaging.engines.events import DisconnectedEvent
+
+MEDIA_KINDS = ("image", "video", "audio", "document", "sticker")
+
+
+def _cloud_only(account: ChannelAccount, operation: str) -> None:
+    if account.session.provider != WHATSAPP_CLOUD:
+        raise unsupported(account.session.provider, operation)
+
+
+class GraphChannelEngine(Engine):
+    label = "graph"
+
+    # Connection ---------------------------------------------------------------------------------
+
+    def _no_pairing(self, session_id: str) -> Exception:
+        return unsupported(account_of(session_id).session.provider, "be paired by QR code or phone code")
+
+    def connect(self, session_id: str) -> ConnectResult:
+        raise self._no_pairing(session_id)
+
+    def current_qr(self, session_id: str) -> QrCode:
+        raise self._no_pairing(session_id)
+
+    def pairing_code(self, session_id: str, phone: str) -> PairingCode:
+        raise self._no_pairing(session_id)
+
+    def logout(self, session_id: str) -> None:
+        """The stored credentials are deleted: the session must be created again to connect."""
+        ChannelAccount.objects.filter(session_id=session_id).update(credentials=None)
+        self.report(session_id, DisconnectedEvent(reason="logout"))
+
+    def forget(self, session_id: str) -> None:
+        """Nothing is kept outside the session's own rows (deleted with it)."""
+
+    # Messages -----------------------------------------------------------------------------------
+
+    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
+        account = account_of(session_id)
+        context = quoted.message_id if quoted else ""
+        if account.session.provider == WHATSAPP_CLOUD:
+            return send(account, to, "text", {"body": text, "preview_url": False}, context_id=context)
+        return send(account, to, "text", {"text": text}, context_id=context)
+
+    def send_reaction(
+        self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
+    ) -> None:
+        account = account_of(session_id)
+        if account.session.provider == WHATSAPP_CLOUD:
+            send(account, chat, "reaction", {"message_id": message_id, "emoji": emoji})
+            return
+        body: dict[str, Any] = {
+            "recipient": {"id": recipient(chat)},
+            "sender_action": "react" if emoji else "unreact",
+            "payload": {"message_id": message_id, **({"reaction": emoji} if emoji else {})},
+        }
+        post(account, body)
+
+    def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage:
+        return self.send_contacts(session_id, to, card.display_name, [card])
+
+    def send_contacts(
+        self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
+    ) -> SentMessage:
+        account = account_of(session_id)
+        _cloud_only(account, "send contact cards")
+        contacts = [
+            {
+                "name": {"formatted_name": card.display_name, "first_name": card.display_name},
+                "phones": [{"phone": f"+{card.phone_number}", "type": "CELL", "wa_id": card.phone_number}],
+                **({"org": {"company": card.organization}} if card.organization else {}),
+            }
+            for card in cards
+        ]
+        return send(account, to, "contacts", contacts)
+
+    def send_location(
+        self,
+        session_id: str,
+        to: str,
+        latitude: float,
+        longitude: float,
+        name: str = "",
+        address: str = "",
+        quoted: Quoted | None = None,
+    ) -> SentMessage:
+        account = account_of(session_id)
+        _cloud_only(account, "send locations")
+        place = {"latitude": latitude, "longitude": longitude, "name": name, "address": address}
+        return send(account, to, "location", place, context_id=quoted.message_id if quoted else "")
+
+    def send_buttons(
+        self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
+    ) -> SentMessage:
+        account = account_of(session_id)
+        if account.session.provider == WHATSAPP_CLOUD:
+            interactive: dict[str, Any] = {
+                "type": "button",
+                "body": {"text": text},
+                "action": {
+                    "buttons": [
+                        {"type": "reply", "reply": {"id": b.button_id, "title": b.button_text[:20]}}
+                        for b in buttons
+                    ]
+                },
+            }
+            if footer:
+                interactive["footer"] = {"text": footer}
+            return send(account, to, "interactive", interactive)
+        # Messenger and Instagram: quick replies, answered as postback-like `quick_reply` payloads.
+        replies = [
+            {"content_type": "text", "title": b.button_text[:20], "payload": b.button_id} for b in buttons
+        ]
+        return send(account, to, "text", {"text": text, "quick_replies": replies})
+
+    def send_media_link(
+        self, session_id: str, to: str, kind: str, link: str, caption: str = "", file_name: str = ""
+    ) -> SentMessage:
+        """Media by URL: Meta fetches `link` itself."""
+        account = account_of(session_id)
+        if account.session.provider == WHATSAPP_CLOUD:
+            media: dict[str, Any] = {"link": link}
+            if caption and kind in ("image", "video", "document"):
+                media["caption"] = caption
+            if file_name and kind == "document":
+                media["filename"] = file_name
+            return send(account, to, kind, media)
+        page_kind = {"document": "file", "sticker": "image"}.get(kind, kind)
+        return send(
+            account,
+            to,
+            kind,
+            {"attachment": {"type": page_kind, "payload": {"url": link, "is_reusable": True}}},
+        )
+
+    def send_template(
+        self, session_id: str, to: str, name: str, language: str, parameters: list[str]
+    ) -> SentMessage:
+        account = account_of(session_id)
+        _cloud_only(account, "send templates")
+        template: dict[str, Any] = {"name": name, "language": {"code": language}}
+        if parameters:
+            template["components"] = [
+                {"type": "body", "parameters": [{"type": "text", "text": p} for p in parameters]}
+            ]
+        return send(account, to, "template", template)
+
+    def mark_read_typing(self, session_id: str, chat: str, message_id: str, typing: bool = True) -> None:
+        """Mark a received message read, showing the typing indicator (it clears itself after ~25 s)."""
+        account = account_of(session_id)
+        if account.session.provider == WHATSAPP_CLOUD:
+            body: dict[str, Any] = {
+                "messaging_product": "whatsapp",
+                "status": "read",
+                "message_id": message_id,
+            }
+            if typing:
+                body["typing_indicator"] = {"type": "text"}
+            post(account, body)
+            return
+        post(account, {"recipient": {"id": recipient(chat)}, "sender_action": "mark_seen"})
+        if typing:
+            post(account, {"recipient": {"id": recipient(chat)}, "sender_action": "typing_on"})
+
+    def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
+        raise unsupported(account_of(session_id).session.provider, "delete messages for everyone")
+
+    # Contacts and profile -------------------------------------------------------------------------
+
+    def check_contacts(self, session_id: str, numbers: list[str]) -> list[ContactStatus]:
+        raise unsupported(account_of(session_id).session.provider, "check whether numbers have an account")
+
+    def set_profile_picture(self, session_id: str, image: bytes, content_type: str, target: str = "") -> None:
+        raise unsupported(account_of(session_id).session.provider, "change the profile picture")
+
+    def set_profile_status(self, session_id: str, status: str) -> None:
+        raise unsupported(account_of(session_id).session.provider, "change the profile status")
+
+    def set_profile_name(self, session_id: str, name: str) -> None:
+        raise unsupported(account_of(session_id).session.provider, "change the profile name")
+
+    # Groups ---------------------------------------------------------------------------------------
+
+    def _no_groups(self, session_id: str) -> Exception:
+        return unsupported(account_of(session_id).session.provider, "take part in groups")
+
+    def group_create(self, session_id: str, subject: str, participants: list[str]) -> GroupInfo:
+        raise self._no_groups(session_id)
+
+    def group_list(self, session_id: str) -> list[GroupInfo]:
+        raise self._no_groups(session_id)
+
+    def group_leave(self, session_id: str, group_jid: str) -> None:
+        raise self._no_groups(session_id)
+
+    def group_promote(
+        self, session_id: str, group_jid: str, participants: list[str]
+    ) -> list[ParticipantResult]:
+        raise self._no_groups(session_id)
+
+    def group_demote(
+        self, session_id: str, group_jid: str, participants: list[str]
+    ) -> list[ParticipantResult]:
+        raise self._no_groups(session_id)

@@ -1,0 +1,285 @@
+"""Meta's webhook bodies → Ponte's typed events (messaging.engines.events).
+
+WhatsApp Cloud posts `entry[].changes[].value` with `messages[]`, `statuses[]` and `contacts[]`;
+Messenger and Instagram post `entry[].messaging[]` items (`message`, `reaction`, `postback`, `read`,
+`delivery`). Each item becomes one `Inbound`: the typed event, when the channel says it happened (ms),
+and for a customer's own message the time that opens the 24-hour window. Items Ponte does not know are
+skipped (logged), never refused: Meta would retry the whole body.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from messaging.addressing import user_suffix
+from messaging.channels import WHATSAPP_CLOUD
+from messaging.engines.events import (
+    Card,
+    EngineEvent,
+    Location,
+    MessageAckEvent,
+    MessageEvent,
+    QuotedRef,
+    Reaction,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Inbound:
+    event: EngineEvent
+    event_ms: int
+    customer_ms: int = 0  # a customer's message: when it was sent (opens the window)
+
+
+def jid(user_id: Any) -> str:
+    return f"{user_id}@{user_suffix()}"
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+# --- WhatsApp Cloud -----------------------------------------------------------------------------------
+
+_CLOUD_MEDIA = ("image", "video", "audio", "document", "sticker")
+
+
+def _cloud_message(item: dict[str, Any], names: dict[str, str]) -> MessageEvent | None:
+    sender = str(item.get("from") or "")
+    kind = str(item.get("type") or "")
+    base: dict[str, Any] = {
+        "id": str(item.get("id") or ""),
+        "chat_jid": jid(sender),
+        "sender": jid(sender),
+        "push_name": names.get(sender, ""),
+        "timestamp": _int(item.get("timestamp")),
+    }
+    context = _dict(item.get("context"))
+    if context.get("id"):
+        base["quoted"] = QuotedRef(
+            message_id=str(context["id"]), participant=jid(context.get("from") or sender)
+        )
+    body = _dict(item.get(kind))
+    if kind == "text":
+        return MessageEvent(**base, text=str(body.get("body") or ""))
+    if kind in _CLOUD_MEDIA:
+        return MessageEvent(
+            **base,
+            type=kind,
+            media_id=str(body.get("id") or ""),
+            mime_type=str(body.get("mime_type") or "") or None,
+            sha256=str(body.get("sha256") or "") or None,
+            caption=body.get("caption"),
+            file_name=body.get("filename"),
+            voice=bool(body.get("voice")) if kind == "audio" else None,
+            animated=bool(body.get("animated")) if kind == "sticker" else None,
+        )
+    if kind == "location":
+        return MessageEvent(
+            **base,
+            type="location",
+            location=Location(
+                latitude=float(body.get("latitude") or 0),
+                longitude=float(body.get("longitude") or 0),
+                name=str(body.get("name") or ""),
+                address=str(body.get("address") or ""),
+            ),
+        )
+    if kind == "contacts":
+        cards = []
+        for contact in _list(item.get("contacts")):
+            phones = _list(_dict(contact).get("phones"))
+            cards.append(
+                Card(
+                    display_name=str(_dict(contact.get("name")).get("formatted_name") or ""),
+                    phone_number=str(_dict(phones[0]).get("wa_id") or "") if phones else "",
+                )
+            )
+        return MessageEvent(**base, type="contacts", contacts=tuple(cards))
+    if kind == "reaction":
+        reaction = Reaction(message_id=str(body.get("message_id") or ""), emoji=str(body.get("emoji") or ""))
+        return MessageEvent(**base, type="reaction", reaction=reaction)
+    if kind == "interactive" or kind == "button":
+        reply = _dict(body.get("button_reply") or body.get("list_reply"))
+        if kind == "button":  # a template's quick-reply button
+            reply = {"id": body.get("payload"), "title": body.get("text")}
+        list_reply = body.get("type") == "list_reply"
+        return MessageEvent(
+            **base,
+            type="list_reply" if list_reply else "button_reply",
+            selected_id=str(reply.get("id") or ""),
+            selected_title=str(reply.get("title") or ""),
+        )
+    logger.info("WhatsApp Cloud message type %r skipped", kind)
+    return None
+
+
+_CLOUD_STATUSES = {"sent", "delivered", "read", "failed"}
+
+
+def _cloud_status(item: dict[str, Any]) -> MessageAckEvent | None:
+    status = str(item.get("status") or "")
+    if status not in _CLOUD_STATUSES:
+        return None
+    errors = _list(item.get("errors"))
+    error = _dict(errors[0]) if errors else {}
+    return MessageAckEvent(
+        message_id=str(item.get("id") or ""),
+        chat_jid=jid(item.get("recipient_id") or ""),
+        status=status,
+        recipient=jid(item.get("recipient_id") or ""),
+        error=f"{error.get('code')}: {error.get('title') or error.get('message')}" if error else None,
+        timestamp=_int(item.get("timestamp")) or None,
+    )
+
+
+def _cloud(body: dict[str, Any]) -> Iterator[Inbound]:
+    for entry in _list(body.get("entry")):
+        for change in _list(_dict(entry).get("changes")):
+            value = _dict(_dict(change).get("value"))
+            names = {
+                str(_dict(c).get("wa_id")): str(_dict(_dict(c).get("profile")).get("name") or "")
+                for c in _list(value.get("contacts"))
+            }
+            for item in _list(value.get("messages")):
+                event = _cloud_message(_dict(item), names)
+                if event is not None:
+                    ms = event.timestamp * 1000
+                    yield Inbound(event, ms, customer_ms=ms)
+            for item in _list(value.get("statuses")):
+                ack = _cloud_status(_dict(item))
+                if ack is not None:
+                    yield Inbound(ack, (ack.timestamp or 0) * 1000)
+
+
+# --- Messenger and Instagram -------------------------------------------------------------------------
+
+_PAGE_KINDS = {"image": "image", "video": "video", "audio": "audio", "file": "document"}
+
+
+def _page_message(item: dict[str, Any], message: dict[str, Any], base: dict[str, Any]) -> MessageEvent | None:
+    echo = bool(message.get("is_echo"))
+    base = {**base, "id": str(message.get("mid") or ""), "from_me": echo}
+    if echo:  # sent by the page: the conversation is the recipient's
+        base["chat_jid"] = jid(_dict(item.get("recipient")).get("id"))
+    reply_to = _dict(message.get("reply_to"))
+    if reply_to.get("mid"):
+        base["quoted"] = QuotedRef(message_id=str(reply_to["mid"]))
+    quick = _dict(message.get("quick_reply"))
+    if quick:
+        return MessageEvent(
+            **base,
+            type="button_reply",
+            selected_id=str(quick.get("payload") or ""),
+            selected_title=str(message.get("text") or ""),
+        )
+    attachments = [_dict(a) for a in _list(message.get("attachments"))]
+    if message.get("sticker_id") or any(_dict(a.get("payload")).get("sticker_id") for a in attachments):
+        payload = _dict(attachments[0].get("payload")) if attachments else {}
+        return MessageEvent(
+            **base,
+            type="sticker",
+            media_url=str(payload.get("url") or "") or None,
+            sticker_id=str(message.get("sticker_id") or payload.get("sticker_id") or ""),
+            mime_type="image/png",
+            animated=False,
+        )
+    if attachments:
+        attachment = attachments[0]
+        payload = _dict(attachment.get("payload"))
+        kind = str(attachment.get("type") or "")
+        if kind == "location":
+            coordinates = _dict(payload.get("coordinates"))
+            place = Location(
+                latitude=float(coordinates.get("lat") or 0), longitude=float(coordinates.get("long") or 0)
+            )
+            return MessageEvent(**base, type="location", location=place)
+        if kind in _PAGE_KINDS:
+            return MessageEvent(
+                **base,
+                type=_PAGE_KINDS[kind],
+                media_url=str(payload.get("url") or "") or None,
+                caption=str(message.get("text") or "") or None,
+            )
+        logger.info("Page attachment type %r skipped", kind)
+        return None
+    return MessageEvent(**base, text=str(message.get("text") or ""))
+
+
+def _page_item(item: dict[str, Any]) -> Iterator[Inbound]:
+    sender = str(_dict(item.get("sender")).get("id") or "")
+    ms = _int(item.get("timestamp"))
+    base: dict[str, Any] = {"chat_jid": jid(sender), "sender": jid(sender), "timestamp": ms // 1000}
+    if "message" in item:
+        event = _page_message(item, _dict(item["message"]), base)
+        if event is not None:
+            yield Inbound(event, ms, customer_ms=0 if event.from_me else ms)
+    elif "reaction" in item:
+        reaction = _dict(item["reaction"])
+        emoji = "" if reaction.get("action") == "unreact" else str(reaction.get("emoji") or "")
+        target = Reaction(message_id=str(reaction.get("mid") or ""), emoji=emoji)
+        yield Inbound(
+            MessageEvent(**base, id=f"reaction-{target.message_id}-{ms}", type="reaction", reaction=target),
+            ms,
+        )
+    elif "postback" in item:
+        postback = _dict(item["postback"])
+        event = MessageEvent(
+            **base,
+            id=str(postback.get("mid") or f"postback-{sender}-{ms}"),
+            type="button_reply",
+            selected_id=str(postback.get("payload") or ""),
+            selected_title=str(postback.get("title") or ""),
+        )
+        yield Inbound(event, ms, customer_ms=ms)
+    elif "delivery" in item:
+        for mid in _list(_dict(item["delivery"]).get("mids")):
+            ack = MessageAckEvent(
+                message_id=str(mid),
+                chat_jid=jid(sender),
+                status="delivered",
+                recipient=jid(sender),
+                timestamp=ms // 1000,
+            )
+            yield Inbound(ack, ms)
+    elif "read" in item:
+        # A watermark: everything the page sent before it is read (the services find those messages).
+        watermark = _int(_dict(item["read"]).get("watermark")) or ms
+        ack = MessageAckEvent(
+            message_id="",
+            chat_jid=jid(sender),
+            status="read",
+            recipient=jid(sender),
+            timestamp=watermark // 1000,
+        )
+        yield Inbound(ack, ms)
+    else:
+        logger.info("Page webhook item without a known kind skipped: %s", sorted(item))
+
+
+def _page(body: dict[str, Any]) -> Iterator[Inbound]:
+    for entry in _list(body.get("entry")):
+        for item in _list(_dict(entry).get("messaging")):
+            yield from _page_item(_dict(item))
+
+
+def parse(provider: str, body: Any) -> list[Inbound]:
+    """Every typed event in one webhook body, in the body's order."""
+    body = _dict(body)
+    return list(_cloud(body) if provider == WHATSAPP_CLOUD else _page(body))

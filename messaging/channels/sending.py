@@ -1,0 +1,46 @@
+"""Official-channel sends beyond the engine contract: media by URL, mark as read with typing."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from config.errors import OperationNotSupported
+from messaging.channels.engine import GraphChannelEngine
+from messaging.models import Message, Session
+from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services.messages import _prepare, _record
+
+
+def _channel_engine(session: Session) -> GraphChannelEngine:
+    engine = engine_for(session)
+    if not session.official or not isinstance(engine, GraphChannelEngine):
+        raise OperationNotSupported(
+            f"Session {session.pk} is not an official channel session; this route serves official channels."
+        )
+    return engine
+
+
+@transaction.atomic
+def channel_send_media(
+    *, session: Session, to: str, kind: str, url: str, caption: str = "", file_name: str = ""
+) -> Message:
+    engine = _channel_engine(session)
+    _prepare(session)
+    with engine_errors():
+        sent = engine.send_media_link(str(session.pk), to, kind, url, caption, file_name)
+    content = {"mediaUrl": url, **({"caption": caption} if caption else {})}
+    if file_name:
+        content["fileName"] = file_name
+    return _record(session, sent, kind, content)
+
+
+@transaction.atomic
+def channel_mark_read(*, session: Session, chat: str, message_id: str, typing: bool = True) -> None:
+    """Mark a received message read on the channel; `typing` shows the indicator (it clears itself)."""
+    engine = _channel_engine(session)
+    require_connected(session)
+    with engine_errors():
+        engine.mark_read_typing(str(session.pk), chat, message_id, typing)
+    Message.objects.filter(session=session, chat=chat, message_id=message_id, from_me=False).update(
+        status=Message.Status.READ
+    )

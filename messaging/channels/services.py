@@ -1,0 +1,108 @@
+"""Official sessions: creation with verified credentials, disconnection by the channel."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Account
+from config.errors import EngineUnavailable, ValidationFailed
+from messaging.addressing import user_suffix
+from messaging.channels import ENGINE_PATH, OFFICIAL_PROVIDERS, WHATSAPP_CLOUD, graph
+from messaging.channels.models import ChannelAccount
+from messaging.engines.events import ConnectedEvent, DisconnectedEvent
+from messaging.models import Session
+from messaging.services.events import engine_event_receive
+from messaging.services.sessions import session_create
+
+logger = logging.getLogger(__name__)
+
+CLOUD_CREDENTIALS = ("phoneNumberId", "businessAccountId", "accessToken", "appSecret", "verifyToken")
+PAGE_CREDENTIALS = ("pageId", "pageAccessToken", "appSecret", "verifyToken")
+
+
+def required_credentials(provider: str) -> tuple[str, ...]:
+    return CLOUD_CREDENTIALS if provider == WHATSAPP_CLOUD else PAGE_CREDENTIALS
+
+
+def credentials_clean(provider: str, credentials: Any) -> dict[str, str]:
+    """The credentials a provider needs, each a non-empty string; 400 naming what is missing."""
+    if not isinstance(credentials, dict):
+        raise ValidationFailed(f"credentials: an object is required for provider {provider!r}.")
+    names = required_credentials(provider)
+    missing = [n for n in names if not isinstance(credentials.get(n), str) or not credentials[n].strip()]
+    if missing:
+        raise ValidationFailed(
+            f"credentials: {', '.join(missing)} required (non-empty strings) for provider {provider!r}.",
+            extra={"details": [f"credentials.{name}: required" for name in missing]},
+        )
+    unknown = sorted(set(credentials) - set(names))
+    if unknown:
+        raise ValidationFailed(
+            f"credentials: unknown field(s) {', '.join(unknown)} for provider {provider!r}."
+        )
+    return {name: credentials[name].strip() for name in names}
+
+
+def _verify(provider: str, credentials: dict[str, str]) -> dict[str, Any]:
+    """Ask the Graph API who the credentials belong to; 400 with Meta's reason when it refuses."""
+    if provider == WHATSAPP_CLOUD:
+        path, token = credentials["phoneNumberId"], credentials["accessToken"]
+    else:
+        path, token = "me", credentials["pageAccessToken"]
+    try:
+        identity = graph.call("GET", path, token)
+    except graph.GraphError as exc:
+        if exc.unreachable:
+            raise EngineUnavailable(f"The Graph API could not verify the credentials: {exc}") from None
+        raise ValidationFailed(f"credentials: the Graph API refused them: {exc}") from None
+    if (
+        provider != WHATSAPP_CLOUD
+        and provider != "instagram"
+        and str(identity.get("id")) != credentials["pageId"]
+    ):
+        raise ValidationFailed(
+            f"credentials: the page access token belongs to page {identity.get('id')}, "
+            f"not {credentials['pageId']}."
+        )
+    return identity
+
+
+def channel_session_create(*, account: Account, name: str, provider: str, credentials: Any) -> Session:
+    """An official session: credentials checked against the Graph API first (nothing is written when
+    they are refused), then stored encrypted; the session is connected from the start."""
+    if provider not in OFFICIAL_PROVIDERS:
+        raise ValidationFailed(f"provider: {provider!r} is not an official channel.")
+    clean = credentials_clean(provider, credentials)
+    identity = _verify(provider, clean)
+    with transaction.atomic():
+        session = session_create(account=account, name=name, provider=provider, engine=ENGINE_PATH)
+        display = str(identity.get("verified_name") or identity.get("name") or "")
+        ChannelAccount.objects.create(session=session, credentials=clean, display_name=display[:200])
+        if provider == WHATSAPP_CLOUD:
+            number = "".join(ch for ch in str(identity.get("display_phone_number") or "") if ch.isdigit())
+            own = number or clean["phoneNumberId"]
+        else:
+            number, own = "", clean["pageId"]
+        engine_event_receive(
+            str(session.pk),
+            ConnectedEvent(jid=f"{own}@{user_suffix()}", phone=number, push_name=display, platform=provider),
+        )
+        session.refresh_from_db()  # the instance key issued in clear stays on the object
+    return session
+
+
+@transaction.atomic
+def channel_disconnect(*, session_id: str, reason: str) -> None:
+    """The channel refused the session's token: disconnected, with the reason and a `disconnected` event."""
+    updated = ChannelAccount.objects.filter(session_id=session_id).update(disconnect_reason=reason[:300])
+    if not updated:
+        return
+    logger.warning("Official session %s disconnected by its channel: %s", session_id, reason)
+    if Session.objects.filter(pk=session_id, status=Session.Status.CONNECTED).exists():
+        engine_event_receive(
+            session_id, DisconnectedEvent(reason=reason, timestamp=int(timezone.now().timestamp()))
+        )
