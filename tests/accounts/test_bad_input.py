@@ -109,6 +109,13 @@ def test_a_page_beyond_the_database_range_is_a_400(keyed_client, admin_key, path
     assert body["error"] == "VALIDATION_ERROR" and "page" in body["message"]
 
 
+@pytest.mark.parametrize("query", ["page=", "limit="])
+def test_an_empty_page_or_limit_is_a_400_not_the_default(keyed_client, admin_key, query) -> None:
+    response = keyed_client(admin_key).get(f"/api/sessions?{query}")
+    assert response.status_code == 400
+    assert query.rstrip("=") in response.json()["message"]
+
+
 def test_a_number_for_a_string_field_is_a_400(keyed_client, admin_key) -> None:
     response = keyed_client(admin_key).post("/api/sessions", {"name": 0}, format="json")
     assert response.status_code == 400
