@@ -210,20 +210,12 @@ class Outcome:
 
 
 # The delivery fields a claim returns, each under its field name.
+# fmt: off
 _CLAIMED_FIELDS = [
-    "id",
-    "kind",
-    "webhook",
-    "target_url",
-    "payload",
-    "dispatch_id",
-    "timeout_seconds",
-    "attempt_count",
-    "max_attempts",
-    "next_attempt_at",
-    "resend_pending",
-    "resend_requested_by",
+    "id", "kind", "webhook", "target_url", "payload", "dispatch_id", "timeout_seconds", "attempt_count",
+    "max_attempts", "next_attempt_at", "resend_pending", "resend_requested_by",
 ]
+# fmt: on
 
 
 def _waiting_sql() -> str:
