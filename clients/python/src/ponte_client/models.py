@@ -32,10 +32,13 @@ class Bond:
     payment_probability: float | None
     net_annualized_return: float | None
     real_annualized_return: float | None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Bond:
-        return cls(**{**data, "maturity_date": date.fromisoformat(data["maturity_date"])})
+        # Fields the server adds later (liquidity_days, ...) stay in `raw` instead of breaking the call.
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        return cls(**{**known, "maturity_date": date.fromisoformat(data["maturity_date"]), "raw": data})
 
 
 @dataclass(frozen=True)
