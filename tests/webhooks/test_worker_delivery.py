@@ -116,8 +116,10 @@ def test_a_dropped_broker_message_is_delivered_by_the_sweeper(
     _register(session, receiver.url)
     event = emit(session_id=session.id, name="message", data={"id": "M4"})
     purge_queues()  # the hint published on commit is lost
-    start_worker(env={"PONTE_WEBHOOK_SWEEP_GRACE_SECONDS": "0"})
+    # Checked before the worker starts: a starting worker sweeps at once (config.celery), and with no
+    # grace it may deliver before the test looks again.
     assert Delivery.objects.get(event=event).status == Delivery.Status.PENDING
+    start_worker(env={"PONTE_WEBHOOK_SWEEP_GRACE_SECONDS": "0"})
 
     tasks.sweep_deliveries.delay()  # what beat sends every 30 s
     delivery = wait_for(lambda: _settled(event), what="the swept delivery")
