@@ -47,6 +47,7 @@ fuzz: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 format: $(STAMP)

@@ -22,14 +22,19 @@ def presented_header_key(request: HttpRequest) -> str | None:
     return value.strip() if value and value.strip() else None
 
 
-def presented_bearer_or_query_key(request: HttpRequest) -> str | None:
-    """The key from `Authorization: Bearer` (preferred) or the `key` query parameter."""
-    authorization = request.META.get("HTTP_AUTHORIZATION", "")
+def bearer_or_query_key(*, authorization: str, query_key: str) -> str | None:
+    """The key from an `Authorization: Bearer` value (preferred) or a `key` query parameter value."""
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    query_key = request.GET.get("key", "").strip()
-    return query_key or None
+    return query_key.strip() or None
+
+
+def presented_bearer_or_query_key(request: HttpRequest) -> str | None:
+    """The key from `Authorization: Bearer` (preferred) or the `key` query parameter."""
+    return bearer_or_query_key(
+        authorization=request.META.get("HTTP_AUTHORIZATION", ""), query_key=request.GET.get("key", "")
+    )
 
 
 HEADER_KEY_HINT = (

@@ -40,16 +40,24 @@ def address_in(address: str, networks: list[str]) -> bool:
 
 
 def client_address(request: HttpRequest) -> str:
-    """The caller's address: REMOTE_ADDR, or, behind a trusted proxy, the nearest untrusted hop.
+    """The caller's address: REMOTE_ADDR, or, behind a trusted proxy, the nearest untrusted hop."""
+    return client_address_of(
+        remote_addr=request.META.get("REMOTE_ADDR", ""),
+        forwarded_for=request.META.get("HTTP_X_FORWARDED_FOR", ""),
+    )
+
+
+def client_address_of(*, remote_addr: str, forwarded_for: str) -> str:
+    """The caller's address from the peer address and the X-Forwarded-For value.
 
     X-Forwarded-For is read right to left and only while each hop is one of PONTE_TRUSTED_PROXIES,
     so a client cannot choose its own address by sending the header itself.
     """
-    remote = request.META.get("REMOTE_ADDR", "")
+    remote = remote_addr
     trusted = settings.PONTE_TRUSTED_PROXIES
     if not trusted or not address_in(remote, trusted):
         return remote
-    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+    hops = [hop.strip() for hop in forwarded_for.split(",") if hop.strip()]
     for hop in reversed(hops):
         if not address_in(hop, trusted):
             return hop

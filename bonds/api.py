@@ -1,11 +1,11 @@
-"""GET /bonds/api/ (operation `listBonds`, seed 000 §4): always HTTP 200, the outcome in
+"""GET /bonds/api/ (operation `listBonds`): always HTTP 200, the outcome in
 `response.status` (JSON) or the `X-Ponte-Status` header (CSV)."""
 
 from __future__ import annotations
 
 import json
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -14,29 +14,17 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from accounts.authentication import authenticate_presented, bearer_key_hint, presented_bearer_or_query_key
+from accounts.authentication import bearer_key_hint, presented_bearer_or_query_key
+from accounts.netaddr import client_address
 from bonds import statuses
 from bonds.filters import INDEXES, PRODUCTS, parse_filters, parse_format, parse_locale
 from bonds.models import Index, Product
 from bonds.rendering import PT_BR
 from bonds.selectors import bond_list_reply
-from bonds.services import bonds_status_for_key
-from config.errors import ApplicationError
+from bonds.services import bonds_access_status
 
 STATUS_HEADER = "X-Ponte-Status"
 HINT_HEADER = "X-Ponte-Auth-Hint"
-
-
-def list_status(request: HttpRequest) -> str:
-    """none → preview; a bad key → unauthorized; otherwise the subscription and the 5-second rule."""
-    plaintext = presented_bearer_or_query_key(request)
-    if plaintext is None:
-        return statuses.PREVIEW
-    try:
-        key = authenticate_presented(request, plaintext)
-    except ApplicationError:  # unknown, expired, revoked, or an address outside the key's allow-list
-        return statuses.UNAUTHORIZED
-    return bonds_status_for_key(key=key)
 
 
 def parse_bom(query: dict[str, list[str]], locale: str | None) -> bool:
@@ -50,7 +38,7 @@ def parse_bom(query: dict[str, list[str]], locale: str | None) -> bool:
 
 
 class BondSerializer(serializers.Serializer):
-    """One Bond of seed 000 §2 (component `Bond`)."""
+    """One Bond of the list (OpenAPI component `Bond`)."""
 
     name = serializers.CharField()
     bank = serializers.IntegerField()
@@ -146,7 +134,10 @@ class BondListApi(APIView):
         query = dict(request._request.GET.lists())
         fmt = parse_format(query)
         locale = parse_locale(query, fmt)
-        status = list_status(request._request)
+        status = bonds_access_status(
+            plaintext_key=presented_bearer_or_query_key(request._request),
+            client_ip=client_address(request._request),
+        )
         reply = bond_list_reply(
             status=status,
             filters=parse_filters(query),

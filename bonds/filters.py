@@ -1,6 +1,6 @@
 """The list filters of GET /bonds/api/ (and of the MCP tools): parsing and normalising.
 
-Values outside the accepted lists are ignored, not errors (seed 000 §4 rule 2). The normalised form
+Values outside the accepted lists are ignored, not errors: an odd value narrows nothing. The normalised form
 is canonical (sorted, de-duplicated), so equivalent queries share one cached reply.
 """
 

@@ -1,7 +1,7 @@
 """Bond list bodies: the JSON BondList and the CSV reply (plain, or pt-BR with `;`).
 
 Rows are plain tuples in JSON_FIELDS order (from `selectors.bond_rows`), so rendering 2,000 offers
-is a loop over tuples, not over model instances. The CSV keeps exactly the seed's columns
+is a loop over tuples, not over model instances. The CSV keeps exactly the published columns
 (BOND_FIELDS, the first ones of each row); the JSON adds the fields after them.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Any
 
-# The seed's CSV column order, which is also the order of the Bond fields.
+# The published CSV column order, which is also the order of the Bond fields.
 BOND_FIELDS: tuple[str, ...] = (
     "name",
     "bank",
@@ -33,7 +33,7 @@ BOND_FIELDS: tuple[str, ...] = (
     "net_annualized_return",
     "real_annualized_return",
 )
-# JSON only, after the seed's fields: liquidity and the tax-equivalent share of the CDI.
+# JSON only, after the published Bond fields: liquidity and the tax-equivalent share of the CDI.
 EXTRA_JSON_FIELDS: tuple[str, ...] = ("liquidity_days", "grace_period_days", "net_return_cdi_percent")
 JSON_FIELDS: tuple[str, ...] = BOND_FIELDS + EXTRA_JSON_FIELDS
 BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
@@ -71,7 +71,7 @@ def _number(value: float | int, decimal_comma: bool) -> str:
 
 # A spreadsheet runs a cell starting with these as a formula (CSV injection): such text cells get a
 # leading apostrophe, which spreadsheets show as text and hide. Numbers are written by Ponte and
-# never neutralised. A lone "-" (the seed's "rating omitted") is not a formula and stays as is.
+# never neutralised. A lone "-" ("rating omitted") is not a formula and stays as is.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 UTF8_BOM = "\ufeff".encode()
 

@@ -52,6 +52,11 @@ def subscription_forget(*, account_id: int) -> None:
     _local_subscriptions.pop(account_id, None)
 
 
+def subscription_memos_clear() -> None:
+    """Forget this process's remembered statuses (the Redis or local cache is cleared apart)."""
+    _local_subscriptions.clear()
+
+
 def subscription_status(*, account_id: int) -> str | None:
     """The account's bonds subscription status (None: no subscription), cached. Every change through
     the ORM (subscription_set, the admin) forgets the cached value at once (signals in bonds.apps);

@@ -1,4 +1,4 @@
-"""`response.status` values of the bond list (seed 000 §3) and their descriptions."""
+"""`response.status` values of the bond list and their descriptions."""
 
 from __future__ import annotations
 

@@ -62,7 +62,8 @@ class JSONParser(parsers.JSONParser):
         return data
 
 
-# Mounts whose query values are checked here. Bonds ignores odd filter values (seed 000 §4 rule 2).
+# Mounts whose query values are checked here. Bonds ignores odd filter values (its filters drop
+# values outside their lists).
 _QUERY_CHECKED = ("/api/", "/gateway/", "/instances/")
 
 

@@ -250,7 +250,7 @@ def _instance_body(error: ApplicationError) -> dict[str, Any]:
     return {"status": error.status_code, "error": code, "message": error.message}
 
 
-# 503: seed 000 has no status for "try again later" but `rate_limited` (no bonds, call again later),
+# 503: the bond list has no status for "try again later" but `rate_limited` (no bonds, call again later),
 # and the description says why; the Retry-After header says when.
 _BONDS_STATUS = {
     400: "bad_request",
@@ -259,7 +259,7 @@ _BONDS_STATUS = {
     413: "payload_too_large",
     503: "rate_limited",
 }
-# Every `response.status` an error can give a bonds reply (besides seed 000's own statuses).
+# Every `response.status` an error can give a bonds reply (besides the bond list's own statuses).
 BONDS_ERROR_STATUSES: tuple[str, ...] = (*dict.fromkeys(_BONDS_STATUS.values()), "error")
 
 

@@ -531,8 +531,8 @@ BONDS_FOCUS_BASE_URL = os.environ.get(
 )
 BONDS_SGS_BASE_URL = os.environ.get("BONDS_SGS_BASE_URL", "https://api.bcb.gov.br/dados/serie")
 BONDS_HTTP_TIMEOUT = env_int("BONDS_HTTP_TIMEOUT", 30)  # seconds, per provider request
-BONDS_KEY_INTERVAL_SECONDS = env_int("BONDS_KEY_INTERVAL_SECONDS", 5)  # seed 000 §8
-BONDS_PREVIEW_LIMIT = env_int("BONDS_PREVIEW_LIMIT", 5)  # seed 000 §8
+BONDS_KEY_INTERVAL_SECONDS = env_int("BONDS_KEY_INTERVAL_SECONDS", 5)  # keyed calls 5 s apart
+BONDS_PREVIEW_LIMIT = env_int("BONDS_PREVIEW_LIMIT", 5)  # bonds in a keyless preview
 BONDS_REPLY_CACHE_SECONDS = env_int("BONDS_REPLY_CACHE_SECONDS", 300)
 
 # --- Logging ------------------------------------------------------------------------------------

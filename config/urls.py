@@ -1,4 +1,4 @@
-"""URL map (../DESIGN.md "URL map"). Each mount ends in a catch-all, so an unknown route answers in
+"""URL map (docs/architecture.md, "URL map"). Each mount ends in a catch-all, so an unknown route answers in
 that interface's own error shape rather than an HTML page, whatever DEBUG says."""
 
 from django.contrib import admin

@@ -1,4 +1,4 @@
-"""Gateway endpoints of registered webhooks (seed 002 a): `/gateway/webhooks[/{id}]`.
+"""Gateway endpoints of registered webhooks: `/gateway/webhooks[/{id}]`.
 
 Viewers read; operators and admins manage. A key limited to some sessions sees and manages only the
 webhooks of those sessions. Errors come in the gateway shape `{"error": "..."}`.

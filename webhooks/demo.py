@@ -9,10 +9,9 @@ from django.db import transaction
 
 from accounts.models import Account
 from messaging.models import Session
-from webhooks.demo_receiver import demo_receiver_url
+from webhooks.demo_receiver import DEMO_SECRET, demo_receiver_url
 from webhooks.models import Webhook
 
-DEMO_SECRET = "demo-webhook-secret"  # noqa: S105 (a published demo value, not a credential)
 # Where demo webhooks of earlier versions pointed; moved to the local receiver on the next load.
 OLD_DEMO_URLS = ("https://example.com/ponte-webhook",)
 

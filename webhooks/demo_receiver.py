@@ -30,9 +30,10 @@ _BODY_LIMIT = 64 * 1024
 _lock = threading.Lock()
 
 
-def demo_secret() -> str:
-    from webhooks.demo import DEMO_SECRET
+DEMO_SECRET = "demo-webhook-secret"  # noqa: S105 (a published demo value, not a credential)
 
+
+def demo_secret() -> str:
     return DEMO_SECRET
 
 

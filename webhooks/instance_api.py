@@ -1,4 +1,4 @@
-"""The instance interface (seed 002 b), mounted at /instances/: the instance key in the path is the
+"""The instance interface, mounted at /instances/: the instance key in the path is the
 credential. Errors come as `{"status": 404, "error": "INSTANCE_NOT_FOUND", "message": "..."}`.
 
 * `GET|PUT /instances/<instance_key>/instance`: the instance-webhook configuration;

@@ -49,7 +49,7 @@ def new_dispatch_id() -> str:
 
 
 class Webhook(models.Model):
-    """A registered webhook (seed 002 a): POSTs the events of one session to a customer's URL."""
+    """A registered webhook (the gateway's): POSTs the events of one session to a customer's URL."""
 
     MIN_RETRY_COUNT = 1
     MAX_RETRY_COUNT = 10
@@ -203,7 +203,7 @@ class DeliveryAttempt(models.Model):
 
 
 class InstanceWebhookConfig(models.Model):
-    """The instance webhooks of one session (seed 002 b): a URL per kind of event, falling back to
+    """The instance webhooks of one session: a URL per kind of event, falling back to
     `webhook_message`, in the `meta` (cloud-API) or `plain` envelope. Routing: webhooks.instance."""
 
     class Format(models.TextChoices):

@@ -20,12 +20,10 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import time
 import uuid
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -35,9 +33,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config.breaker import Breaker
 from net.transport import PostResult, UnsafeTarget, http_session, safe_post
 from webhooks import lease, sql, throttle
+from webhooks.hints import enqueue_on_commit
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.policy import policy_for
@@ -57,53 +55,6 @@ def render_body(payload: Any) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-# --- Hints ---------------------------------------------------------------------------------------
-
-
-# While the broker is unreachable hints are not even tried (the rows wait in the database for the
-# sweeper), so a request that emits events does not wait on a dead broker each time.
-broker_breaker = Breaker("Celery broker", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
-
-
-def enqueue(delivery_id: int, *, countdown: float = 0) -> bool:
-    """Publish a hint for one delivery. A failed publish is logged, not raised: the sweeper finds it."""
-    from webhooks.tasks import deliver, sweep_deliveries
-
-    if not broker_breaker.available():
-        return False
-    try:
-        deliver.apply_async(args=[delivery_id], countdown=countdown if countdown > 0 else None)
-    except Exception as error:  # the broker is down: the row is safe in the database
-        broker_breaker.failed(error)
-        logger.warning("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
-        return False
-    if broker_breaker.succeeded():
-        # Back from an outage: hint what waited meanwhile now rather than at the next beat.
-        with contextlib.suppress(Exception):
-            sweep_deliveries.apply_async(kwargs={"grace_seconds": 0})
-    return True
-
-
-def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
-    for target_url, delivery_id in per_target.items():
-        if countdown > 0:  # a hint due later: the flag speaks only of hints waiting to run now
-            enqueue(delivery_id, countdown=countdown)
-        elif throttle.hint_wanted(target_url, force=force) and not enqueue(delivery_id):
-            throttle.hint_failed(target_url)
-
-
-def enqueue_on_commit(
-    deliveries: Iterable[tuple[int, str]], *, countdown: float = 0, force: bool = False
-) -> None:
-    """Hint the targets of `(delivery id, target URL)` pairs once the transaction commits: one hint per
-    target, as its drain sends everything due there."""
-    per_target: dict[str, int] = {}
-    for delivery_id, target_url in deliveries:
-        per_target.setdefault(target_url, delivery_id)
-    if per_target:
-        transaction.on_commit(lambda: _publish(per_target, countdown, force), robust=True)
-
-
 # --- Claims --------------------------------------------------------------------------------------
 
 
@@ -111,7 +62,7 @@ def _lease() -> timedelta:
     return timedelta(seconds=float(settings.PONTE_WEBHOOK_CLAIM_LEASE_SECONDS))
 
 
-def _claim_batch(target_url: str, *, limit: int) -> tuple[str, list[Claimed]]:
+def deliveries_claim(target_url: str, *, limit: int) -> tuple[str, list[Claimed]]:
     """Claim up to `limit` claimable deliveries of one target, oldest due first: (claim token, rows)."""
     now = timezone.now()
     token = uuid.uuid4().hex
@@ -274,7 +225,7 @@ def _drain(target_url: str, *, deadline: float) -> tuple[dict[int, str], bool]:
         with lease.keeper.slot(slot):
             while True:  # at least one batch, however short the time left
                 limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
-                token, batch = _claim_batch(target_url, limit=limit)
+                token, batch = deliveries_claim(target_url, limit=limit)
                 if not batch:
                     return outcomes, False
                 with lease.keeper.claim(token):  # renewed while the batch is on its way

@@ -1,6 +1,6 @@
 """Delivery policies per kind of target: timeout, attempts, backoff and what counts as success.
 
-Registered webhooks (seed 002 §3): success is a status below 400 within 10 s; anything else is
+Registered webhooks: success is a status below 400 within 10 s; anything else is
 retried after 0, 1, 4, 16, 64 s (attempts past the fifth keep waiting 64 s) up to `retryCount`
 attempts. Instance webhooks: 5 attempts, exponential backoff, 8 s timeout; timeouts, 5xx and 429 are
 retried, other 4xx are final.
@@ -34,9 +34,18 @@ class DeliveryPolicy:
     def outcome(self, *, status: int | None, error: str | None) -> Outcome:
         if error is None and status is not None and status < 400:
             return "delivered"
-        if status is not None and 400 <= status < 500 and status not in (408, 429):
+        if is_client_error(status):
             return "retry" if self.retry_client_errors else "give_up"
         return "retry"
+
+
+# A timeout (408) or a throttle (429) is the receiver's passing state, unlike the rest of 4xx.
+PASSING_CLIENT_ERRORS = (408, 429)
+
+
+def is_client_error(status: int | None) -> bool:
+    """A 4xx that says the request itself is wrong, so sending it again the same way will not help."""
+    return status is not None and 400 <= status < 500 and status not in PASSING_CLIENT_ERRORS
 
 
 REGISTERED = DeliveryPolicy(

@@ -1,4 +1,4 @@
-"""The webhook record of the gateway (seed 002 §2): the secret is never part of it."""
+"""The webhook record of the gateway: the secret is never part of it."""
 
 from __future__ import annotations
 

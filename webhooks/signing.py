@@ -1,8 +1,10 @@
 """Signatures of a delivery, computed over the exact bytes that are sent.
 
-* `x-webhook-signature`: hex HMAC-SHA256 of the raw body, keyed by the secret's UTF-8 bytes (seed 002).
-* Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`): HMAC-SHA256 of
-  `"{id}.{timestamp}.{body}"`. Its key is the secret's UTF-8 bytes, so a receiver verifies with
+* `x-webhook-signature`: hex HMAC-SHA256 of the raw body, keyed by the secret's UTF-8 bytes (the
+  gateway's own signature, which its receivers check).
+* Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`), signed by the
+  `standardwebhooks` package: HMAC-SHA256 of `"{id}.{timestamp}.{body}"`. Its key is the secret's UTF-8
+  bytes, so a receiver verifies with
   `standardwebhooks.Webhook(secret.encode())` or `Webhook("whsec_" + base64(secret))`. A secret that is
   itself in the Standard Webhooks form (`whsec_<base64>`) is used decoded, so `Webhook(secret)` works as is.
 """
@@ -13,7 +15,11 @@ import base64
 import binascii
 import hashlib
 import hmac
-from datetime import datetime
+from datetime import UTC, datetime
+
+from standardwebhooks import Webhook
+
+from config.timefmt import iso_millis
 
 STANDARD_PREFIX = "whsec_"
 
@@ -26,16 +32,18 @@ def standard_key(secret: str) -> bytes:
     """The HMAC key of the Standard Webhooks signature for a webhook's secret."""
     if secret.startswith(STANDARD_PREFIX):
         try:
-            return base64.b64decode(secret[len(STANDARD_PREFIX) :], validate=True)
+            key = base64.b64decode(secret[len(STANDARD_PREFIX) :], validate=True)
         except (binascii.Error, ValueError):
-            pass
+            key = b""
+        if key:
+            return key
     return secret.encode()
 
 
 def standard_signature(*, secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
-    signed = f"{msg_id}.{timestamp}.".encode() + body
-    digest = hmac.new(standard_key(secret), signed, hashlib.sha256).digest()
-    return "v1," + base64.b64encode(digest).decode()
+    # The body is the UTF-8 JSON that is sent, so decoding it gives back the very bytes signed.
+    sent_at = datetime.fromtimestamp(timestamp, tz=UTC)
+    return Webhook(standard_key(secret)).sign(msg_id=msg_id, timestamp=sent_at, data=body.decode())
 
 
 def delivery_headers(*, secret: str, msg_id: str, body: bytes, sent_at: datetime) -> dict[str, str]:
@@ -45,7 +53,7 @@ def delivery_headers(*, secret: str, msg_id: str, body: bytes, sent_at: datetime
         "Content-Type": "application/json",
         "User-Agent": "Ponte-Webhooks/1.0",
         "x-webhook-id": msg_id,
-        "x-webhook-timestamp": sent_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "x-webhook-timestamp": iso_millis(sent_at),
         "webhook-id": msg_id,
         "webhook-timestamp": str(timestamp),
     }

@@ -7,12 +7,15 @@ event costs. So those few statements are written here, with table and column nam
 models' `_meta` and values converted by the fields themselves (`pre_save`, `get_db_prep_save`, the
 read converters), so the rows are the ORM's own. Everything else stays in the ORM.
 
+Statements bind named parameters (`%(name)s`, given a dict) and rows are read by column name (each
+selected column is named with AS), so a statement and the code reading it cannot drift apart by one.
+
 PostgreSQL and SQLite (3.35 or later, for RETURNING).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -62,12 +65,12 @@ def _insert(model: type[Model], vendor: str) -> tuple[str, list[Field], Field | 
     generated = meta.pk if meta.pk.db_returning else None
     fields = [f for f in meta.local_concrete_fields if f is not generated]
     names = ", ".join(qn(f.column) for f in fields)
-    placeholders = ", ".join(["%s"] * len(fields))
+    placeholders = ", ".join(f"%({f.column})s" for f in fields)
     return f"INSERT INTO {table(model)} ({names}) VALUES ({placeholders})", fields, generated
 
 
-def _row(obj: Model, fields: list[Field]) -> list[Any]:
-    return [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+def _row(obj: Model, fields: list[Field]) -> dict[str, Any]:
+    return {f.column: f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields}
 
 
 def insert(obj: Model) -> None:
@@ -94,17 +97,25 @@ def insert_many(objs: Sequence[Model]) -> None:
         cursor.executemany(sql, [_row(obj, fields) for obj in objs])
 
 
-def fetch(sql: str, params: Iterable[Any]) -> list[tuple]:
+def fetch(sql: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Run one statement with named parameters; its rows as {column name: value}."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, list(params))
-        return cursor.fetchall()
+        cursor.execute(sql, params)
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def execute(sql: str, params: Iterable[Any]) -> int:
-    """Run one statement; how many rows it touched."""
+def execute(sql: str, params: Mapping[str, Any]) -> int:
+    """Run one statement with named parameters; how many rows it touched."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, list(params))
+        cursor.execute(sql, params)
         return cursor.rowcount
+
+
+def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
+    """`IN (...)` placeholders for `values` and their parameters, named `name_0`, `name_1`…"""
+    params = {f"{name}_{n}": value for n, value in enumerate(values)}
+    return ", ".join(f"%({key})s" for key in params), params
 
 
 # --- emit() --------------------------------------------------------------------------------------
@@ -125,13 +136,16 @@ def _emit_statement(vendor: str) -> str:
     event, hook, config = m.Event, m.Webhook, m.InstanceWebhookConfig
     return (
         f"SELECT (SELECT MAX({column(event, 'sequence')}) FROM {table(event)}"
-        f" WHERE {column(event, 'session')} = %s AND {column(event, 'chat')} = %s),"
+        f" WHERE {column(event, 'session')} = %(session)s AND {column(event, 'chat')} = %(chat)s)"
+        " AS last_sequence,"
         f" EXISTS (SELECT 1 FROM {table(config)}"
-        f" WHERE {column(config, 'session')} = %s AND {column(config, 'allow_webhook')} = %s),"
-        f" hook.{column(hook, 'id')}, hook.{column(hook, 'url')}, hook.{column(hook, 'events')},"
-        f" hook.{column(hook, 'retry_count')}"
+        f" WHERE {column(config, 'session')} = %(session)s AND {column(config, 'allow_webhook')} = %(on)s)"
+        " AS instance_webhooks_enabled,"
+        f" hook.{column(hook, 'id')} AS hook_id, hook.{column(hook, 'url')} AS hook_url,"
+        f" hook.{column(hook, 'events')} AS hook_events,"
+        f" hook.{column(hook, 'retry_count')} AS hook_retry_count"
         f" FROM (SELECT 1 AS one) AS one LEFT JOIN {table(hook)} AS hook"
-        f" ON hook.{column(hook, 'session')} = %s"
+        f" ON hook.{column(hook, 'session')} = %(session)s"
     )
 
 
@@ -146,14 +160,18 @@ class EmitContext:
 def emit_context(session_id: Any, chat: str) -> EmitContext:
     m = _models()
     session = to_db(m.Event, "session", session_id)
-    rows = fetch(_emit_statement(connection.vendor), [session, chat, session, True, session])
-    last, enabled = rows[0][0], rows[0][1]
+    rows = fetch(_emit_statement(connection.vendor), {"session": session, "chat": chat, "on": True})
     hooks = [
-        (pk, url, from_db(m.Webhook, "events", events), retry)
-        for _last, _enabled, pk, url, events, retry in rows
-        if pk is not None
+        (
+            row["hook_id"],
+            row["hook_url"],
+            from_db(m.Webhook, "events", row["hook_events"]),
+            row["hook_retry_count"],
+        )
+        for row in rows
+        if row["hook_id"] is not None
     ]
-    return EmitContext(last or 0, bool(enabled), hooks)
+    return EmitContext(rows[0]["last_sequence"] or 0, bool(rows[0]["instance_webhooks_enabled"]), hooks)
 
 
 # --- The worker: claims and records --------------------------------------------------------------
@@ -191,27 +209,23 @@ class Outcome:
     next_attempt_at: datetime | None = None
 
 
+# The delivery fields a claim returns, each under its field name.
+# fmt: off
 _CLAIMED_FIELDS = [
-    "id",
-    "kind",
-    "webhook",
-    "target_url",
-    "payload",
-    "dispatch_id",
-    "timeout_seconds",
-    "attempt_count",
-    "max_attempts",
-    "next_attempt_at",
-    "resend_pending",
-    "resend_requested_by",
+    "id", "kind", "webhook", "target_url", "payload", "dispatch_id", "timeout_seconds", "attempt_count",
+    "max_attempts", "next_attempt_at", "resend_pending", "resend_requested_by",
 ]
+# fmt: on
 
 
 def _waiting_sql() -> str:
     """Due rows of one target waiting for an attempt (index delivery_waiting_by_target)."""
     d = _models().Delivery
     status, target = column(d, "status"), column(d, "target_url")
-    return f"{target} = %s AND {status} IN (%s, %s) AND {column(d, 'next_attempt_at')} <= %s"
+    return (
+        f"{target} = %(target)s AND {status} IN (%(pending)s, %(failed)s)"
+        f" AND {column(d, 'next_attempt_at')} <= %(now)s"
+    )
 
 
 def _stuck_sql() -> str:
@@ -219,15 +233,22 @@ def _stuck_sql() -> str:
     (index delivery_sending_by_target)."""
     d = _models().Delivery
     status, target = column(d, "status"), column(d, "target_url")
-    return f"{target} = %s AND {status} = %s AND {column(d, 'claimed_at')} < %s"
+    return (
+        f"{target} = %(target)s AND {status} = %(sending)s AND {column(d, 'claimed_at')} < %(lease_cutoff)s"
+    )
 
 
-def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) -> tuple[list[Any], list[Any]]:
+def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) -> dict[str, Any]:
     """Parameters of _waiting_sql() and _stuck_sql()."""
     d = _models().Delivery
-    waiting = [target_url, d.Status.PENDING, d.Status.FAILED, to_db(d, "next_attempt_at", now)]
-    stuck = [target_url, d.Status.SENDING, to_db(d, "claimed_at", lease_cutoff)]
-    return waiting, stuck
+    return {
+        "target": target_url,
+        "pending": d.Status.PENDING,
+        "failed": d.Status.FAILED,
+        "sending": d.Status.SENDING,
+        "now": to_db(d, "next_attempt_at", now),
+        "lease_cutoff": to_db(d, "claimed_at", lease_cutoff),
+    }
 
 
 @cache
@@ -238,65 +259,68 @@ def _worker_statements(vendor: str) -> dict[str, str]:
     waiting, stuck, next_at = _waiting_sql(), _stuck_sql(), column(d, "next_attempt_at")
     # PostgreSQL: concurrent drains of one target take different rows instead of queueing on locks.
     skip_locked = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    returned = ", ".join(f"{t}.{column(d, name)}" for name in _CLAIMED_FIELDS)
+    returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
     hook_pk = f"{table(hook)}.{column(hook, 'id')}"
     secret = (
         f"(SELECT {column(hook, 'secret')} FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')})"
+        " AS secret"
     )
     held_lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     # Waiting and stuck rows are looked up apart, each on its own partial index: one condition with OR
     # made PostgreSQL merge bitmaps over the whole (target) range instead.
     candidates = (
         f"SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {waiting}"
-        f" ORDER BY {next_at}, {pk} LIMIT %s{skip_locked}) AS waiting"
+        f" ORDER BY {next_at}, {pk} LIMIT %(limit)s{skip_locked}) AS waiting"
         f" UNION ALL SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {stuck}"
-        f" ORDER BY {next_at}, {pk} LIMIT %s{skip_locked}) AS stuck"
+        f" ORDER BY {next_at}, {pk} LIMIT %(limit)s{skip_locked}) AS stuck"
     )
     return {
-        "hint": f"SELECT {column(d, 'status')}, {target} FROM {t} WHERE {pk} = %s",
+        "hint": (
+            f"SELECT {column(d, 'status')} AS status, {target} AS target_url FROM {t} WHERE {pk} = %(id)s"
+        ),
         "due": (
             f"SELECT EXISTS (SELECT 1 FROM {t} WHERE {waiting}) OR EXISTS (SELECT 1 FROM {t} WHERE {stuck})"
+            " AS due"
         ),
         "claim": (
-            f"UPDATE {t} SET {column(d, 'status')} = %s, {column(d, 'claimed_at')} = %s,"
-            f" {column(d, 'claim_token')} = %s"
-            f" WHERE {pk} IN (SELECT {pk} FROM ({candidates}) AS candidates ORDER BY due, {pk} LIMIT %s)"
+            f"UPDATE {t} SET {column(d, 'status')} = %(sending)s, {column(d, 'claimed_at')} = %(claimed_at)s,"
+            f" {column(d, 'claim_token')} = %(token)s"
+            f" WHERE {pk} IN (SELECT {pk} FROM ({candidates}) AS candidates"
+            f" ORDER BY due, {pk} LIMIT %(limit)s)"
             f" AND (({waiting}) OR ({stuck})) RETURNING {returned}, {secret}"
         ),
         "held": (
-            f"SELECT {pk} FROM {t} WHERE {column(d, 'claim_token')} = %s AND {pk} IN ({{ids}}){held_lock}"
+            f"SELECT {pk} AS id FROM {t} WHERE {column(d, 'claim_token')} = %(token)s"
+            f" AND {pk} IN ({{ids}}){held_lock}"
         ),
         "unclaim": (
-            f"UPDATE {t} SET {column(d, 'status')} = %s, {column(d, 'claimed_at')} = NULL,"
-            f" {column(d, 'claim_token')} = '' WHERE {column(d, 'claim_token')} = %s AND {pk} IN ({{ids}})"
+            f"UPDATE {t} SET {column(d, 'status')} = %(status)s, {column(d, 'claimed_at')} = NULL,"
+            f" {column(d, 'claim_token')} = ''"
+            f" WHERE {column(d, 'claim_token')} = %(token)s AND {pk} IN ({{ids}})"
         ),
         "record": (
-            f"UPDATE {t} SET {column(d, 'status')} = %s, {column(d, 'attempt_count')} = %s,"
-            f" {column(d, 'last_status_code')} = %s, {column(d, 'last_error')} = %s,"
+            f"UPDATE {t} SET {column(d, 'status')} = %(status)s, {column(d, 'attempt_count')} = %(attempts)s,"
+            f" {column(d, 'last_status_code')} = %(status_code)s, {column(d, 'last_error')} = %(error)s,"
             f" {column(d, 'claimed_at')} = NULL, {column(d, 'claim_token')} = '',"
-            f" {column(d, 'resend_pending')} = %s,"
-            f" {column(d, 'delivered_at')} = COALESCE(%s, {column(d, 'delivered_at')}),"
-            f" {column(d, 'dead_at')} = COALESCE(%s, {column(d, 'dead_at')}),"
-            f" {column(d, 'next_attempt_at')} = COALESCE(%s, {column(d, 'next_attempt_at')}),"
-            f" {column(d, 'updated_at')} = %s"
-            f" WHERE {pk} = %s AND {column(d, 'claim_token')} = %s"
+            f" {column(d, 'resend_pending')} = %(resend_pending)s,"
+            f" {column(d, 'delivered_at')} = COALESCE(%(delivered_at)s, {column(d, 'delivered_at')}),"
+            f" {column(d, 'dead_at')} = COALESCE(%(dead_at)s, {column(d, 'dead_at')}),"
+            f" {column(d, 'next_attempt_at')} = COALESCE(%(next_at)s, {column(d, 'next_attempt_at')}),"
+            f" {column(d, 'updated_at')} = %(now)s"
+            f" WHERE {pk} = %(id)s AND {column(d, 'claim_token')} = %(token)s"
         ),
     }
 
 
-def _in_list(count: int) -> str:
-    return ", ".join(["%s"] * count)
-
-
 def delivery_hint(delivery_id: int) -> tuple[str, str] | None:
     """(status, target URL) of a delivery, or None when it is gone."""
-    rows = fetch(_worker_statements(connection.vendor)["hint"], [delivery_id])
-    return rows[0] if rows else None
+    rows = fetch(_worker_statements(connection.vendor)["hint"], {"id": delivery_id})
+    return (rows[0]["status"], rows[0]["target_url"]) if rows else None
 
 
 def due_exists(target_url: str, *, now: datetime, lease_cutoff: datetime) -> bool:
-    waiting, stuck = _claimable_params(target_url, now, lease_cutoff)
-    return bool(fetch(_worker_statements(connection.vendor)["due"], [*waiting, *stuck])[0][0])
+    params = _claimable_params(target_url, now, lease_cutoff)
+    return bool(fetch(_worker_statements(connection.vendor)["due"], params)[0]["due"])
 
 
 def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutoff: datetime) -> list[Claimed]:
@@ -305,35 +329,28 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
     The condition is repeated outside the sub-select, so the claim stays exclusive where rows are not
     locked (SQLite serialises writers instead)."""
     d = _models().Delivery
-    waiting, stuck = _claimable_params(target_url, now, lease_cutoff)
-    params = [
-        d.Status.SENDING,
-        to_db(d, "claimed_at", now),
-        token,
-        *waiting,
-        limit,
-        *stuck,
-        limit,
-        limit,
-        *waiting,
-        *stuck,
-    ]
+    params = {
+        **_claimable_params(target_url, now, lease_cutoff),
+        "claimed_at": to_db(d, "claimed_at", now),
+        "token": token,
+        "limit": limit,
+    }
     rows = fetch(_worker_statements(connection.vendor)["claim"], params)
     claimed = [
         Claimed(
-            pk=row[0],
-            kind=row[1],
-            webhook_id=row[2],
-            secret=from_db(_models().Webhook, "secret", row[12]),  # decrypted (config.fields)
-            target_url=row[3],
-            payload=from_db(d, "payload", row[4]),
-            dispatch_id=row[5],
-            timeout_seconds=row[6],
-            attempt_count=row[7],
-            max_attempts=row[8],
-            scheduled_at=from_db(d, "next_attempt_at", row[9]),
-            resend_pending=bool(row[10]),
-            resend_requested_by_id=row[11],
+            pk=row["id"],
+            kind=row["kind"],
+            webhook_id=row["webhook"],
+            secret=from_db(_models().Webhook, "secret", row["secret"]),  # decrypted (config.fields)
+            target_url=row["target_url"],
+            payload=from_db(d, "payload", row["payload"]),
+            dispatch_id=row["dispatch_id"],
+            timeout_seconds=row["timeout_seconds"],
+            attempt_count=row["attempt_count"],
+            max_attempts=row["max_attempts"],
+            scheduled_at=from_db(d, "next_attempt_at", row["next_attempt_at"]),
+            resend_pending=bool(row["resend_pending"]),
+            resend_requested_by_id=row["resend_requested_by"],
         )
         for row in rows
     ]
@@ -343,33 +360,35 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
 def unclaim(ids: list[int], *, token: str, status: str) -> None:
     """Give back claimed deliveries that were not sent, as `status`; no attempt is used."""
     if ids:
-        sql = _worker_statements(connection.vendor)["unclaim"].format(ids=_in_list(len(ids)))
-        execute(sql, [status, token, *ids])
+        placeholders, id_params = in_list("id", ids)
+        sql = _worker_statements(connection.vendor)["unclaim"].format(ids=placeholders)
+        execute(sql, {"status": status, "token": token, **id_params})
 
 
 def held(ids: list[int], *, token: str) -> set[int]:
     """Which of `ids` this claim still holds, locked until the transaction ends (PostgreSQL)."""
-    sql = _worker_statements(connection.vendor)["held"].format(ids=_in_list(len(ids)))
-    return {row[0] for row in fetch(sql, [token, *ids])}
+    placeholders, id_params = in_list("id", ids)
+    sql = _worker_statements(connection.vendor)["held"].format(ids=placeholders)
+    return {row["id"] for row in fetch(sql, {"token": token, **id_params})}
 
 
 def record(outcomes: list[tuple[int, Outcome]], *, token: str, now: datetime) -> None:
     """Write each delivery's new state, releasing its claim."""
     d = _models().Delivery
     rows = [
-        [
-            outcome.status,
-            outcome.attempt_count,
-            outcome.last_status_code,
-            outcome.last_error,
-            to_db(d, "resend_pending", False),
-            to_db(d, "delivered_at", outcome.delivered_at),
-            to_db(d, "dead_at", outcome.dead_at),
-            to_db(d, "next_attempt_at", outcome.next_attempt_at),
-            to_db(d, "updated_at", now),
-            pk,
-            token,
-        ]
+        {
+            "status": outcome.status,
+            "attempts": outcome.attempt_count,
+            "status_code": outcome.last_status_code,
+            "error": outcome.last_error,
+            "resend_pending": to_db(d, "resend_pending", False),
+            "delivered_at": to_db(d, "delivered_at", outcome.delivered_at),
+            "dead_at": to_db(d, "dead_at", outcome.dead_at),
+            "next_at": to_db(d, "next_attempt_at", outcome.next_attempt_at),
+            "now": to_db(d, "updated_at", now),
+            "id": pk,
+            "token": token,
+        }
         for pk, outcome in outcomes
     ]
     if rows:

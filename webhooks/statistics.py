@@ -1,4 +1,4 @@
-"""Delivery statistics of a session's instance webhooks (seed 002 b, "Webhook statistics reply").
+"""Delivery statistics of a session's instance webhooks (GET /instances/<key>/instance/webhook/statistics).
 
 Counted from the outbox rows of the last 7 days (deliveries of kind `instance` created in the window,
 found through the index on (session, kind, created_at)), in a fixed number of queries whatever the volume:
@@ -18,35 +18,35 @@ found through the index on (session, kind, created_at)), in a fixed number of qu
 
 from __future__ import annotations
 
-from datetime import UTC, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from config.timefmt import iso_millis
 from messaging.models import Session
 from webhooks.instance import configured_urls, instance_config_of
 from webhooks.models import Delivery, DeliveryAttempt
+from webhooks.policy import PASSING_CLIENT_ERRORS, is_client_error
 
 WINDOW = timedelta(days=7)
 RECENT = 20
 
 WAITING = [Delivery.Status.PENDING, Delivery.Status.FAILED, Delivery.Status.SENDING]
-_CLIENT_ERROR = Q(last_status_code__gte=400, last_status_code__lt=500) & ~Q(last_status_code__in=[408, 429])
+_CLIENT_ERROR = Q(last_status_code__gte=400, last_status_code__lt=500) & ~Q(
+    last_status_code__in=PASSING_CLIENT_ERRORS
+)
 
 
 def attempt_outcome(status_code: int | None, error: str) -> str:
     """`ok`, `clientError` or `failed`, as the counters count them."""
     if status_code is not None and status_code < 400 and not error:
         return "ok"
-    if status_code is not None and 400 <= status_code < 500 and status_code not in (408, 429):
+    if is_client_error(status_code):
         return "clientError"
     return "failed"
-
-
-def _iso(moment: Any) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _delivery_row(delivery: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +55,7 @@ def _delivery_row(delivery: dict[str, Any]) -> dict[str, Any]:
     moment = delivery["last_finished_at"] if attempted else delivery["created_at"]
     return {
         "id": delivery["dispatch_id"],
-        "ts": _iso(moment),
+        "ts": iso_millis(moment),
         "status": delivery["last_status_code"] if attempted else None,
         "duration": delivery["last_duration_ms"] if attempted else None,
         "error": (delivery["last_error"] or None) if attempted else None,

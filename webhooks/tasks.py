@@ -6,14 +6,15 @@ from __future__ import annotations
 from celery import shared_task
 
 from webhooks import outbox
+from webhooks.hints import DELIVER_TASK, SWEEP_TASK
 
 
-@shared_task(name="webhooks.deliver", acks_late=True, ignore_result=True)
+@shared_task(name=DELIVER_TASK, acks_late=True, ignore_result=True)
 def deliver(delivery_id: int) -> str:
     return outbox.delivery_attempt(delivery_id=delivery_id)
 
 
-@shared_task(name="webhooks.sweep_deliveries", ignore_result=True)
+@shared_task(name=SWEEP_TASK, ignore_result=True)
 def sweep_deliveries(grace_seconds: float | None = None) -> int:
     return outbox.deliveries_sweep(grace_seconds=grace_seconds)
 

@@ -1,4 +1,4 @@
-"""Seed the plans from seed 001's rate-limit reference table. Staff edit them in the admin later."""
+"""Create the plans from the rate-limit table of the messaging plans. Staff edit them in the admin later."""
 
 from django.db import migrations
 

@@ -14,11 +14,9 @@ from accounts.models import Account
 from accounts.web.common import account_required, form_error
 from accounts.web.forms import PairingCodeForm, SessionForm
 from config.errors import ApplicationError
-from messaging.engines.sandbox import SandboxEngine
 from messaging.models import Session
 from messaging.qr import qr_data_uri
 from messaging.services import sessions as services
-from messaging.services._engine import engine_for
 
 
 def _own_session(account: Account, session_id: str) -> Session:
@@ -26,10 +24,7 @@ def _own_session(account: Account, session_id: str) -> Session:
 
 
 def _is_sandbox(session: Session) -> bool:
-    try:
-        return isinstance(engine_for(session), SandboxEngine)
-    except ApplicationError:
-        return False
+    return services.session_engine_label(session) == "sandbox"
 
 
 @account_required

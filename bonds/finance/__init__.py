@@ -1,7 +1,7 @@
 """Bond maths: calendar, Copom meeting path, taxes (income tax, IOF, custody fee), gross factor, net,
 real and tax-equivalent returns, payment probability. Pure Python (no Django import), so the MCP
 server, the refresh and the tests can all call it directly. Rates are decimals (0.149 is 14.90% a
-year). Formulas and worked checks are in docs/bonds.md and ../shared/reference/bonds.md §5.
+year). Formulas and worked checks are in docs/bonds.md.
 
 Modules: `daycount` (ANBIMA calendar), `copom` (meeting calendar data), `path` (projected Selic/CDI
 and IPCA), `taxes`, `returns`, `credit` (payment probability). Their public names are re-exported here.

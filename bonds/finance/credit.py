@@ -7,7 +7,7 @@ import math
 
 # S&P Global, 2024 Annual Global Corporate Default and Rating Transition Study, Table 25 (emerging
 # markets), average cumulative default rates in % after 1..10 years. AAA and AA are 0 throughout and
-# A is given as 0.03 (reference §6.1).
+# A is given as 0.03.
 EM_CUMULATIVE_DEFAULT_PCT: dict[str, tuple[float, ...]] = {
     "AAA": (0.0,) * 10,
     "AA": (0.0,) * 10,
@@ -17,7 +17,7 @@ EM_CUMULATIVE_DEFAULT_PCT: dict[str, tuple[float, ...]] = {
     "B": (2.98, 6.09, 8.46, 10.45, 11.96, 13.11, 14.14, 15.01, 15.75, 16.52),
     "CCC": (17.58, 22.81, 25.84, 26.52, 27.69, 28.60, 29.37, 30.17, 30.68, 31.04),
 }
-# Brazilian national scale -> global scale, Austin Rating's table (reference §6.2, option (a)):
+# Brazilian national scale -> global scale, Austin Rating's table:
 # brAAA -> BB+, brAA± -> BB, brA± -> BB-, brBBB± -> B+, brBB± -> B, brB± -> B-, CCC..D identical.
 NATIONAL_TO_GLOBAL: dict[str, str] = {
     "AAA": "BB",

@@ -20,7 +20,7 @@ from datetime import date, timedelta
 from functools import cached_property
 from itertools import pairwise
 
-# CDI and the effective Selic normally run 0.10 pp below the Selic target (reference §5.2): the
+# CDI and the effective Selic normally run 0.10 pp below the Selic target: the
 # fallback when SGS gave no gap.
 DEFAULT_CDI_GAP = 0.0010
 # Kept for callers that converted a CDI back to a target with the old constant.

@@ -57,7 +57,7 @@ def gross_factor(
     du = business_days(start, maturity)
     if index == "pre":
         return _compounded(rate, du)
-    # cdi and selic: the effective Selic equals the CDI under the model (reference §5.2).
+    # cdi and selic: the effective Selic equals the CDI under the model.
     pieces = (ipca_days if index.startswith("ipca") else cdi_days)(start, maturity, projection)
     if pieces is None:
         return None

@@ -17,7 +17,7 @@ IOF_PERCENT_BY_DAY: tuple[int, ...] = (
     63, 60, 56, 53, 50, 46, 43, 40, 36, 33,
     30, 26, 23, 20, 16, 13, 10, 6, 3,
 )  # fmt: skip
-# B3 custody fee on Tesouro Direto, a year, applied before income tax (reference §4.4).
+# B3 custody fee on Tesouro Direto, a year, applied before income tax.
 TESOURO_CUSTODY_FEE = 0.0020
 TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO = 10_000.0
 

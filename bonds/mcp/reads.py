@@ -1,20 +1,21 @@
 """The database work behind each MCP tool. Plain synchronous functions (the tools run them in a
-worker thread): who the caller is (the REST statuses, via `bonds_access_status`, so the preview
-rule and the 5-second rule are the same code), the filtered list (`bond_list`), and projections of
+worker thread): who the caller is (the REST statuses, via `bonds_access_status` with the key and
+address read from the MCP call's HTTP request, so the preview rule and the 5-second rule are the
+same code), the filtered list (`bond_list`), and projections of
 an amount (`bond_net_amount_at_maturity`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
+from urllib.parse import parse_qs
 
 from django.conf import settings
 from django.db.models import F, QuerySet
-from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 
-from accounts.authentication import presented_bearer_or_query_key
-from accounts.netaddr import client_address
+from accounts.authentication import bearer_or_query_key
+from accounts.netaddr import client_address_of
 from bonds import finance, statuses
 from bonds.filters import parse_filters
 from bonds.mcp.schemas import (
@@ -40,27 +41,29 @@ class BondNotFound(LookupError):
 # --- The caller -------------------------------------------------------------------------------------
 
 
-def caller_request(
+@dataclass(frozen=True)
+class Caller:
+    """Who calls a tool: the key presented (None: none) and the client's address."""
+
+    plaintext_key: str | None
+    client_ip: str
+
+
+def caller_of(
     *, authorization: str | None, query_string: str, remote_addr: str, forwarded_for: str | None
-) -> HttpRequest:
-    """A Django request carrying just what the key and address helpers read, so the MCP server
-    resolves keys and client addresses exactly as the REST API does (Bearer header first, then
-    `?key=`; X-Forwarded-For only behind PONTE_TRUSTED_PROXIES)."""
-    request = HttpRequest()
-    request.META["REMOTE_ADDR"] = remote_addr
-    if authorization:
-        request.META["HTTP_AUTHORIZATION"] = authorization
-    if forwarded_for:
-        request.META["HTTP_X_FORWARDED_FOR"] = forwarded_for
-    request.GET = QueryDict(query_string)
-    return request
-
-
-def caller_status(request: HttpRequest) -> str:
-    """preview (no key), unauthorized, no_subscription, payment_issue, rate_limited or ok."""
-    return bonds_access_status(
-        plaintext_key=presented_bearer_or_query_key(request), client_ip=client_address(request)
+) -> Caller:
+    """The caller from the values of the MCP call's HTTP request, read as the REST API reads them
+    (Bearer header first, then `?key=`; X-Forwarded-For only behind PONTE_TRUSTED_PROXIES)."""
+    query_keys = parse_qs(query_string, keep_blank_values=True).get("key", [""])
+    return Caller(
+        plaintext_key=bearer_or_query_key(authorization=authorization or "", query_key=query_keys[-1]),
+        client_ip=client_address_of(remote_addr=remote_addr, forwarded_for=forwarded_for or ""),
     )
+
+
+def caller_status(caller: Caller) -> str:
+    """preview (no key), unauthorized, no_subscription, payment_issue, rate_limited or ok."""
+    return bonds_access_status(plaintext_key=caller.plaintext_key, client_ip=caller.client_ip)
 
 
 # --- Shared pieces ----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Typed results of the MCP tools. Pydantic models give each tool an `outputSchema`, and the SDK
 returns them as `structured_content` (plus the same JSON as text, for clients that read text only).
 
-Bond fields keep the names, types and units of the REST Bond (seed 000 §2): rates are decimals
+Bond fields keep the names, types and units of the REST Bond: rates are decimals
 (0.1165 is 11.65% a year), amounts are BRL, dates are `YYYY-MM-DD`.
 """
 

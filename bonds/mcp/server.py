@@ -13,7 +13,6 @@ from typing import Annotated, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
-from django.http import HttpRequest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
@@ -73,14 +72,14 @@ async def _off_loop(function: Callable[..., T], /, *args, **kwargs) -> T:
     return await sync_to_async(_in_db_thread(function), thread_sensitive=False)(*args, **kwargs)
 
 
-def _caller(ctx: Context) -> HttpRequest:
-    """The caller as a Django request (key and address), from the HTTP request of this call. A
-    transport without HTTP (in-process, stdio) has no key: preview."""
+def _caller(ctx: Context) -> reads.Caller:
+    """The caller (key and address), from the HTTP request of this call. A transport without HTTP
+    (in-process, stdio) has no key: preview."""
     request = ctx.request_context.request
     headers = getattr(request, "headers", None) or {}
     client = getattr(request, "client", None)
     url = getattr(request, "url", None)
-    return reads.caller_request(
+    return reads.caller_of(
         authorization=headers.get("authorization"),
         query_string=url.query if url is not None else "",
         remote_addr=client.host if client is not None else "",

@@ -17,7 +17,7 @@ class ProviderError(Exception):
 
 @dataclass(frozen=True)
 class Offer:
-    """One offer as a provider sees it, in the seed's Bond field names."""
+    """One offer as a provider sees it, in the Bond's field names."""
 
     natural_key: str
     name: str

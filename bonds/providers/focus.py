@@ -1,6 +1,6 @@
 """BCB Focus market expectations through the Olinda OData API: annual Selic and IPCA medians
 (`ExpectativasMercadoAnuais`, the latest survey of each indicator and year) and the Selic target
-median per Copom meeting (`ExpectativasMercadoSelic`, the latest survey), `baseCalculo` 0. Reference §1."""
+median per Copom meeting (`ExpectativasMercadoSelic`, the latest survey), `baseCalculo` 0."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """BCB SGS series for today's rates: Selic target (432), CDI annualized base 252 (4389) and IPCA
 over 12 months (13522), each the last published value, and the target - CDI gap on the latest day
-both series have. Reference §2."""
+both series have."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Tesouro Direto offers from the Tesouro Transparente CSV ("Taxas dos Títulos Ofertados pelo
 Tesouro Direto"): `;`-separated, decimal comma, dd/mm/yyyy; only the latest Data Base is used and
-only bonds on sale that day (PU Compra > 0). Reference: ../shared/reference/bonds.md §3."""
+only bonds on sale that day (PU Compra > 0)."""
 
 from __future__ import annotations
 

@@ -84,10 +84,10 @@ def _forget_bond_replies():
     from bonds.selectors import data_version_bump
 
     data_version_bump()
-    services._local_subscriptions.clear()
+    services.subscription_memos_clear()
     yield
     data_version_bump()
-    services._local_subscriptions.clear()
+    services.subscription_memos_clear()
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ def short_lease(settings) -> None:
 def _claimed(session, hook) -> tuple[str, Delivery]:
     event = emit(session_id=session.id, name="message", data={"id": "M1"})
     delivery = Delivery.objects.get(event=event)
-    token, _ = outbox._claim_batch(delivery.target_url, limit=10)
+    token, _ = outbox.deliveries_claim(delivery.target_url, limit=10)
     return token, delivery
 
 
@@ -49,7 +49,7 @@ def test_a_claim_held_past_a_quarter_lease_is_renewed_and_cannot_be_taken(sessio
         delivery.refresh_from_db()
         assert delivery.claimed_at > old
         time.sleep(0.2)
-        assert outbox._claim_batch(delivery.target_url, limit=10)[1] == []  # still held
+        assert outbox.deliveries_claim(delivery.target_url, limit=10)[1] == []  # still held
 
 
 def test_a_fresh_claim_is_not_renewed_so_quick_drains_cost_no_extra_query(session, hook, short_lease):
@@ -62,7 +62,7 @@ def test_a_fresh_claim_is_not_renewed_so_quick_drains_cost_no_extra_query(sessio
 def test_a_claim_nobody_renews_lapses_after_one_lease(session, hook, short_lease):
     _token, delivery = _claimed(session, hook)  # its worker died: no keeper renews it
     Delivery.objects.filter(pk=delivery.pk).update(claimed_at=timezone.now() - timedelta(seconds=2.1))
-    assert [c.pk for c in outbox._claim_batch(delivery.target_url, limit=10)[1]] == [delivery.pk]
+    assert [c.pk for c in outbox.deliveries_claim(delivery.target_url, limit=10)[1]] == [delivery.pk]
 
 
 def test_a_held_send_slot_is_kept_alive_while_the_drain_runs(short_lease):

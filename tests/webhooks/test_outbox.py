@@ -99,9 +99,9 @@ def test_a_failed_attempt_is_recorded_and_scheduled_after_one_second(hook, sessi
 
 def test_a_claimed_delivery_cannot_be_claimed_twice(hook, session):
     delivery = _delivery(session)
-    _token, (claimed,) = outbox._claim_batch(delivery.target_url, limit=10)
+    _token, (claimed,) = outbox.deliveries_claim(delivery.target_url, limit=10)
     assert claimed.pk == delivery.pk
-    assert outbox._claim_batch(delivery.target_url, limit=10)[1] == []
+    assert outbox.deliveries_claim(delivery.target_url, limit=10)[1] == []
     assert outbox.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
 
 
@@ -125,7 +125,7 @@ def test_a_claim_takes_waiting_and_stuck_deliveries_of_its_target_oldest_first(h
     event = emit(session_id=session.id, name="message", data={"id": "M6", "text": "hi"})
     elsewhere = Delivery.objects.get(webhook=other, event=event)
 
-    _token, claimed = outbox._claim_batch(hook.url, limit=10)
+    _token, claimed = outbox.deliveries_claim(hook.url, limit=10)
 
     # Oldest due first, a row whose claim outlived its lease (its worker died) among them; the one held
     # by a live claim, the delivered one, the one due later and the other target's are left.
@@ -135,8 +135,8 @@ def test_a_claim_takes_waiting_and_stuck_deliveries_of_its_target_oldest_first(h
         fresh.pk,
         Delivery.objects.get(webhook=hook, event=event).pk,
     ]
-    assert outbox._claim_batch(hook.url, limit=10)[1] == []
-    assert outbox._claim_batch(other.url, limit=10)[1][0].pk == elsewhere.pk
+    assert outbox.deliveries_claim(hook.url, limit=10)[1] == []
+    assert outbox.deliveries_claim(other.url, limit=10)[1][0].pk == elsewhere.pk
 
 
 def test_one_hint_sends_every_due_delivery_of_its_target_in_batches(hook, session, receiver, settings):

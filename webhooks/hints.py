@@ -1,0 +1,67 @@
+"""Hints: the Celery messages that tell a worker to drain a delivery's target.
+
+A hint carries only a delivery id; the `Delivery` row is the truth (webhooks.outbox). The tasks are
+published by name, so this module never imports webhooks.tasks (which calls webhooks.outbox).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable
+
+from celery import signature
+from django.conf import settings
+from django.db import transaction
+
+from config.breaker import Breaker
+from webhooks import throttle
+
+logger = logging.getLogger(__name__)
+
+# The Celery task names of webhooks.tasks.
+DELIVER_TASK = "webhooks.deliver"
+SWEEP_TASK = "webhooks.sweep_deliveries"
+
+# While the broker is unreachable hints are not even tried (the rows wait in the database for the
+# sweeper), so a request that emits events does not wait on a dead broker each time.
+broker_breaker = Breaker("Celery broker", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
+
+
+def enqueue(delivery_id: int, *, countdown: float = 0) -> bool:
+    """Publish a hint for one delivery. A failed publish is logged, not raised: the sweeper finds it."""
+    if not broker_breaker.available():
+        return False
+    try:
+        signature(DELIVER_TASK, args=[delivery_id]).apply_async(
+            countdown=countdown if countdown > 0 else None
+        )
+    except Exception as error:  # the broker is down: the row is safe in the database
+        broker_breaker.failed(error)
+        logger.warning("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
+        return False
+    if broker_breaker.succeeded():
+        # Back from an outage: hint what waited meanwhile now rather than at the next beat.
+        with contextlib.suppress(Exception):
+            signature(SWEEP_TASK, kwargs={"grace_seconds": 0}).apply_async()
+    return True
+
+
+def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
+    for target_url, delivery_id in per_target.items():
+        if countdown > 0:  # a hint due later: the flag speaks only of hints waiting to run now
+            enqueue(delivery_id, countdown=countdown)
+        elif throttle.hint_wanted(target_url, force=force) and not enqueue(delivery_id):
+            throttle.hint_failed(target_url)
+
+
+def enqueue_on_commit(
+    deliveries: Iterable[tuple[int, str]], *, countdown: float = 0, force: bool = False
+) -> None:
+    """Hint the targets of `(delivery id, target URL)` pairs once the transaction commits: one hint per
+    target, as its drain sends everything due there."""
+    per_target: dict[str, int] = {}
+    for delivery_id, target_url in deliveries:
+        per_target.setdefault(target_url, delivery_id)
+    if per_target:
+        transaction.on_commit(lambda: _publish(per_target, countdown, force), robust=True)
