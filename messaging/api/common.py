@@ -21,19 +21,9 @@ DEFAULT_PAGE_LIMIT = 20
 SESSION_ID_PARAM = OpenApiParameter("session_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 
 
-class QueryIntegerField(serializers.IntegerField):
-    """An integer query parameter. DRF reads a present but empty value (`?page=`) as absent, so as the
-    default; the schema declares an integer, so an empty value is refused like any other non-number."""
-
-    def get_value(self, dictionary: Any) -> Any:
-        if dictionary.get(self.field_name) == "":
-            return ""
-        return super().get_value(dictionary)
-
-
 class PaginationQuerySerializer(serializers.Serializer):
-    page = QueryIntegerField(min_value=1, max_value=MAX_PAGE, required=False, default=1)
-    limit = QueryIntegerField(
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, required=False, default=1)
+    limit = serializers.IntegerField(
         min_value=1, max_value=MAX_PAGE_LIMIT, required=False, default=DEFAULT_PAGE_LIMIT
     )
 

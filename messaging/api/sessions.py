@@ -221,7 +221,8 @@ class SessionQrCodeApi(SessionKeyedView):
         operation_id="sessions_qrcode",
     )
     def get(self, request: Request, session_id: str):
-        format_ = request.query_params.get("format", "base64").strip().lower() or "base64"
+        # Absent means base64; present but empty is no format at all (the schema declares an enum).
+        format_ = request.query_params.get("format", "base64").strip().lower()
         if format_ not in QR_FORMATS:
             raise ValidationFailed(f"format: {format_!r} is not one of base64, raw, image.")
         session = self.session(session_id)

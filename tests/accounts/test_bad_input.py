@@ -116,6 +116,13 @@ def test_an_empty_page_or_limit_is_a_400_not_the_default(keyed_client, admin_key
     assert query.rstrip("=") in response.json()["message"]
 
 
+def test_an_empty_enum_query_value_is_a_400_not_the_default(keyed_client, admin_key) -> None:
+    client = keyed_client(admin_key)
+    session_id = client.post("/api/sessions", {"name": "shop"}, format="json").json()["id"]
+    response = client.get(f"/api/sessions/{session_id}/qrcode?format=")
+    assert response.status_code == 400 and "format" in response.json()["message"]
+
+
 def test_a_number_for_a_string_field_is_a_400(keyed_client, admin_key) -> None:
     response = keyed_client(admin_key).post("/api/sessions", {"name": 0}, format="json")
     assert response.status_code == 400
