@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
@@ -94,7 +95,8 @@ def test_resend_all_matching_with_an_unusable_filter_goes_back_to_the_list(admin
 
 def _webhook_post(admin_client, webhook: Webhook, **fields):
     data = {"url": webhook.url, "events": webhook.events, "retry_count": webhook.retry_count, **fields}
-    return admin_client.post(f"/admin/webhooks/webhook/{webhook.pk}/change/", data)
+    # Admin URLs carry the key quoted: "wh_3A…" unquoted would read as "wh:…".
+    return admin_client.post(f"/admin/webhooks/webhook/{quote(webhook.pk)}/change/", data)
 
 
 @pytest.mark.parametrize(
