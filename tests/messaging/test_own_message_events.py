@@ -5,25 +5,13 @@ from __future__ import annotations
 import pytest
 
 from messaging.models import Message
+from tests.messaging.contract import SEED_MESSAGE_FIELDS
 from webhooks.meta import meta_envelope
 from webhooks.models import Event
 from webhooks.services import typed_event
 
 pytestmark = pytest.mark.django_db
 
-SEED_MESSAGE_FIELDS = (
-    "id",
-    "chat",
-    "chatId",
-    "remoteJid",
-    "sender",
-    "pushName",
-    "text",
-    "timestamp",
-    "fromMe",
-    "type",
-    "mediaUrl",
-)
 CUSTOMER = "5511988880002"
 CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
 
