@@ -1,0 +1,184 @@
+"""The jobs and the three interfaces: Celery, messaging, webhooks, bonds."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from django.core.exceptions import ImproperlyConfigured
+
+from config.settings.core import REDIS_URL, TIME_ZONE
+from config.settings.env import VAR_DIR, env_int, env_list
+
+# --- Celery -------------------------------------------------------------------------------------
+
+if REDIS_URL:
+    CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
+        # Above the longest retry wait (64 s) plus the delivery timeout, so an unacked delivery is
+        # not handed to a second worker while the first is still on it.
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+        # A request that publishes a hint must not wait long on a dead broker (the row is safe anyway).
+        "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
+    }
+else:
+    # A broker that needs no server: messages are files under var/broker/.
+    _BROKER_DIR = VAR_DIR / "broker"
+    for _sub in ("queue", "processed", "control"):
+        (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "processed_folder": str(_BROKER_DIR / "processed"),
+        # Broadcast (pidbox) messages too, or kombu writes them to ./control in the working directory.
+        "control_folder": str(_BROKER_DIR / "control"),
+        "store_processed": False,
+        # kombu polls the folder; its default 1 s pause (taken whenever prefetch is full) would cap
+        # a worker at a few tasks per second.
+        "polling_interval": 0.02,
+    }
+
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_ENABLE_UTC = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes every database connection before and after each task unless this is set,
+# so each delivery opened a new connection (a third of the worker's time on PostgreSQL). With it, the
+# fixup closes them only every 2 x this many tasks; config/celery.py recycles them per task the way
+# Django does per request (CONN_MAX_AGE, health checks, broken connections).
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
+# Webhook deliveries have their own queue, so workers can be scaled for I/O apart from other jobs.
+CELERY_TASK_ROUTES = {"webhooks.deliver": {"queue": "webhooks"}}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A hint is published once more after a failure, not three times: a request must not wait on a dead
+# broker (the row is in the outbox and the sweeper hints it later).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Periodic jobs are rows in django-celery-beat's tables (created by data migrations), so staff can
+# edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.
+CELERY_BEAT_SCHEDULE: dict = {}
+
+# --- Messaging ----------------------------------------------------------------------------------
+
+MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
+# Where the messaging app hands every engine event (resolved once at app start): the outbox's emit.
+MESSAGING_EVENT_SINK = os.environ.get("MESSAGING_EVENT_SINK", "webhooks.services.emit")
+# Engine processes (`manage.py run_engine`, used by messaging.engines.remote.RemoteEngine; need REDIS_URL).
+ENGINE_DRIVER = os.environ.get("ENGINE_DRIVER", "sandbox")
+ENGINE_REDIS_URL = os.environ.get("ENGINE_REDIS_URL", REDIS_URL)
+ENGINE_COMMAND_TIMEOUT_SECONDS = float(os.environ.get("ENGINE_COMMAND_TIMEOUT_SECONDS", "10"))
+ENGINE_MAX_SESSIONS = env_int("ENGINE_MAX_SESSIONS", 1000)
+# A session's lease lasts this long unless its owner renews it (every ENGINE_HEARTBEAT_SECONDS).
+ENGINE_LEASE_SECONDS = float(os.environ.get("ENGINE_LEASE_SECONDS", "15"))
+ENGINE_HEARTBEAT_SECONDS = float(os.environ.get("ENGINE_HEARTBEAT_SECONDS", "3"))
+# The WhatsApp driver (ENGINE_DRIVER=whatsapp, messaging/engines/whatsapp): a socks5:// or http:// proxy
+# for every session's connection (a session's own `proxy` overrides it), the store of device keys
+# (default: Ponte's database, or var/whatsapp.sqlite3 on the embedded default), how long connect waits
+# for the first QR code, and whether buttons are sent as numbered text instead of reply buttons.
+WHATSAPP_PROXY = os.environ.get("WHATSAPP_PROXY", "")
+WHATSAPP_STORE = os.environ.get("WHATSAPP_STORE", "")
+WHATSAPP_QR_WAIT_SECONDS = float(os.environ.get("WHATSAPP_QR_WAIT_SECONDS", "5"))
+WHATSAPP_BUTTONS_AS_TEXT = os.environ.get("WHATSAPP_BUTTONS_AS_TEXT", "").lower() in ("1", "true", "yes")
+# Fixed domain parts of JIDs: individuals `<digits>@<user>`, groups `<digits>@<group>`.
+MESSAGING_USER_SUFFIX = os.environ.get("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
+MESSAGING_GROUP_SUFFIX = os.environ.get("MESSAGING_GROUP_SUFFIX", "g.us")
+MESSAGING_QR_TTL_SECONDS = env_int("MESSAGING_QR_TTL_SECONDS", 60)
+# "Delete for everyone" is refused after this long (WhatsApp allows about two and a half days).
+MESSAGING_DELETE_WINDOW_SECONDS = env_int("MESSAGING_DELETE_WINDOW_SECONDS", 60 * 60 * 60)
+# The plan's messages/day quota counts per calendar day in this time zone.
+MESSAGING_QUOTA_TIME_ZONE = os.environ.get("MESSAGING_QUOTA_TIME_ZONE", "America/Sao_Paulo")
+MESSAGING_PROFILE_PICTURE_MAX_BYTES = env_int("MESSAGING_PROFILE_PICTURE_MAX_BYTES", 5 * 1024 * 1024)
+MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT", 10)
+# Media sent through POST /api/messages/media (base64 or a URL fetched through net.transport): at most
+# this many bytes (WhatsApp's own limit for photos, videos and audio is 16 MB).
+MESSAGING_MEDIA_MAX_BYTES = env_int("MESSAGING_MEDIA_MAX_BYTES", 16 * 1024 * 1024)
+MESSAGING_MEDIA_FETCH_TIMEOUT = env_int("MESSAGING_MEDIA_FETCH_TIMEOUT", 30)
+# Links to stored media (`mediaUrl` of message events) stop working this long after they were made.
+MESSAGING_MEDIA_URL_TTL_SECONDS = env_int("MESSAGING_MEDIA_URL_TTL_SECONDS", 24 * 60 * 60)
+# Where media bytes are kept (messaging.media): files under the var dir, or any Django storage backend,
+# e.g. "storages.backends.s3.S3Storage" (pip install django-storages[s3]) with its AWS_* settings.
+MESSAGING_MEDIA_STORAGE_BACKEND = os.environ.get(
+    "MESSAGING_MEDIA_STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"
+)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "messaging_media": {
+        "BACKEND": MESSAGING_MEDIA_STORAGE_BACKEND,
+        "OPTIONS": {"location": str(VAR_DIR / "media")}
+        if MESSAGING_MEDIA_STORAGE_BACKEND.endswith("FileSystemStorage")
+        else {"bucket_name": os.environ.get("MESSAGING_MEDIA_BUCKET", ""), "default_acl": "private"},
+    },
+}
+
+# Official channels (messaging.channels): Meta's Graph API, base without version, and the pinned version.
+PONTE_GRAPH_API_URL = (os.environ.get("PONTE_GRAPH_API_URL") or "https://graph.facebook.com").rstrip("/")
+PONTE_GRAPH_API_VERSION = os.environ.get("PONTE_GRAPH_API_VERSION") or "v21.0"
+PONTE_GRAPH_API_TIMEOUT_SECONDS = float(os.environ.get("PONTE_GRAPH_API_TIMEOUT_SECONDS") or 10)
+
+# --- Webhooks ----------------------------------------------------------------------------------
+
+# Unknown instance keys one client address may present before the instance interface answers it 429
+# until the window ends (guessing keys; webhooks.instance_guard): "<count>/<period>", period s, m, h or d.
+PONTE_INSTANCE_KEY_FAILURE_RATE = os.environ.get("PONTE_INSTANCE_KEY_FAILURE_RATE", "10/m").strip()
+if not re.fullmatch(r"[1-9]\d*/\d*[smhd]", PONTE_INSTANCE_KEY_FAILURE_RATE):
+    raise ImproperlyConfigured(
+        "PONTE_INSTANCE_KEY_FAILURE_RATE must look like 10/m (a count, a slash, a period s, m, h or d); "
+        f"got {PONTE_INSTANCE_KEY_FAILURE_RATE!r}."
+    )
+
+# CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
+PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
+# Deliveries (webhooks.outbox, docs/webhooks.md).
+# Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
+PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
+# A claim not renewed for this long (seconds) belongs to a dead worker and may be taken again. A running
+# drain renews its claims every quarter of it (webhooks.lease), however long a POST takes, so it can be
+# short: a killed worker's deliveries are free again within this many seconds.
+PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 8)
+# The sweeper (beat, every 5 s; and each worker as it starts) re-enqueues deliveries due for longer than
+# this, or stuck past the lease.
+PONTE_WEBHOOK_SWEEP_GRACE_SECONDS = env_int("PONTE_WEBHOOK_SWEEP_GRACE_SECONDS", 15)
+PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
+# A hint drains its target: up to BATCH_SIZE deliveries claimed at once, sent one after another on the
+# keep-alive connection and recorded in one transaction, for up to DRAIN_SECONDS before handing over.
+PONTE_WEBHOOK_BATCH_SIZE = env_int("PONTE_WEBHOOK_BATCH_SIZE", 16)
+PONTE_WEBHOOK_DRAIN_SECONDS = float(os.environ.get("PONTE_WEBHOOK_DRAIN_SECONDS") or 2)
+# Drains at once per target URL, so one hanging receiver cannot hold every worker thread: any target
+# gets at most MAX_IN_FLIGHT_PER_TARGET, a target whose last send took SLOW_SECONDS or more (remembered
+# SLOW_MEMORY_SECONDS) at most MAX_IN_FLIGHT_PER_SLOW_TARGET, one delivery per claim, and its drain hands
+# over after BUSY_TARGET_DEFER_SECONDS. 0 disables a cap.
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 4)
+PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET", 2)
+PONTE_WEBHOOK_SLOW_SECONDS = float(os.environ.get("PONTE_WEBHOOK_SLOW_SECONDS") or 2)
+PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS", 300)
+PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
+    os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
+)
+
+# --- Bonds --------------------------------------------------------------------------------------
+
+# Provider addresses are settings so tests (and mirrors) can point them elsewhere.
+BONDS_TESOURO_CSV_URL = os.environ.get(
+    "BONDS_TESOURO_CSV_URL",
+    "https://www.tesourotransparente.gov.br/ckan/dataset/df56aa42-484a-4a59-8184-7676580c81e3/resource/"
+    "796d2059-14e9-44e3-80c9-2d9e30b405c1/download/PrecoTaxaTesouroDireto.csv",
+)
+BONDS_FOCUS_BASE_URL = os.environ.get(
+    "BONDS_FOCUS_BASE_URL", "https://olinda.bcb.gov.br/olinda/servico/Expectativas/versao/v1/odata"
+)
+BONDS_SGS_BASE_URL = os.environ.get("BONDS_SGS_BASE_URL", "https://api.bcb.gov.br/dados/serie")
+BONDS_HTTP_TIMEOUT = env_int("BONDS_HTTP_TIMEOUT", 30)  # seconds, per provider request
+BONDS_KEY_INTERVAL_SECONDS = env_int("BONDS_KEY_INTERVAL_SECONDS", 5)  # keyed calls 5 s apart
+BONDS_PREVIEW_LIMIT = env_int("BONDS_PREVIEW_LIMIT", 5)  # bonds in a keyless preview
+BONDS_REPLY_CACHE_SECONDS = env_int("BONDS_REPLY_CACHE_SECONDS", 300)

@@ -1,0 +1,313 @@
+"""Django itself, the database, the cache, the web tier, security, the API and logging."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+from django.core.exceptions import ImproperlyConfigured
+
+from config.settings.env import (
+    BASE_DIR,
+    VAR_DIR,
+    database_from_url,
+    env_bool,
+    env_int,
+    env_list,
+    sqlite_database,
+)
+
+# --- Core ---------------------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", True)
+_INSECURE_DEV_KEY = "django-insecure-ponte-development-key-do-not-use-in-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. With DEBUG off Ponte refuses to start without it: "
+            "set SECRET_KEY to a long random string, e.g. the output of "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
+        )
+    SECRET_KEY = _INSECURE_DEV_KEY
+
+# Keys that encrypt secrets at rest (webhook secrets, channel credentials; config.encryption): Fernet
+# keys, comma-separated. The first encrypts, all decrypt, so a new key goes first and the old one stays
+# until `manage.py rotate_secret_keys` has re-encrypted everything. Lose them and those secrets are lost.
+PONTE_SECRET_KEYS = env_list("PONTE_SECRET_KEYS", [])
+if not PONTE_SECRET_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "PONTE_SECRET_KEYS is not set. With DEBUG off Ponte refuses to start without it: it encrypts "
+            "webhook secrets and channel credentials in the database. Set it to one Fernet key (several, "
+            "comma-separated, while rotating), e.g. the output of python -c 'from cryptography.fernet "
+            "import Fernet; print(Fernet.generate_key().decode())', and back it up apart from the database."
+        )
+    from config.encryption import development_key
+
+    PONTE_SECRET_KEYS = [development_key(SECRET_KEY)]
+else:
+    from config.encryption import key_problem
+
+    for _index, _key in enumerate(PONTE_SECRET_KEYS, start=1):
+        if key_problem(_key):
+            raise ImproperlyConfigured(
+                f"PONTE_SECRET_KEYS: key {_index} is not a Fernet key ({key_problem(_key)}); generate "
+                "one with python -c 'from cryptography.fernet import Fernet; "
+                "print(Fernet.generate_key().decode())'."
+            )
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
+    "config.apps.PonteConfig",
+    "accounts",
+    "bonds",
+    "messaging",
+    "webhooks",
+]
+
+MIDDLEWARE = [
+    "config.badinput.BadInputMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -----------------------------------------------------------------------------------
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+DATABASES = {
+    "default": database_from_url(DATABASE_URL) if DATABASE_URL else sqlite_database(VAR_DIR / "ponte.sqlite3")
+}
+# Every request runs in one transaction, so an error rolls back everything the request wrote.
+DATABASES["default"]["ATOMIC_REQUESTS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Web tier (config/asgi.py, docs/operations.md "Web tier") -------------------------------------
+
+# Threads per web process that run Django; each keeps its own database connection, so this is also the
+# most database connections one web process opens. Requests beyond it wait in the process's queue.
+PONTE_WEB_THREADS = env_int("PONTE_WEB_THREADS", 8)
+if PONTE_WEB_THREADS < 1:
+    raise ImproperlyConfigured(f"PONTE_WEB_THREADS must be at least 1; got {PONTE_WEB_THREADS}.")
+
+# --- Cache (rate limits, the 5-second rule, bond list replies) ------------------------------------
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "config.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "ponte"),
+            # Short socket timeouts: a Redis that stops answering must not hold requests (config/cache.py
+            # then serves from a per-process fallback; docs/operations.md, "Redis outages").
+            "OPTIONS": {
+                "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
+                "socket_timeout": float(os.environ.get("REDIS_SOCKET_TIMEOUT") or 2),
+            },
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "ponte",
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
+        }
+    }
+
+# django-ratelimit warns that LocMemCache is per process; the embedded default runs one web process,
+# where it is exact. With REDIS_URL set the shared Redis cache is used.
+RATELIMIT_USE_CACHE = "default"
+# While Redis is unreachable: seconds before it is tried again (meanwhile nothing waits on it), how long
+# the per-process fallback keeps cached values, and the share of each rate limit one process allows on
+# its own counters (4 web processes at 0.25 stay within the plan's limit).
+PONTE_REDIS_RETRY_SECONDS = float(os.environ.get("PONTE_REDIS_RETRY_SECONDS") or 2)
+PONTE_REDIS_FALLBACK_TTL_SECONDS = float(os.environ.get("PONTE_REDIS_FALLBACK_TTL_SECONDS") or 5)
+PONTE_RATELIMIT_DEGRADED_SHARE = float(os.environ.get("PONTE_RATELIMIT_DEGRADED_SHARE") or 0.25)
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+
+# --- Internationalisation -----------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.environ.get("TIME_ZONE", "America/Sao_Paulo")
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files -------------------------------------------------------------------------------
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve static files straight from the apps, so `make run` needs no collectstatic step.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- Security -----------------------------------------------------------------------------------
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+
+# --- Bad input (config/badinput.py) ---------------------------------------------------------------
+
+# A request body declared larger than this is refused with 413 before it is read. Above a 5 MB
+# profile picture sent as base64 (MESSAGING_PROFILE_PICTURE_MAX_BYTES).
+PONTE_MAX_BODY_BYTES = env_int("PONTE_MAX_BODY_BYTES", 8 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = PONTE_MAX_BODY_BYTES
+# JSON bodies nested deeper than this (objects and arrays) are refused with 400.
+PONTE_MAX_JSON_DEPTH = env_int("PONTE_MAX_JSON_DEPTH", 32)
+
+# --- REST framework and OpenAPI -----------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyHeaderAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["config.badinput.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "config.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Ponte API",
+    "DESCRIPTION": (
+        "Bonds (fixed-income offers with net and real returns), messaging sessions, and webhooks. "
+        "See docs/ in the repository for the guide of each interface."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.openapi.nullable_refs_hook",
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "KeyRoleEnum": "accounts.models.ApiKey.Role",
+        "BondListStatusEnum": "bonds.statuses.REPLY_STATUSES",
+    },
+}
+
+# Where this Ponte is reached, for links printed by commands (demo data, docs examples).
+PONTE_PORT = env_int("PONTE_PORT", 8000)
+PONTE_BASE_URL = os.environ.get(
+    "PONTE_BASE_URL", f"http://{os.environ.get('PONTE_HOST', '127.0.0.1')}:{PONTE_PORT}"
+).rstrip("/")
+# The demo's own webhook receiver at /demo/ (webhooks.demo_receiver); 404 when off.
+PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
+
+# --- API keys and rate limits -------------------------------------------------------------------
+
+# Client addresses behind these proxies (CIDRs) are read from X-Forwarded-For; otherwise REMOTE_ADDR.
+# The customer account area (/account/, docs/account.md).
+PONTE_SIGNUP_PLAN = os.environ.get("PONTE_SIGNUP_PLAN", "Free")
+# On: a new user stays inactive until the link mailed at sign-up is followed.
+PONTE_ACCOUNT_EMAIL_VERIFICATION = env_bool("PONTE_ACCOUNT_EMAIL_VERIFICATION", False)
+# Sign-in attempts allowed per client address and per username, each per minute.
+PONTE_SIGNIN_RATE = os.environ.get("PONTE_SIGNIN_RATE", "10/m")
+# Sign-ups (valid forms) allowed per client address.
+PONTE_SIGNUP_RATE = os.environ.get("PONTE_SIGNUP_RATE", "10/h")
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+LOGIN_URL = "account:login"
+LOGIN_REDIRECT_URL = "account:home"
+LOGOUT_REDIRECT_URL = "account:login"
+# Mail (password reset, sign-up verification): printed to the console unless EMAIL_HOST is set.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Ponte <no-reply@localhost>")
+
+PONTE_TRUSTED_PROXIES = env_list("PONTE_TRUSTED_PROXIES", [])
+# A plan with no per-minute limit ("unlimited") still gets this safety ceiling per key.
+PONTE_UNLIMITED_REQUESTS_PER_MINUTE = env_int("PONTE_UNLIMITED_REQUESTS_PER_MINUTE", 6000)
+# Requests without a usable key are limited per client address.
+PONTE_ANONYMOUS_REQUESTS_PER_MINUTE = env_int("PONTE_ANONYMOUS_REQUESTS_PER_MINUTE", 60)
+RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
+
+# --- Logging ------------------------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"routine_tasks": {"()": "config.logfilters.RoutineTasks"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # Django's default config gives `django` a console handler of its own (with DEBUG on), so each
+        # line (every 404) came out twice: once there and once at the root. Only the root prints.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.db.backends": {"level": "WARNING"},
+        "celery.beat": {"filters": ["routine_tasks"]},
+        "celery.worker.strategy": {"filters": ["routine_tasks"]},
+        "celery.app.trace": {"filters": ["routine_tasks"]},
+        # The MCP SDK logs "Terminating session: None" at INFO for every stateless /bonds/mcp call.
+        "mcp.server.streamable_http": {"level": "WARNING"},
+    },
+}
+
+# Under uvicorn, Django's ASGI handler warns once per static file that whitenoise's file iterator is
+# synchronous (it is then read in a worker thread, which is fine for these small files).
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
+)
