@@ -100,9 +100,9 @@ def main() -> None:
     try:
         from accounts.models import Plan
         from accounts.services import account_create
-        from messaging.engines import get_engine
         from messaging.models import SandboxDevice, Session
         from messaging.services import sessions as services
+        from messaging.services._engine import get_engine
 
         account = account_create(
             name="bench", plan=Plan.objects.get(name="Empresarial"), bonds_subscription=None

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from config.admin_safety import QueryStringGuard, StrictJSONAdmin
 from config.errors import ApplicationError
+from messaging.channels.models import ChannelAccount, ChannelTemplate
 from messaging.instance_keys import instance_key_masked
-from messaging.models import ChannelAccount, ChannelTemplate, Group, Message, Session
+from messaging.models import Group, Message, Session
 from messaging.services import sessions as services
 
 
@@ -32,8 +34,20 @@ class ChannelTemplateAdmin(QueryStringGuard, admin.ModelAdmin):
     readonly_fields = ["session", "name", "language", "status", "category", "body", "variables", "components"]
 
 
+class SessionAdminForm(forms.ModelForm):
+    """The admin builds it for Session with the admin's fields (no Meta: every field, as by default)."""
+
+    def clean_engine(self) -> str:
+        """A path that does not import an engine class is refused here (the API would answer 502)."""
+        path = self.cleaned_data.get("engine", "")
+        if path and (error := services.session_engine_error(path)):
+            raise forms.ValidationError(error)
+        return path
+
+
 @admin.register(Session)
 class SessionAdmin(QueryStringGuard, admin.ModelAdmin):
+    form = SessionAdminForm
     list_display = ["name", "account", "status", "engine_kind", "phone", "created_at"]
     list_filter = ["status", "provider"]
     search_fields = ["name", "account__name", "phone", "jid", "id"]

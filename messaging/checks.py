@@ -4,30 +4,29 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.checks import Error, register
-from django.utils.module_loading import import_string
 
-from messaging.engines.base import Engine
+from messaging.engines import NotAnEngine, engine_class
 
 
 @register()
 def check_engine(app_configs, **kwargs) -> list:
     path = settings.MESSAGING_ENGINE
     try:
-        engine_class = import_string(path)
+        engine_class(path)
+    except NotAnEngine:
+        return [
+            Error(
+                f"MESSAGING_ENGINE {path!r} is not a subclass of messaging.engines.base.Engine.",
+                hint="Point MESSAGING_ENGINE at an Engine class.",
+                id="messaging.E002",
+            )
+        ]
     except ImportError as exc:
         return [
             Error(
                 f"MESSAGING_ENGINE {path!r} cannot be imported: {exc}.",
                 hint="Set MESSAGING_ENGINE to a dotted path such as messaging.engines.sandbox.SandboxEngine.",
                 id="messaging.E001",
-            )
-        ]
-    if not (isinstance(engine_class, type) and issubclass(engine_class, Engine)):
-        return [
-            Error(
-                f"MESSAGING_ENGINE {path!r} is not a subclass of messaging.engines.base.Engine.",
-                hint="Point MESSAGING_ENGINE at an Engine class.",
-                id="messaging.E002",
             )
         ]
     if path == REMOTE:

@@ -30,6 +30,7 @@ from messaging.models import Session
 from net.transport import validate_target_url
 from webhooks import meta
 from webhooks.models import Delivery, Event, InstanceWebhookConfig
+from webhooks.payloads import typed_event
 from webhooks.policy import INSTANCE
 
 # API name → model attribute, for the URL settings (order as in the seed).
@@ -204,9 +205,6 @@ def instance_deliveries(event: Event) -> list[Delivery]:
     )
     if config is None:
         return []
-    # Imported here: webhooks.services imports this module for emit().
-    from webhooks.services import typed_event
-
     typed = typed_event(event)
     if typed is None or (isinstance(typed, MessageEvent) and not number_allowed(config, typed)):
         return []

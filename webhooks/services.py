@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -12,43 +11,17 @@ from django.utils import timezone
 
 from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
-from messaging.engines.events import EVENT_TYPES, EngineEvent, event_from_data
 from messaging.models import Session
 from net.transport import validate_target_url
 from webhooks import instance, outbox, sql
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
+from webhooks.payloads import envelope
 from webhooks.policy import REGISTERED
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def _iso_ms(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def typed_event(event: Event) -> EngineEvent | None:
-    """The stored event as the contract's typed event (None for a name outside the contract)."""
-    if event.name not in EVENT_TYPES:
-        return None
-    data = event.data
-    if event.name == "message" and not data.get("chat") and event.chat:
-        data = {**data, "chat": event.chat}
-    return event_from_data(event.name, data)
-
-
-def envelope(event: Event) -> dict[str, Any]:
-    """The body of a registered-webhook delivery: `{event, session_id, data, timestamp}`; `data` is the
-    typed event's wire form (for `message`, every field of seed 002 §2)."""
-    typed = typed_event(event)
-    return {
-        "event": event.name,
-        "session_id": str(event.session_id),
-        "data": typed.to_data() if typed is not None else event.data,
-        "timestamp": _iso_ms(event.event_ms),
-    }
 
 
 def _registered_deliveries(event: Event, webhooks: list[tuple[str, str, list[str], int]]) -> list[Delivery]:

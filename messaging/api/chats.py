@@ -11,9 +11,9 @@ from accounts.permissions import IsOperator
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
 from messaging.api.messages import MessageView, RecipientField, SessionInput
 from messaging.api.sessions import SessionKeyedView
-from messaging.engines.base import PRESENCES
 from messaging.services import chats as services
 from messaging.services.sessions import session_restart
+from messaging.values import PRESENCES
 
 MAX_READ_IDS = 100
 

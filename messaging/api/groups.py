@@ -12,8 +12,8 @@ from accounts.permissions import IsViewer
 from config.errors import ValidationFailed
 from messaging.addressing import normalize_group
 from messaging.api.messages import MessageView, RecipientField, SessionInput
-from messaging.engines.base import GroupInfo
 from messaging.services import groups as services
+from messaging.values import GroupInfo
 
 MAX_PARTICIPANTS = 256
 

@@ -22,9 +22,9 @@ from messaging.api.messages import (
     sent_body,
 )
 from messaging.api.messages import _quoted as quoted_input
-from messaging.engines.base import MEDIA_SEND_TYPES
 from messaging.media import MediaLinkExpired, MediaLinkInvalid, media_link_read, media_storage
 from messaging.services.media import message_send_media
+from messaging.values import MEDIA_SEND_TYPES
 
 MAX_CAPTION = 1024
 

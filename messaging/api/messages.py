@@ -16,10 +16,10 @@ from config.errors import ValidationFailed
 from messaging.addressing import normalize_jid, normalize_number, user_suffix
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
 from messaging.api.sessions import SessionKeyedView
-from messaging.engines.base import Button, ContactCard
 from messaging.models import Message, Session
 from messaging.selectors import message_list, paginate
 from messaging.services import messages as services
+from messaging.values import Button, ContactCard
 
 MAX_TEXT = 4096
 MAX_VCARDS = 50

@@ -15,11 +15,27 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from messaging.engines.events import EngineEvent
+
+# The values engines take and return (re-exported: engines import them from here).
+from messaging.values import (  # noqa: F401
+    MEDIA_SEND_TYPES,
+    PRESENCES,
+    Button,
+    ConnectResult,
+    ContactCard,
+    ContactStatus,
+    GroupInfo,
+    MediaPayload,
+    PairingCode,
+    Participant,
+    ParticipantResult,
+    QrCode,
+    Quoted,
+    SentMessage,
+)
 
 EventCallback = Callable[[str, EngineEvent], None]
 
@@ -82,117 +98,6 @@ class EngineCredentialsRevoked(EngineError):
         self.session_id = session_id
         self.reason = reason
         super().__init__(message)
-
-
-# --- Values --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class QrCode:
-    code: str
-    expires_at: datetime
-
-
-@dataclass(frozen=True)
-class ConnectResult:
-    status: str  # "qr" or "connected"
-    qr: QrCode | None = None
-
-
-@dataclass(frozen=True)
-class PairingCode:
-    code: str  # e.g. "ABCD-EFGH"
-    phone: str
-    expires_at: datetime
-
-
-@dataclass(frozen=True)
-class Quoted:
-    """The message being replied to."""
-
-    message_id: str
-    participant: str = ""  # its sender's JID, in groups
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class ContactCard:
-    display_name: str
-    phone_number: str  # digits only, with country code
-    organization: str = ""
-
-    def vcard(self) -> str:
-        lines = ["BEGIN:VCARD", "VERSION:3.0", f"FN:{self.display_name}"]
-        if self.organization:
-            lines.append(f"ORG:{self.organization};")
-        lines.append(f"TEL;type=CELL;type=VOICE;waid={self.phone_number}:+{self.phone_number}")
-        lines.append("END:VCARD")
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class Button:
-    button_id: str
-    button_text: str
-
-
-#: What `POST /api/messages/media` sends; `voice` is an audio sent as a voice note (push-to-talk).
-MEDIA_SEND_TYPES = ("image", "video", "audio", "voice", "document", "sticker")
-#: What `POST /api/chats/presence` sets: the first two for the account, the others in one chat.
-PRESENCES = ("composing", "recording", "paused", "available", "unavailable")
-
-
-@dataclass(frozen=True)
-class MediaPayload:
-    """A media message to send: the bytes (already fetched or decoded by the services) and how to show
-    them."""
-
-    type: str  # one of MEDIA_SEND_TYPES
-    data: bytes
-    mime_type: str
-    file_name: str = ""
-    caption: str = ""
-
-
-@dataclass(frozen=True)
-class SentMessage:
-    message_id: str
-    chat: str
-    timestamp: datetime
-    status: str = "sent"
-
-
-@dataclass(frozen=True)
-class ContactStatus:
-    number: str
-    jid: str
-    exists: bool
-
-
-@dataclass(frozen=True)
-class Participant:
-    jid: str
-    admin: bool = False
-
-
-@dataclass(frozen=True)
-class GroupInfo:
-    jid: str
-    subject: str
-    subject_time: int
-    creation: int
-    owner: str
-    participants: tuple[Participant, ...] = field(default_factory=tuple)
-
-    @property
-    def size(self) -> int:
-        return len(self.participants)
-
-
-@dataclass(frozen=True)
-class ParticipantResult:
-    jid: str
-    status: str  # "promoted", "demoted", "not_a_participant"
 
 
 # --- The contract --------------------------------------------------------------------------------

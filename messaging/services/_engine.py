@@ -1,10 +1,20 @@
-"""Calling a session's engine and translating engine exceptions into Ponte's errors."""
+"""Loading a session's engine, calling it, and translating engine exceptions into Ponte's errors.
+
+One engine instance per path (engines are stateless apart from their configuration; state lives in the
+database or the engine processes), cached, and the cache is cleared when a test changes the setting.
+Every engine built here reports its events to `engine_event_receive` (messaging.services.events).
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from config.errors import (
     EngineUnavailable,
@@ -18,7 +28,7 @@ from config.errors import (
     SessionNotFound,
     ValidationFailed,
 )
-from messaging.engines import get_engine
+from messaging.engines import engine_class
 from messaging.engines.base import (
     Engine,
     EngineCredentialsRevoked,
@@ -32,8 +42,30 @@ from messaging.engines.base import (
     EngineUnsupported,
 )
 from messaging.models import Session
+from messaging.services.events import engine_event_receive
+from messaging.services.official import official_channels
 
 logger = logging.getLogger(__name__)
+
+
+@cache
+def _load(path: str) -> Engine:
+    return engine_class(path)(on_event=engine_event_receive)
+
+
+def get_engine(path: str | None = None) -> Engine:
+    """The engine at `path` (default: settings.MESSAGING_ENGINE). Raises ImportError for a bad path."""
+    return _load(path or settings.MESSAGING_ENGINE)
+
+
+def clear_engine_cache() -> None:
+    _load.cache_clear()
+
+
+@receiver(setting_changed)
+def _setting_changed(*, setting: str, **kwargs: object) -> None:
+    if setting == "MESSAGING_ENGINE":
+        clear_engine_cache()
 
 
 def engine_for(session: Session) -> Engine:
@@ -77,13 +109,11 @@ def engine_errors() -> Iterator[None]:
 
 def _credentials_revoked(exc: EngineCredentialsRevoked) -> SessionNotConnected:
     """409, and the session disconnected (kept although the request's writes roll back)."""
-    from messaging.channels.services import channel_disconnect  # the channels import the services
-
     error = SessionNotConnected(
         f"{exc} The session is now disconnected; create it again with valid credentials.",
         extra={"status": Session.Status.DISCONNECTED, "reason": exc.reason},
     )
-    error.record = lambda: channel_disconnect(session_id=exc.session_id, reason=exc.reason)
+    error.record = lambda: official_channels().disconnect(session_id=exc.session_id, reason=exc.reason)
     return error
 
 

@@ -8,6 +8,7 @@ from config.errors import MessageNotFound
 from messaging.addressing import is_group
 from messaging.models import Message, Session
 from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services.official import official_channels
 
 # Without `messageIds`, the newest received messages of the chat are marked read, at most this many.
 READ_BATCH = 100
@@ -34,10 +35,9 @@ def chat_mark_read(*, session: Session, chat: str, message_ids: list[str] | None
         by_sender.setdefault(sender if is_group(chat) else "", []).append(message_id)
     if session.official:
         # Official channels mark one message (and all before it) read, showing the typing indicator.
-        from messaging.channels.sending import channel_mark_read  # the channels build on these services
-
+        mark_read = official_channels().mark_read
         for message_id in senders:
-            channel_mark_read(session=session, chat=chat, message_id=message_id, typing=True)
+            mark_read(session=session, chat=chat, message_id=message_id, typing=True)
         return list(senders)
     engine = engine_for(session)
     with engine_errors():

@@ -1,8 +1,8 @@
 """What engines report (`on_event`), recorded on Ponte's models and handed to the event sink.
 
-`engine_event_receive` is the callback every engine gets (messaging.engines.get_engine), in web and
-worker processes as in engine processes (`run_engine`). It keeps the Session, Message and Group rows in
-step with the engine, then calls the sink named by `settings.MESSAGING_EVENT_SINK` (default
+`engine_event_receive` is the callback every engine gets (messaging.services._engine.get_engine), in
+web and worker processes as in engine processes (`run_engine`). It keeps the Session, Message and
+Group rows in step with the engine, then calls the sink named by `settings.MESSAGING_EVENT_SINK` (default
 `webhooks.services.emit`, the outbox), which writes the event and its deliveries in the same
 transaction. The sink is resolved once at app start (MessagingConfig.ready), so nothing in `messaging`
 imports `webhooks`.

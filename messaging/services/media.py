@@ -21,6 +21,7 @@ from messaging.engines.base import MediaPayload
 from messaging.models import Message, Session
 from messaging.services._engine import engine_errors, engine_for
 from messaging.services.messages import QuotedInput, _prepare, _quoted, _record
+from messaging.services.official import official_channels
 from net.transport import TransportError, safe_get
 
 _DATA_URI = re.compile(r"^data:(?P<type>[\w/+.-]+);base64,", re.IGNORECASE)
@@ -124,13 +125,11 @@ def _official_media_send(
 ) -> Message:
     """Official channels take media by link: Meta fetches the URL itself, so Ponte neither downloads
     nor uploads the bytes (and has none to send for `base64`)."""
-    from messaging.channels import CHANNEL_NAMES
-    from messaging.channels.sending import channel_send_media  # the channels build on these services
-
+    channels = official_channels()
     if not url:
-        name = CHANNEL_NAMES.get(session.provider, session.provider)
+        name = channels.name(session.provider)
         raise OperationNotSupported(f"{name} sessions send media by `url` only (Meta fetches it).")
     kind = "audio" if type_ == "voice" else type_
-    return channel_send_media(
+    return channels.send_media(
         session=session, to=to, kind=kind, url=url, caption=caption, file_name=file_name
     )

@@ -29,6 +29,7 @@ from messaging.addressing import is_group
 from messaging.engines.base import Button, ContactCard, Quoted, SentMessage
 from messaging.models import DailyMessageCount, Message, Session
 from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services.official import official_channels
 
 
 @dataclass(frozen=True)
@@ -120,10 +121,8 @@ def _record(session: Session, sent: SentMessage, type_: str, content: dict) -> M
 
 @transaction.atomic
 def message_send_text(*, session: Session, to: str, text: str, quoted: QuotedInput | None = None) -> Message:
-    if session.official:  # the 24-hour window and templates (messaging/channels/window.py)
-        from messaging.channels.window import channel_send_text
-
-        return channel_send_text(session=session, to=to, text=text, quoted=quoted)
+    if session.official:  # the 24-hour window and templates
+        return official_channels().send_text(session=session, to=to, text=text, quoted=quoted)
     _prepare(session)
     quote = _quoted(session, to, quoted)
     with engine_errors():

@@ -15,11 +15,11 @@ from config.errors import (
     SessionNotFound,
     SessionNotInQrState,
 )
-from messaging.engines import get_engine
+from messaging.engines import NotAnEngine, engine_class
 from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
 from messaging.media import media_forget
 from messaging.models import Session
-from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services._engine import engine_errors, engine_for, get_engine, require_connected
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,18 @@ def _sandbox_engine(session: Session) -> Engine:
     if not engine.sandbox:
         raise SessionNotFound(f"Session {session.pk} is not a sandbox session.")
     return engine
+
+
+def session_engine_error(path: str) -> str:
+    """Why `path` cannot be a session's engine ("" when it can): the admin refuses such a path, which
+    the API would answer with 502."""
+    try:
+        engine_class(path)
+    except NotAnEngine:
+        return f"{path!r} is not a messaging engine class."
+    except ImportError as exc:
+        return f"Cannot import {path!r}: {exc}"
+    return ""
 
 
 def session_engine_label(session: Session) -> str:

@@ -9,9 +9,9 @@ from django.core.management.base import SystemCheckError
 from django.test import override_settings
 
 from messaging.checks import check_engine
-from messaging.engines import get_engine
 from messaging.engines.sandbox import SandboxEngine
 from messaging.models import Session
+from messaging.services._engine import get_engine
 from tests.messaging.engines import UNAVAILABLE, UnavailableEngine
 from webhooks.models import Event
 
@@ -131,14 +131,20 @@ def test_load_demo_is_idempotent_and_makes_a_connected_sandbox_session():
     assert connected.messages.filter(direction="outbound").get().content["quoted"]
 
 
-def test_a_session_engine_path_is_validated_by_the_model(account):
-    from django.core.exceptions import ValidationError
+def test_the_admin_session_form_refuses_an_engine_path_that_is_not_an_engine(account):
+    from django.forms import modelform_factory
 
-    session = Session(account=account, name="x", engine="nowhere.Engine")
-    with pytest.raises(ValidationError):
-        session.full_clean()
-    session.engine = "messaging.models.Session"
-    with pytest.raises(ValidationError):
-        session.full_clean()
-    session.engine = UNAVAILABLE
-    session.full_clean()
+    from messaging.admin import SessionAdminForm
+
+    form_class = modelform_factory(Session, form=SessionAdminForm, fields=["engine"])
+
+    def engine_errors(path: str) -> list[str]:
+        form = form_class(data={"engine": path})
+        form.is_valid()
+        return form.errors.get("engine", [])
+
+    assert engine_errors("nowhere.Engine")[0].startswith("Cannot import 'nowhere.Engine': ")
+    assert engine_errors("messaging.models.Session") == [
+        "'messaging.models.Session' is not a messaging engine class."
+    ]
+    assert engine_errors(UNAVAILABLE) == []

@@ -8,7 +8,7 @@ from messaging.models import Message
 from tests.messaging.contract import SEED_MESSAGE_FIELDS
 from webhooks.meta import meta_envelope
 from webhooks.models import Event
-from webhooks.services import typed_event
+from webhooks.payloads import typed_event
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,9 @@
   command's reply key. A command for a session this process does not own is claimed first (new sessions
   land on the least loaded process, chosen by the caller); one held by another live process, or arriving
   while full or draining, is answered "redirect" so the caller routes again.
-* Events: the driver reports through `engine_event_receive`, hence the configured sink (the database
-  outbox), in the command's own transaction: an event reported is an event stored.
+* Events: the driver reports through the `on_event` callback the process is built with (`run_engine`
+  passes `engine_event_receive`, hence the configured sink, the database outbox), in the command's own
+  transaction: an event reported is an event stored.
 * SIGTERM drains: stop taking commands, answer the queued ones "redirect", release every lease and
   leave the registry, so another process takes the sessions over at its next heartbeat.
 """
@@ -30,7 +31,7 @@ import redis
 from django.conf import settings
 from django.db import close_old_connections
 
-from messaging.engines.base import Engine, EngineError, EngineUnavailableError
+from messaging.engines.base import Engine, EngineError, EngineUnavailableError, EventCallback
 from messaging.engines.remote import bus
 from messaging.engines.remote.drivers import load_driver
 
@@ -48,11 +49,11 @@ class HostedSession:
 
 
 class EngineHost:
-    def __init__(self, *, driver: str, max_sessions: int, process_id: str = "") -> None:
-        from messaging.services.events import engine_event_receive
-
+    def __init__(
+        self, *, driver: str, max_sessions: int, on_event: EventCallback, process_id: str = ""
+    ) -> None:
         self.id = process_id or f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        self.driver: Engine = load_driver(driver, engine_event_receive)
+        self.driver: Engine = load_driver(driver, on_event)
         self.max_sessions = max_sessions
         self.sessions: dict[str, HostedSession] = {}
         self.lock = threading.Lock()

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from messaging.engines.remote.host import EngineHost
+from messaging.services.events import engine_event_receive
 
 
 class Command(BaseCommand):
@@ -28,7 +29,10 @@ class Command(BaseCommand):
         logging.basicConfig(level=logging.INFO, format="%(asctime)s engine %(levelname)s %(message)s")
         try:
             host = EngineHost(
-                driver=options["driver"], max_sessions=options["max_sessions"], process_id=options["id"]
+                driver=options["driver"],
+                max_sessions=options["max_sessions"],
+                on_event=engine_event_receive,
+                process_id=options["id"],
             )
         except ValueError as exc:  # an unknown driver
             raise CommandError(str(exc)) from None

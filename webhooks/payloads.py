@@ -1,0 +1,33 @@
+"""An event as webhooks carry it: the stored event parsed back into the contract's typed event, and the
+registered webhooks' body. Both emit() (webhooks.services) and the instance webhooks
+(webhooks.instance) build on this module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from config.timefmt import iso_millis_of_ms
+from messaging.engines.events import EVENT_TYPES, EngineEvent, event_from_data
+from webhooks.models import Event
+
+
+def typed_event(event: Event) -> EngineEvent | None:
+    """The stored event as the contract's typed event (None for a name outside the contract)."""
+    if event.name not in EVENT_TYPES:
+        return None
+    data = event.data
+    if event.name == "message" and not data.get("chat") and event.chat:
+        data = {**data, "chat": event.chat}
+    return event_from_data(event.name, data)
+
+
+def envelope(event: Event) -> dict[str, Any]:
+    """The body of a registered-webhook delivery: `{event, session_id, data, timestamp}`; `data` is the
+    typed event's wire form (for `message`, every field the message contract lists)."""
+    typed = typed_event(event)
+    return {
+        "event": event.name,
+        "session_id": str(event.session_id),
+        "data": typed.to_data() if typed is not None else event.data,
+        "timestamp": iso_millis_of_ms(event.event_ms),
+    }
