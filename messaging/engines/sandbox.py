@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from messaging.addressing import is_group, user_suffix
 from messaging.engines.base import (
     Button,
     ConnectResult,
@@ -33,12 +34,8 @@ from messaging.engines.base import (
     Engine,
     EngineNotAllowed,
     EngineNotConnected,
-    EngineNotFound,
     EngineRefused,
-    GroupInfo,
     PairingCode,
-    Participant,
-    ParticipantResult,
     QrCode,
     Quoted,
     SentMessage,
@@ -46,16 +43,13 @@ from messaging.engines.base import (
 from messaging.engines.events import (
     ConnectedEvent,
     DisconnectedEvent,
-    GroupChange,
-    GroupJoinEvent,
-    GroupLeaveEvent,
-    Member,
     QrEvent,
     event_from_data,
 )
+from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
 from messaging.engines.sandbox_media import SandboxMedia
-from messaging.models import SandboxDevice, SandboxGroup
+from messaging.models import SandboxDevice
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
 _CODE_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"
@@ -65,28 +59,11 @@ class SandboxRefused(EngineRefused):
     """The simulated phone refuses the action (expired code, wrong pairing code): a client error."""
 
 
-def _digest(*parts: object) -> bytes:
-    return hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
-
-
 def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
 
 
-def user_suffix() -> str:
-    return settings.MESSAGING_USER_SUFFIX
-
-
-def group_suffix() -> str:
-    return settings.MESSAGING_GROUP_SUFFIX
-
-
-def _members(group: SandboxGroup) -> list[tuple[str, bool]]:
-    """Admins first, then by JID: a stable order (PostgreSQL's jsonb does not keep key order)."""
-    return sorted(((j, bool(a)) for j, a in group.participants.items()), key=lambda m: (not m[1], m[0]))
-
-
-class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
+class SandboxEngine(SandboxInbound, SandboxMedia, SandboxGroups, Engine):
     label = "sandbox"
     sandbox = True
 
@@ -109,12 +86,12 @@ class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
     def _new_qr(self, device: SandboxDevice) -> QrCode:
         device.qr_serial += 1
         sid, serial = device.session_id, device.qr_serial
-        ref = _b64(_digest("ref", sid, serial)[:18])
+        ref = _b64(sandbox_digest("ref", sid, serial)[:18])
         device.qr_code = "2@{},{},{},{}".format(
             ref,
-            _b64(_digest("noise", sid)),
-            _b64(_digest("identity", sid)),
-            _b64(_digest("adv", sid, serial)),
+            _b64(sandbox_digest("noise", sid)),
+            _b64(sandbox_digest("identity", sid)),
+            _b64(sandbox_digest("adv", sid, serial)),
         )
         device.qr_expires_at = timezone.now() + self._ttl()
         device.save()
@@ -129,20 +106,10 @@ class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
     def _message_id(self, device: SandboxDevice) -> str:
         device.message_serial += 1
         device.save(update_fields=["message_serial"])
-        return "3EB0" + _digest("message", device.session_id, device.message_serial).hex()[:16].upper()
-
-    def _own_group(self, device: SandboxDevice, group_jid: str) -> SandboxGroup:
-        group = device.groups.filter(jid=group_jid).first()
-        if group is None or device.jid not in group.participants:
-            raise EngineNotFound(f"The session is not in group {group_jid}.", kind="group")
-        return group
-
-    def _require_admin(self, device: SandboxDevice, group: SandboxGroup) -> None:
-        if not group.participants.get(device.jid):
-            raise EngineNotAllowed(f"The session is not an admin of group {group.jid}.")
+        return "3EB0" + sandbox_digest("message", device.session_id, device.message_serial).hex()[:16].upper()
 
     def _chat_ok(self, device: SandboxDevice, chat: str) -> None:
-        if chat.endswith("@" + group_suffix()):
+        if is_group(chat):
             self._own_group(device, chat)
 
     def _sent(self, device: SandboxDevice, chat: str, type_: str, **fields: Any) -> SentMessage:
@@ -187,17 +154,6 @@ class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
             shaped["organization"] = card.organization
         return shaped
 
-    @staticmethod
-    def _info(group: SandboxGroup) -> GroupInfo:
-        return GroupInfo(
-            jid=group.jid,
-            subject=group.subject,
-            subject_time=group.subject_time,
-            creation=group.creation,
-            owner=group.owner,
-            participants=tuple(Participant(jid=j, admin=a) for j, a in _members(group)),
-        )
-
     # --- connection -------------------------------------------------------------------------------
 
     @transaction.atomic
@@ -223,7 +179,7 @@ class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
         device = self._device(session_id)
         if not self._waiting(device):
             raise EngineNotAllowed("The session is not waiting to be paired.")
-        raw = _digest("pair", session_id, phone, device.qr_serial)
+        raw = sandbox_digest("pair", session_id, phone, device.qr_serial)
         code = "".join(_CODE_ALPHABET[b % len(_CODE_ALPHABET)] for b in raw[:8])
         device.pairing_phone = phone
         device.pairing_code = f"{code[:4]}-{code[4:]}"
@@ -250,11 +206,11 @@ class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
         elif device.qr_expires_at is None or device.qr_expires_at <= now:
             raise SandboxRefused("The QR code expired; fetch the new one and scan again.")
         if not phone:
-            phone = "55119" + str(int(_digest("phone", session_id).hex(), 16) % 10**8).zfill(8)
+            phone = "55119" + str(int(sandbox_digest("phone", session_id).hex(), 16) % 10**8).zfill(8)
         device.credentials = {
-            "noiseKey": _b64(_digest("noise", session_id)),
-            "identityKey": _b64(_digest("identity", session_id)),
-            "advSecret": _b64(_digest("adv", session_id, device.qr_serial)),
+            "noiseKey": _b64(sandbox_digest("noise", session_id)),
+            "identityKey": _b64(sandbox_digest("identity", session_id)),
+            "advSecret": _b64(sandbox_digest("adv", session_id, device.qr_serial)),
             "phone": phone,
         }
         device.jid = f"{phone}@{user_suffix()}"
@@ -343,7 +299,7 @@ class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
         device = self._paired(session_id)
         if from_me:
             self._chat_ok(device, chat)
-        elif not chat.endswith("@" + group_suffix()):
+        elif not is_group(chat):
             raise EngineNotAllowed("Only your own messages can be deleted in a direct chat.")
         else:
             self._require_admin(device, self._own_group(device, chat))
@@ -367,7 +323,7 @@ class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
         device = self._paired(session_id)
         sha = hashlib.sha256(image).hexdigest()
         if target and target != device.jid:
-            if not target.endswith("@" + group_suffix()):
+            if not is_group(target):
                 raise EngineNotAllowed("Only your own picture or a group's can be set.")
             group = self._own_group(device, target)
             self._require_admin(device, group)
@@ -388,87 +344,3 @@ class SandboxEngine(SandboxInbound, SandboxMedia, Engine):
         device = self._paired(session_id)
         device.push_name = name
         device.save(update_fields=["push_name"])
-
-    # --- groups -----------------------------------------------------------------------------------
-
-    @transaction.atomic
-    def group_create(self, session_id: str, subject: str, participants: list[str]) -> GroupInfo:
-        device = self._paired(session_id)
-        device.message_serial += 1
-        device.save(update_fields=["message_serial"])
-        number = int(_digest("group", session_id, device.message_serial).hex(), 16) % 10**12
-        now = int(timezone.now().timestamp())
-        members = {device.jid: True, **{jid: False for jid in participants if jid != device.jid}}
-        group = SandboxGroup.objects.create(
-            device=device,
-            jid=f"120363{number:012d}@{group_suffix()}",
-            subject=subject,
-            subject_time=now,
-            creation=now,
-            owner=device.jid,
-            participants=members,
-        )
-        info = self._info(group)
-        self.report(str(session_id), self._group_event(GroupJoinEvent, group, list(members), device.jid))
-        return info
-
-    @staticmethod
-    def _group_event(
-        kind: type[GroupChange], group: SandboxGroup, participants: list[str], by: str, timestamp: int = 0
-    ) -> GroupChange:
-        return kind(
-            group=group.jid,
-            subject=group.subject,
-            subject_time=group.subject_time,
-            creation=group.creation,
-            owner=group.owner,
-            participants=tuple(participants),
-            by=by,
-            members=tuple(Member(jid=j, admin=a) for j, a in _members(group)),
-            timestamp=timestamp,
-        )
-
-    @transaction.atomic
-    def group_list(self, session_id: str) -> list[GroupInfo]:
-        device = self._paired(session_id)
-        groups = device.groups.order_by("subject", "jid")
-        return [self._info(g) for g in groups if device.jid in g.participants]
-
-    @transaction.atomic
-    def group_leave(self, session_id: str, group_jid: str) -> None:
-        device = self._paired(session_id)
-        group = self._own_group(device, group_jid)
-        group.participants.pop(device.jid, None)
-        group.save(update_fields=["participants"])
-        self.report(str(session_id), self._group_event(GroupLeaveEvent, group, [device.jid], device.jid))
-
-    def _change_admins(
-        self, session_id: str, group_jid: str, participants: list[str], admin: bool
-    ) -> list[ParticipantResult]:
-        device = self._paired(session_id)
-        group = self._own_group(device, group_jid)
-        self._require_admin(device, group)
-        done = "promoted" if admin else "demoted"
-        results = []
-        for jid in participants:
-            if jid not in group.participants:
-                results.append(ParticipantResult(jid=jid, status="not_a_participant"))
-            elif jid == group.owner and not admin:
-                results.append(ParticipantResult(jid=jid, status="not_allowed"))
-            else:
-                group.participants[jid] = admin
-                results.append(ParticipantResult(jid=jid, status=done))
-        group.save(update_fields=["participants"])
-        return results
-
-    @transaction.atomic
-    def group_promote(
-        self, session_id: str, group_jid: str, participants: list[str]
-    ) -> list[ParticipantResult]:
-        return self._change_admins(session_id, group_jid, participants, True)
-
-    @transaction.atomic
-    def group_demote(
-        self, session_id: str, group_jid: str, participants: list[str]
-    ) -> list[ParticipantResult]:
-        return self._change_admins(session_id, group_jid, participants, False)

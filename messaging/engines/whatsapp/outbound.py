@@ -21,6 +21,7 @@ from neonize.utils.enum import (
     ReceiptType,
 )
 
+from messaging.addressing import is_group
 from messaging.engines.base import (
     Button,
     ContactCard,
@@ -95,7 +96,7 @@ def _key(chat: str, message_id: str, from_me: bool, sender: str) -> Any:
     from neonize.proto.waCommon import WACommon_pb2 as common
 
     key = common.MessageKey(remoteJID=chat, fromMe=from_me, ID=message_id)
-    if chat.endswith("@g.us") and not from_me and sender:
+    if is_group(chat) and not from_me and sender:
         key.participant = sender
     return key
 
@@ -226,7 +227,7 @@ def check_contacts(client: Any, numbers: list[str]) -> list[ContactStatus]:
 
 
 def set_profile_picture(client: Any, image: bytes, target: str = "") -> None:
-    if target.endswith("@g.us"):
+    if is_group(target):
         client.set_group_photo(to_jid(target), image)
     else:
         client.set_profile_photo(image)
