@@ -61,7 +61,7 @@ class Issuer(models.Model):
 
 
 class Bond(models.Model):
-    """One active (or formerly active) offer. Field names and enums are the seed's Bond table."""
+    """One active (or formerly active) offer. Field names and enums are those of the bond list API."""
 
     source = models.CharField(max_length=60, help_text="Provider: tesouro, feed:<id>, demo.")
     natural_key = models.CharField(max_length=255, help_text="The offer's identity within its source.")

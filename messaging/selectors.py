@@ -13,7 +13,7 @@ from accounts.models import ApiKey
 from config.errors import Forbidden, SessionNotFound, ValidationFailed
 from messaging.models import Message, Session
 
-# The legacy spelling `QRCODE` (one seed example) is understood wherever a client sends a status.
+# The legacy spelling `QRCODE` (older clients send it) is understood wherever a client sends a status.
 _STATUS_SPELLINGS = {
     "qr": Session.Status.QR,
     "qrcode": Session.Status.QR,

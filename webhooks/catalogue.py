@@ -1,4 +1,4 @@
-"""The event catalogue of registered webhooks (seed 002 §6) and the aliases accepted for each name."""
+"""The event catalogue of registered webhooks and the aliases accepted for each name."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ EVENTS: dict[str, str] = {
     "call": "Incoming voice or video call.",
     "presence": "Contact online/offline update.",
     "chat_archive": "Chat archived or unarchived.",
-    # Ponte's additions (additive, seed 002 §9): what the `meta` format's `groups` and `health` carry.
+    # Ponte's additions (new names only, so existing receivers are unaffected): what the `meta`
+    # format's `groups` and `health` carry.
     "group_update": "Group subject changed.",
     "health": "Whether the account can send (AVAILABLE, LIMITED, BLOCKED).",
 }
 
-# Plural names some integrations expect, and the dotted names of the messaging API (seed 001).
+# Plural names some integrations expect, and the dotted names of the messaging API.
 ALIASES: dict[str, str] = {
     "messages": "message",
     "message.received": "message",

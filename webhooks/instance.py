@@ -1,4 +1,4 @@
-"""Instance webhooks (seed 002 b): the per-session configuration, and routing events into the outbox.
+"""Instance webhooks: the per-session configuration, and routing events into the outbox.
 
 Routing, for a session whose configuration has `allowWebhook` on (nothing is written otherwise):
 
@@ -23,17 +23,17 @@ from typing import Any
 from django.db import transaction
 
 from config.errors import InstanceNotFound, ValidationFailed
+from config.unset import UNSET
 from messaging.addressing import is_group
 from messaging.engines.events import EngineEvent, MessageEvent
 from messaging.instance_keys import instance_key_matches, instance_key_prefix
 from messaging.models import Session
-from net.transport import validate_target_url
 from webhooks import meta
 from webhooks.models import Delivery, Event, InstanceWebhookConfig
 from webhooks.payloads import typed_event
-from webhooks.policy import INSTANCE
+from webhooks.policy import INSTANCE, target_url_clean
 
-# API name → model attribute, for the URL settings (order as in the seed).
+# API name → model attribute, for the URL settings (in the order the instance API lists them).
 URL_SETTINGS: dict[str, str] = {
     "webhookMessage": "webhook_message",
     "webhookGroup": "webhook_group",
@@ -50,7 +50,6 @@ SETTINGS: dict[str, str] = {
 }
 logger = logging.getLogger(__name__)
 _NUMBER = re.compile(r"^\d{6,20}$")
-_UNSET: Any = object()
 
 
 # --- Reads ------------------------------------------------------------------------------------------
@@ -93,16 +92,8 @@ def configured_urls(config: InstanceWebhookConfig) -> list[str]:
 
 
 def _clean_url(name: str, url: str) -> str:
-    url = (url or "").strip()
-    if not url:
-        return ""
-    if len(url) > 2000:
-        raise ValidationFailed(f"{name}: at most 2000 characters")
-    try:
-        validate_target_url(url)
-    except ValidationFailed as exc:
-        raise ValidationFailed(f"{name}: {exc.message}") from None
-    return url
+    """An instance webhook URL as stored; empty turns the route off."""
+    return target_url_clean(url, field=name) if (url or "").strip() else ""
 
 
 def allow_number_clean(value: str) -> str:
@@ -127,9 +118,9 @@ def allow_number_clean(value: str) -> str:
 def instance_config_update(
     *,
     session: Session,
-    allow_webhook: bool = _UNSET,
-    allow_number: str = _UNSET,
-    webhook_format: str = _UNSET,
+    allow_webhook: bool = UNSET,
+    allow_number: str = UNSET,
+    webhook_format: str = UNSET,
     **urls: str,
 ) -> InstanceWebhookConfig:
     """Create or change a session's instance-webhook configuration; settings not given keep their
@@ -138,13 +129,13 @@ def instance_config_update(
     if unknown:
         raise TypeError(f"unknown settings {sorted(unknown)}")
     config, _ = InstanceWebhookConfig.objects.select_for_update().get_or_create(session=session)
-    if allow_webhook is not _UNSET:
+    if allow_webhook is not UNSET:
         if not isinstance(allow_webhook, bool):
             raise ValidationFailed("allowWebhook: must be true or false")
         config.allow_webhook = allow_webhook
-    if allow_number is not _UNSET:
+    if allow_number is not UNSET:
         config.allow_number = allow_number_clean(allow_number)
-    if webhook_format is not _UNSET:
+    if webhook_format is not UNSET:
         if webhook_format not in InstanceWebhookConfig.Format.values:
             raise ValidationFailed('webhookFormat: must be "meta" or "plain"')
         config.webhook_format = webhook_format

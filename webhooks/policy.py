@@ -15,6 +15,9 @@ from typing import Literal
 
 from django.conf import settings
 
+from config.errors import ValidationFailed
+from net.transport import validate_target_url
+
 Outcome = Literal["delivered", "retry", "give_up"]
 
 
@@ -60,3 +63,21 @@ POLICIES: dict[str, DeliveryPolicy] = {"registered": REGISTERED, "instance": INS
 
 def policy_for(kind: str) -> DeliveryPolicy:
     return POLICIES[kind]
+
+
+MAX_URL_LENGTH = 2000
+
+
+def target_url_clean(url: str, *, field: str = "url") -> str:
+    """A webhook target as stored: stripped, at most 2000 characters, an address Ponte may reach
+    (net.transport's rules). Errors name `field` (net.transport's own messages already start "url")."""
+    url = (url or "").strip()
+    if len(url) > MAX_URL_LENGTH:
+        raise ValidationFailed(f"{field}: at most {MAX_URL_LENGTH} characters")
+    try:
+        validate_target_url(url)
+    except ValidationFailed as exc:
+        if field == "url":
+            raise
+        raise ValidationFailed(f"{field}: {exc.message}") from None
+    return url

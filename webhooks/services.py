@@ -11,13 +11,13 @@ from django.utils import timezone
 
 from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
+from config.unset import UNSET
 from messaging.models import Session
-from net.transport import validate_target_url
 from webhooks import instance, outbox, sql
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.payloads import envelope
-from webhooks.policy import REGISTERED
+from webhooks.policy import REGISTERED, target_url_clean
 
 
 def _now_ms() -> int:
@@ -56,11 +56,12 @@ def emit(
 ) -> Event:
     """Record that `name` happened on a session, in the caller's transaction.
 
-    The one entry point for everything that happens on a session (the messaging app's event sink,
-    `MESSAGING_EVENT_SINK`: engines' typed events arrive here in their wire form). Aliases are stored
-    under their canonical name. Deliveries to matching targets are written in the same transaction and
-    enqueued on commit, so a rolled-back caller sends nothing, and a lost enqueue is found again by the
-    sweeper.
+    The messaging app's event sink: `MESSAGING_EVENT_SINK` names this function, and
+    messaging.services.events calls it after recording an engine's typed event, with the event's wire
+    form as `data`. `event_ms` is when the platform says it happened (default: when it arrives here).
+    Aliases are stored under their canonical name. Deliveries to matching targets are written in the
+    same transaction and enqueued on commit, so a rolled-back caller sends nothing, and a lost enqueue
+    is found again by the sweeper.
     """
     received = _now_ms()
     context = sql.emit_context(session_id, chat)
@@ -76,7 +77,7 @@ def emit(
     sql.insert(event)
     deliveries = _registered_deliveries(event, context.webhooks)
     if context.instance_webhooks_enabled:
-        deliveries += instance.instance_deliveries(event)  # instance webhooks (seed 002 b)
+        deliveries += instance.instance_deliveries(event)  # the session's instance webhook
     outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in deliveries])
     return event
 
@@ -94,14 +95,6 @@ def _clean_retry_count(value: int | None) -> int:
             f"retryCount: must be between {Webhook.MIN_RETRY_COUNT} and {Webhook.MAX_RETRY_COUNT}"
         )
     return value
-
-
-def _clean_url(url: str) -> str:
-    url = url.strip()
-    if len(url) > 2000:
-        raise ValidationFailed("url: at most 2000 characters")
-    validate_target_url(url)
-    return url
 
 
 def _session_of(account: Account, session_id: UUID | str) -> Session:
@@ -128,7 +121,7 @@ def webhook_create(
     webhook = Webhook(
         account=account,
         session=session,
-        url=_clean_url(url),
+        url=target_url_clean(url),
         secret=secret,
         events=canonical_events(events),
         retry_count=_clean_retry_count(retry_count),
@@ -140,27 +133,24 @@ def webhook_create(
     return webhook
 
 
-_UNSET: Any = object()
-
-
 @transaction.atomic
 def webhook_update(
     *,
     webhook: Webhook,
-    url: str = _UNSET,
-    secret: str = _UNSET,
-    events: list[str] = _UNSET,
-    retry_count: int | None = _UNSET,
+    url: str = UNSET,
+    secret: str = UNSET,
+    events: list[str] = UNSET,
+    retry_count: int | None = UNSET,
 ) -> Webhook:
     """Patch a webhook. Deliveries still waiting follow a new URL, secret and attempt count."""
     webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
-    if url is not _UNSET:
-        webhook.url = _clean_url(url)
-    if secret is not _UNSET:
+    if url is not UNSET:
+        webhook.url = target_url_clean(url)
+    if secret is not UNSET:
         webhook.secret = secret
-    if events is not _UNSET:
+    if events is not UNSET:
         webhook.events = canonical_events(events)
-    if retry_count is not _UNSET:
+    if retry_count is not UNSET:
         webhook.retry_count = _clean_retry_count(retry_count)
     webhook.updated_at = timezone.now()
     webhook.save()
@@ -177,5 +167,5 @@ def webhook_delete(*, webhook: Webhook) -> None:
     now = timezone.now()
     Delivery.objects.filter(
         webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
-    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error="Webhook deleted before delivery.")
+    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error=outbox.WEBHOOK_DELETED)
     webhook.delete()

@@ -1,7 +1,8 @@
 """The contract every messaging engine honours.
 
-Engines take and return plain data (ids, strings, numbers and the small frozen dataclasses below), never
-ORM objects or requests, so the same contract can travel over a command bus to engine processes later.
+Engines take and return plain data (ids, strings, numbers and the frozen dataclasses of
+messaging.values), never ORM objects or requests, so the same contract can travel over a command bus to
+engine processes.
 Things that happen on their own (a new QR code, a pairing, an inbound message, an ack, a group change)
 are reported as typed events (messaging.engines.events) through one callback, ``on_event(session_id,
 event)``; the messaging services record them and hand them to the event sink named in settings
@@ -221,8 +222,8 @@ class Engine(ABC):
         self, session_id: str, group_jid: str, participants: list[str]
     ) -> list[ParticipantResult]: ...
 
-    # Media, chats and the connection (issue 15). Not abstract, so engines written before them (and
-    # channels that lack one) still load; each says plainly that it cannot.
+    # Media, chats and the connection. Not abstract, so engines written before them (and channels that
+    # lack one) still load; each says plainly that it cannot.
 
     def send_media(
         self, session_id: str, to: str, media: MediaPayload, quoted: Quoted | None = None

@@ -10,7 +10,7 @@ The same wire form travels over Redis from engine processes (messaging.engines.r
 `event_from_data(name, event.to_data()) == event` for every event (tests/messaging/test_event_contract.py).
 
 Fields whose default is ``None`` are left out of the wire form while unset; the others are always there
-(for `message`, the seed 002 §2 fields).
+(for `message`, every field of the message contract).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class Member:
 
 
 class EngineEvent:
-    """Base of every event: `name` is the event name of seed 002 §6 (plus `health`, `group_update`)."""
+    """Base of every event: `name` is the event's name as webhooks deliver it (`message`, `qr`, ...)."""
 
     name: ClassVar[str] = ""
 
@@ -203,7 +203,7 @@ class MessageEvent(EngineEvent):
 
     def to_data(self) -> dict[str, Any]:
         data = super().to_data()
-        # The seed's three names for the chat (seed 002 §2), all present.
+        # Clients read the chat under three names (chat, chatId, remoteJid): all present.
         data["chatId"] = data["remoteJid"] = self.chat_jid
         return data
 

@@ -1,4 +1,4 @@
-"""The sandbox's media, chat and connection operations (issue 15), a mixin of SandboxEngine.
+"""The sandbox's media, chat and connection operations, a mixin of SandboxEngine.
 
 Sent media is stored like received media (messaging.media) so the own-message echo carries a working
 `mediaUrl`; read receipts and presence are checked (paired, chat reachable) and otherwise accepted, as

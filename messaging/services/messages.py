@@ -38,7 +38,7 @@ class QuotedInput:
     participant: str = ""
 
 
-def _day_start(now: datetime) -> tuple[datetime, datetime]:
+def quota_day_bounds(now: datetime) -> tuple[datetime, datetime]:
     """Start of today and of tomorrow in the quota's time zone."""
     local = now.astimezone(ZoneInfo(settings.MESSAGING_QUOTA_TIME_ZONE))
     start = local.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -47,7 +47,7 @@ def _day_start(now: datetime) -> tuple[datetime, datetime]:
 
 
 def messages_sent_today(account: Account, now: datetime | None = None) -> int:
-    start, _ = _day_start(now or timezone.now())
+    start, _ = quota_day_bounds(now or timezone.now())
     row = DailyMessageCount.objects.filter(account=account, day=start.date()).first()
     return row.count if row else 0
 
@@ -60,7 +60,7 @@ def quota_take(*, account: Account) -> None:
     account are serialised, and a send that fails later rolls its count back with it.
     """
     now = timezone.now()
-    start, tomorrow = _day_start(now)
+    start, tomorrow = quota_day_bounds(now)
     DailyMessageCount.objects.get_or_create(account_id=account.pk, day=start.date())
     row = DailyMessageCount.objects.select_for_update().get(account_id=account.pk, day=start.date())
     limit = account.plan.messages_per_day

@@ -10,7 +10,7 @@ from django.db.models import F
 
 from accounts.models import Plan
 from messaging.models import DailyMessageCount, Message
-from messaging.services.messages import _day_start, messages_sent_today
+from messaging.services.messages import messages_sent_today, quota_day_bounds
 
 pytestmark = pytest.mark.django_db
 
@@ -101,7 +101,7 @@ def test_inbound_messages_and_yesterdays_do_not_count(free_session):
 
 def test_the_day_is_the_sao_paulo_calendar_day():
     # 02:30 UTC is still the previous day in São Paulo (UTC-3).
-    start, tomorrow = _day_start(datetime(2026, 3, 10, 2, 30, tzinfo=ZoneInfo("UTC")))
+    start, tomorrow = quota_day_bounds(datetime(2026, 3, 10, 2, 30, tzinfo=ZoneInfo("UTC")))
     assert start == datetime(2026, 3, 9, 0, 0, tzinfo=SP)
     assert tomorrow == datetime(2026, 3, 10, 0, 0, tzinfo=SP)
 

@@ -57,12 +57,27 @@ def events():
 
 
 @pytest.fixture
-def driver(events, settings):
+def clients():
+    """The stand-in clients the driver built, by session id (the last one of each)."""
+    return {}
+
+
+def recording(clients: dict, **options):
+    def factory(*args):
+        client = StandInClient(*args, **options)
+        clients[args[1]] = client
+        return client
+
+    return factory
+
+
+@pytest.fixture
+def driver(events, settings, clients):
     settings.WHATSAPP_QR_WAIT_SECONDS = 5
-    built = WhatsAppDriver(on_event=lambda sid, ev: events.append(ev), client_factory=StandInClient)
+    built = WhatsAppDriver(on_event=lambda sid, ev: events.append(ev), client_factory=recording(clients))
     yield built
-    for session_id in list(built._live):
-        built._stop(session_id)
+    for session_id in list(clients):
+        built.stop(session_id)
 
 
 @pytest.fixture
@@ -71,11 +86,11 @@ def session(account) -> Session:
 
 
 @pytest.fixture
-def connected(driver, session, events):
+def connected(driver, session, events, clients):
     """A session whose stand-in client showed a QR code and then reported Connected."""
     sid = str(session.pk)
     assert driver.connect(sid).status == "qr"
-    client = driver._live[sid].client
+    client = clients[sid]
     client.fire("Connected", lib.Connected(status=True))
     return sid, client
 
@@ -84,26 +99,26 @@ def connected(driver, session, events):
 
 
 def test_connect_returns_the_qr_code_the_library_pushed_and_dials_through_whatsapp_proxy(
-    driver, session, events, settings
+    driver, session, events, settings, clients
 ):
     settings.WHATSAPP_PROXY = "socks5://127.0.0.1:9"
     result = driver.connect(str(session.pk))
     assert result.status == "qr" and result.qr.code == "2@standin-ref,noise,identity,adv"
     assert isinstance(events[0], QrEvent) and events[0].serial == 1
-    client = driver._live[str(session.pk)].client
+    client = clients[str(session.pk)]
     assert client.proxy.proxy_address == "socks5://127.0.0.1:9"
     assert client.device_jid == "" and client.store  # a new device on Ponte's store
     assert driver.current_qr(str(session.pk)).code == result.qr.code
 
 
-def test_a_sessions_own_proxy_overrides_whatsapp_proxy(driver, session, settings):
+def test_a_sessions_own_proxy_overrides_whatsapp_proxy(driver, session, settings, clients):
     settings.WHATSAPP_PROXY = "socks5://127.0.0.1:9"
     Session.objects.filter(pk=session.pk).update(proxy="http://user:secret@127.0.0.1:3128")
     driver.connect(str(session.pk))
-    assert driver._live[str(session.pk)].client.proxy.proxy_address == "http://user:secret@127.0.0.1:3128"
+    assert clients[str(session.pk)].proxy.proxy_address == "http://user:secret@127.0.0.1:3128"
 
 
-def test_connected_records_the_device_and_a_restart_resumes_it(driver, session, connected, events):
+def test_connected_records_the_device_and_a_restart_resumes_it(driver, session, connected, events, clients):
     sid, _client = connected
     assert events[-1] == ConnectedEvent(
         jid="5511999990001@s.whatsapp.net", phone="5511999990001", push_name="Loja", platform="whatsapp"
@@ -112,21 +127,21 @@ def test_connected_records_the_device_and_a_restart_resumes_it(driver, session, 
     assert driver.connect(sid).status == "connected"
     assert driver.stored_sessions() == [sid]
     driver.restart(sid)
-    assert driver._live[sid].client.device_jid == "5511999990001:7@s.whatsapp.net"
+    assert clients[sid].device_jid == "5511999990001:7@s.whatsapp.net"
 
 
-def test_pairing_code_asks_the_library(driver, session):
+def test_pairing_code_asks_the_library(driver, session, clients):
     driver.connect(str(session.pk))
     code = driver.pairing_code(str(session.pk), "5511999990003")
     assert code.code == "ABCD-EFGH"
-    assert driver._live[str(session.pk)].client.last("PairPhone")[0] == ("5511999990003", True)
+    assert clients[str(session.pk)].last("PairPhone")[0] == ("5511999990003", True)
 
 
 def test_logout_unlinks_deletes_the_device_and_reports_disconnected(driver, connected, events):
     sid, client = connected
     driver.logout(sid)
     assert client.last("logout") and not WhatsAppDevice.objects.filter(session_id=sid).exists()
-    assert events[-1] == DisconnectedEvent(reason="logout") and sid not in driver._live
+    assert events[-1] == DisconnectedEvent(reason="logout") and driver.stop(sid) is False
 
 
 def test_operations_of_a_session_without_a_connection_are_not_connected(driver, session):
@@ -295,22 +310,22 @@ def test_contact_check_profile_and_groups(driver, connected):
         ("context deadline exceeded", EngineUnavailableError),
     ],
 )
-def test_library_failures_map_onto_engine_exceptions(driver, session, events, text, error):
+def test_library_failures_map_onto_engine_exceptions(driver, session, events, text, error, clients):
     from neonize.exc import SendMessageError
 
     assert isinstance(classify(SendMessageError(text)), error)
     failing = WhatsAppDriver(
         on_event=lambda sid, ev: events.append(ev),
-        client_factory=lambda *a: StandInClient(*a, fail=SendMessageError(text)),
+        client_factory=recording(clients, fail=SendMessageError(text)),
     )
     sid = str(session.pk)
     failing.connect(sid)
-    failing._live[sid].client.fire("Connected", lib.Connected(status=True))
+    clients[sid].fire("Connected", lib.Connected(status=True))
     try:
         with pytest.raises(error):
             failing.send_text(sid, CUSTOMER, "oi")
     finally:
-        failing._stop(sid)
+        failing.stop(sid)
 
 
 # --- library events → Ponte events --------------------------------------------------------------------

@@ -85,7 +85,7 @@ def test_messaging_shaped_messages_render_every_type(session):
     )
     (card,) = contacts["value"]["messages"][0]["contacts"]
     assert card["name"] == {"formatted_name": "Ana"}
-    assert "TEL;type=CELL;waid=5511977770000:+5511977770000" in card["vcard"]
+    assert "TEL;type=CELL;type=VOICE;waid=5511977770000:+5511977770000\r\n" in card["vcard"]
 
     removal = _report(
         session, "message", _message(id="M5", type="reaction", reaction={"messageId": "M2", "emoji": ""})

@@ -220,7 +220,8 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
             live.settled.set()
             close_old_connections()
 
-    def _stop(self, session_id: str) -> _Live | None:
+    def stop(self, session_id: str) -> bool:
+        """Close the session's client without logging out (its credentials stay); whether it ran."""
         with self._lock:
             live = self._live.pop(session_id, None)
             if live is not None:
@@ -229,7 +230,7 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
                     live.client.stop()
         if live is not None and live.thread is not None:
             live.thread.join(timeout=10)
-        return live
+        return live is not None
 
     def _ensure(self, session_id: str) -> _Live:
         with self._lock:
@@ -274,7 +275,7 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
         if live is not None and live.connected:
             with library_errors():
                 live.client.logout()  # unlinks on the phone; whatsmeow deletes the device's keys
-        was_active = self._stop(session_id) is not None
+        was_active = self.stop(session_id)
         device = WhatsAppDevice.objects.filter(session_id=session_id).first()
         if device is not None:
             device_delete(device.jid)
@@ -289,7 +290,7 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
                 live.client.logout()
             except Exception:
                 logger.warning("Logout of deleted session %s failed; its keys are deleted anyway", session_id)
-        self._stop(session_id)
+        self.stop(session_id)
         device = WhatsAppDevice.objects.filter(session_id=session_id).first()
         if device is not None:
             device_delete(device.jid)
@@ -298,7 +299,7 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
     def restart(self, session_id: str) -> None:
         if not WhatsAppDevice.objects.filter(session_id=session_id).exclude(jid="").exists():
             raise EngineNotConnected("No stored credentials to reconnect with; pair the phone again.")
-        self._stop(session_id)
+        self.stop(session_id)
         self._ensure(session_id).settled.wait(settings.WHATSAPP_QR_WAIT_SECONDS)
 
     # --- engine processes' hooks ----------------------------------------------------------------------

@@ -69,7 +69,7 @@ def _quoted(context: Any) -> QuotedRef | None:
 
 
 def content_fields(message: Any, download: Download, store: Store) -> dict[str, Any]:
-    """The type and fields of one message's content (seed 002 §2 plus the media facts)."""
+    """The type and fields of one message's content (the message contract's fields plus the media facts)."""
     message = _unwrap(message)
     if message.HasField("extendedTextMessage"):
         ext = message.extendedTextMessage
