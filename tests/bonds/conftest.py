@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.bonds.mcp_support import bonds, live_server_url, mcp_url  # noqa: F401  (the MCP tests' fixtures)
 from tests.localhttp import base_url, start_server, stop_server
 
 FIXTURES = Path(__file__).parent / "fixtures"

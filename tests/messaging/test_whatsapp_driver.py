@@ -454,7 +454,7 @@ def test_connection_events_carry_their_reason(connected, events, event, expected
 
 def test_group_and_call_events(connected, events):
     _sid, client = connected
-    info = client._group("Equipe", [jid(CUSTOMER)])
+    info = client.group_info("Equipe", [jid(CUSTOMER)])
     client.fire("JoinedGroup", lib.JoinedGroup(GroupInfo=info, Sender=jid(CUSTOMER)))
     joined = events[-1]
     assert (joined.name, joined.group, joined.subject, joined.by) == ("group_join", GROUP, "Equipe", CUSTOMER)

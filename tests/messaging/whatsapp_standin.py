@@ -130,7 +130,7 @@ class StandInClient:
         self._record("set_profile_name", text)
         return text
 
-    def _group(self, subject: str, members: list[Any]) -> Any:
+    def group_info(self, subject: str, members: list[Any]) -> Any:
         participants = [lib.GroupParticipant(JID=OWN, IsSuperAdmin=True)] + [
             lib.GroupParticipant(JID=m) for m in members
         ]
@@ -144,11 +144,11 @@ class StandInClient:
 
     def create_group(self, name: str, participants: list[Any]) -> Any:
         self._record("create_group", name, participants)
-        return self._group(name, participants)
+        return self.group_info(name, participants)
 
     def get_joined_groups(self) -> list[Any]:
         self._record("get_joined_groups")
-        return [self._group("Equipe", [lib.JID(User="5511988880002", Server="s.whatsapp.net")])]
+        return [self.group_info("Equipe", [lib.JID(User="5511988880002", Server="s.whatsapp.net")])]
 
     def leave_group(self, jid: Any) -> None:
         self._record("leave_group", jid)
