@@ -36,7 +36,7 @@ class SessionFilterSet(django_filters.FilterSet):
 
 
 class MessageFilterSet(django_filters.FilterSet):
-    # The view looks the session up first (404 for unknown, 403 for a key limited to others).
+    # The view looks the session up (404 unknown, 403 for a key limited to others) before listing.
     sessionId = SerializerFieldFilter(
         serializers.CharField(max_length=64), query_name="sessionId", field_name="session_id"
     )
