@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from accounts.authentication import bearer_key_hint, presented_bearer_or_query_key
 from accounts.netaddr import client_address
 from bonds import statuses
-from bonds.filters import INDEXES, PRODUCTS, parse_filters, parse_format, parse_locale
+from bonds.filters import BondFilterSet, parse_filters, parse_format, parse_locale
 from bonds.models import Index, Product
 from bonds.rendering import PT_BR
 from bonds.selectors import bond_list_reply
@@ -80,6 +80,7 @@ class BondListApi(APIView):
     permission_classes = [AllowAny]
     throttle_classes: list = []
     renderer_classes = [JSONRenderer]
+    filterset_class = BondFilterSet
 
     OutputSerializer = inline_serializer(
         "BondList",
@@ -103,13 +104,6 @@ class BondListApi(APIView):
         operation_id="listBonds",
         summary="List active bonds",
         parameters=[
-            OpenApiParameter("product", str, description="Comma-separated: " + ", ".join(PRODUCTS)),
-            OpenApiParameter(
-                "index", str, description="Comma-separated: " + ", ".join(INDEXES) + " (`+` sent as `%2B`)"
-            ),
-            OpenApiParameter("bank", str, description="Comma-separated bank/broker codes"),
-            OpenApiParameter("tax_free", int, enum=[0, 1], description="1: only tax-exempt; 0: only taxed"),
-            OpenApiParameter("fgc", int, enum=[0, 1], description="1: only FGC-covered; 0: only not covered"),
             OpenApiParameter("format", str, enum=["json", "csv"], description="Default json"),
             OpenApiParameter(
                 "locale", str, enum=["pt-BR"], description="With format=csv: `;`, decimal comma"

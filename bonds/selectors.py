@@ -17,7 +17,7 @@ from django.db.models import Count, F, Max, Q, QuerySet
 from django.utils import timezone
 
 from bonds import finance, statuses
-from bonds.filters import BondFilters
+from bonds.filters import BondFilters, bonds_filtered
 from bonds.models import Bond, ProjectionSnapshot
 from bonds.rendering import (
     CSV_CONTENT_TYPE,
@@ -52,17 +52,7 @@ def bond_list(*, filters: BondFilters, order: str = "default", today: date | Non
     """Active bonds matching `filters`, in the documented order. A bond maturing today or earlier is
     never listed, whatever the state of its source's refresh."""
     today = today or timezone.localdate()
-    queryset = Bond.objects.filter(is_active=True, maturity_date__gt=today)
-    if filters.products:
-        queryset = queryset.filter(product__in=filters.products)
-    if filters.indexes:
-        queryset = queryset.filter(index__in=filters.indexes)
-    if filters.banks:
-        queryset = queryset.filter(bank__in=filters.banks)
-    if filters.tax_free is not None:
-        queryset = queryset.filter(tax_free=filters.tax_free)
-    if filters.fgc is not None:
-        queryset = queryset.filter(fgc_protection=filters.fgc)
+    queryset = bonds_filtered(Bond.objects.filter(is_active=True, maturity_date__gt=today), filters)
     if filters.maturity_from is not None:
         queryset = queryset.filter(maturity_date__gte=filters.maturity_from)
     if filters.maturity_to is not None:

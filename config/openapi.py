@@ -10,8 +10,12 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
+import django_filters
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.contrib.django_filters import DjangoFilterExtension
+from drf_spectacular.drainage import get_override
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
-from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.plumbing import ResolvedComponent, force_instance, is_field
 from drf_spectacular.utils import Direction, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -88,6 +92,26 @@ BONDS_SECURITY_SCHEMES = {
 }
 
 
+def filterset_parameters(
+    auto_schema: SpectacularAutoSchema, filterset_class: type[django_filters.FilterSet]
+) -> list[dict[str, Any]]:
+    """The query parameters of a FilterSet, one per filter, typed as spectacular's django-filter support
+    types them (a filter's `extend_schema_field` annotation first). For views that are not generic
+    list views (an APIView with an envelope, a cached reply), which spectacular does not introspect."""
+    extension = DjangoFilterExtension(DjangoFilterBackend())
+    model = filterset_class._meta.model
+    parameters = []
+    for name, filter_field in filterset_class.base_filters.items():
+        annotation = get_override(filter_field, "field")
+        resolved = extension.resolve_filter_field(auto_schema, model, filterset_class, name, filter_field)
+        for parameter in resolved:
+            if is_field(annotation):
+                # A filter checked by a serializer field has that field's limits (maxLength...).
+                auto_schema._insert_field_validators(force_instance(annotation), parameter["schema"])
+            parameters.append(parameter)
+    return parameters
+
+
 class AutoSchema(SpectacularAutoSchema):
     """Name nested serializers after their view, so the house style's `InputSerializer` and
     `OutputSerializer` inside each `<Entity><Action>Api` become distinct components
@@ -122,6 +146,13 @@ class AutoSchema(SpectacularAutoSchema):
         # A view may answer a status no rule above derives (a media link that expired: 410).
         codes |= set(getattr(self.view, "extra_error_statuses", ()))
         return sorted(codes)
+
+    def _get_filter_parameters(self) -> list[dict[str, Any]]:
+        # A view's `filterset_class` filters its GET (the list); its other methods take no filters.
+        filterset_class = getattr(self.view, "filterset_class", None)
+        if filterset_class is None or self.method != "GET":
+            return super()._get_filter_parameters()
+        return filterset_parameters(self, filterset_class)
 
     def _get_parameters(self) -> list[dict[str, Any]]:
         parameters = super()._get_parameters()

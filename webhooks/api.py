@@ -6,15 +6,17 @@ webhooks of those sessions. Errors come in the gateway shape `{"error": "..."}`.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api import KeyedAPIView
 from accounts.permissions import ReadOrOperate
+from config.filters import filterset_valid
 from webhooks import selectors, services
 from webhooks.catalogue import EVENTS
+from webhooks.filters import WebhookFilterSet
 from webhooks.models import Webhook
 from webhooks.serializers import WebhookOutputSerializer
 
@@ -27,6 +29,7 @@ _RETRY_HELP = (
 
 class WebhookListCreateApi(KeyedAPIView):
     permission_classes = [ReadOrOperate]
+    filterset_class = WebhookFilterSet
 
     class InputSerializer(serializers.Serializer):
         sessionId = serializers.CharField()
@@ -40,11 +43,11 @@ class WebhookListCreateApi(KeyedAPIView):
 
     @extend_schema(
         operation_id="gateway_webhooks_list",
-        parameters=[OpenApiParameter("sessionId", str, description="Only this session's webhooks.")],
         responses=inline_serializer("WebhookList", {"data": WebhookOutputSerializer(many=True)}),
     )
     def get(self, request: Request) -> Response:
-        webhooks = selectors.webhook_list(key=self.api_key, session_id=request.query_params.get("sessionId"))
+        webhooks = selectors.webhook_list(key=self.api_key)
+        webhooks = filterset_valid(WebhookFilterSet, request.query_params, webhooks).qs
         return Response({"data": WebhookOutputSerializer(webhooks, many=True).data})
 
     @extend_schema(

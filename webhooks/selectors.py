@@ -9,13 +9,12 @@ from config.errors import WebhookNotFound
 from webhooks.models import Webhook
 
 
-def webhook_list(*, key: ApiKey, session_id: str | None = None) -> QuerySet[Webhook]:
-    """The account's webhooks that this key may see (a key limited to sessions sees only theirs)."""
+def webhook_list(*, key: ApiKey) -> QuerySet[Webhook]:
+    """The account's webhooks that this key may see (a key limited to sessions sees only theirs);
+    webhooks.filters narrows them to one session."""
     webhooks = Webhook.objects.filter(account_id=key.account_id)
     if key.allowed_sessions:
         webhooks = webhooks.filter(session_id__in=[str(s) for s in key.allowed_sessions])
-    if session_id:
-        webhooks = webhooks.filter(session_id=session_id) if _is_uuid(session_id) else webhooks.none()
     return webhooks.order_by("created_at")
 
 
@@ -25,13 +24,3 @@ def webhook_get(*, key: ApiKey, webhook_id: str) -> Webhook:
     if webhook is None:
         raise WebhookNotFound()
     return webhook
-
-
-def _is_uuid(value: str) -> bool:
-    from uuid import UUID
-
-    try:
-        UUID(value)
-    except ValueError:
-        return False
-    return True

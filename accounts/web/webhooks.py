@@ -15,6 +15,7 @@ from accounts.web.forms import WebhookForm
 from accounts.web.keys import session_choices
 from config.errors import ApplicationError
 from webhooks import services
+from webhooks.filters import DeliveryFilterSet
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 from webhooks.outbox import deliveries_resend
 
@@ -85,9 +86,9 @@ def _own_deliveries(account: Account):
 @account_required
 def delivery_list(request: HttpRequest, account: Account) -> HttpResponse:
     status = request.GET.get("status", "")
-    deliveries = _own_deliveries(account).select_related("event", "webhook")
-    if status in Delivery.Status.values:
-        deliveries = deliveries.filter(status=status)
+    deliveries = DeliveryFilterSet(
+        data=request.GET, queryset=_own_deliveries(account).select_related("event", "webhook")
+    ).qs
     attempts = Prefetch("attempts", queryset=DeliveryAttempt.objects.order_by("number"))
     context = {
         "deliveries": deliveries.prefetch_related(attempts)[:DELIVERIES_SHOWN],

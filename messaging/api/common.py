@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from accounts.permissions import role_at_least
 from messaging.models import Session
-from messaging.selectors import Page, status_parse
+from messaging.selectors import Page
 from messaging.services.sessions import session_engine_label
 
 MAX_PAGE_LIMIT = 100
@@ -26,13 +26,6 @@ class PaginationQuerySerializer(serializers.Serializer):
     limit = serializers.IntegerField(
         min_value=1, max_value=MAX_PAGE_LIMIT, required=False, default=DEFAULT_PAGE_LIMIT
     )
-
-
-class StatusField(serializers.CharField):
-    """A session status as clients send it; `QRCODE` is read as `qr`."""
-
-    def to_internal_value(self, data: Any) -> str:
-        return status_parse(super().to_internal_value(data))
 
 
 class MetaSerializer(serializers.Serializer):

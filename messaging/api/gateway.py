@@ -9,13 +9,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator, IsViewer
-from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer, StatusField
+from config.filters import filterset_valid
+from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
 from messaging.api.sessions import (
     PairingCodeSerializer,
     PhoneInputSerializer,
     SessionKeyedView,
     pairing_body,
 )
+from messaging.filters import SessionFilterSet
 from messaging.qr import qr_data_uri
 from messaging.selectors import session_list
 from messaging.services import sessions as services
@@ -26,21 +28,15 @@ class GatewaySessionListApi(SessionKeyedView):
 
     permission_classes = [IsViewer]
 
-    @extend_schema_serializer(component_name="GatewaySessionListFilter")
-    class FilterSerializer(serializers.Serializer):
-        status = StatusField(required=False)
+    filterset_class = SessionFilterSet
 
     @extend_schema_serializer(component_name="GatewaySessionListOutput")
     class OutputSerializer(serializers.Serializer):
         sessions = SessionOutputSerializer(many=True)
 
-    @extend_schema(
-        parameters=[FilterSerializer], responses=OutputSerializer, operation_id="gateway_sessions_list"
-    )
+    @extend_schema(responses=OutputSerializer, operation_id="gateway_sessions_list")
     def get(self, request: Request) -> Response:
-        query = self.FilterSerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        sessions = session_list(key=self.api_key, status=query.validated_data.get("status"))
+        sessions = filterset_valid(SessionFilterSet, request.query_params, session_list(key=self.api_key)).qs
         data = SessionOutputSerializer(sessions, many=True, context={"key": self.api_key}).data
         return Response({"sessions": data})
 

@@ -13,9 +13,11 @@ from rest_framework.response import Response
 
 from accounts.permissions import IsOperator, IsViewer
 from config.errors import ValidationFailed
+from config.filters import filterset_valid
 from messaging.addressing import normalize_jid, normalize_number, user_suffix
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
 from messaging.api.sessions import SessionKeyedView
+from messaging.filters import MessageFilterSet
 from messaging.models import Message, Session
 from messaging.selectors import message_list, paginate
 from messaging.services import messages as services
@@ -340,21 +342,24 @@ class MessageListApi(SessionKeyedView):
 
     permission_classes = [IsViewer]
 
-    @extend_schema_serializer(component_name="MessageListFilter")
-    class FilterSerializer(PaginationQuerySerializer):
-        sessionId = serializers.CharField(max_length=64)
-        chat = RecipientField(required=False)
+    filterset_class = MessageFilterSet
 
     @extend_schema_serializer(component_name="MessageList")
     class OutputSerializer(serializers.Serializer):
         data = MessageOutputSerializer(many=True)
         meta = MetaSerializer()
 
-    @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer, operation_id="messages_list")
+    @extend_schema(
+        parameters=[PaginationQuerySerializer], responses=OutputSerializer, operation_id="messages_list"
+    )
     def get(self, request: Request) -> Response:
-        query = self.FilterSerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        session = self.session(query.validated_data["sessionId"])
-        messages = message_list(session=session, chat=query.validated_data.get("chat", ""))
-        page = paginate(messages, page=query.validated_data["page"], limit=query.validated_data["limit"])
+        pagination = PaginationQuerySerializer(data=request.query_params)
+        filters = filterset_valid(
+            MessageFilterSet, request.query_params, Message.objects.none(), other=pagination
+        )
+        session = self.session(filters.form.cleaned_data["sessionId"])
+        messages = filters.filter_queryset(message_list(session=session))
+        page = paginate(
+            messages, page=pagination.validated_data["page"], limit=pagination.validated_data["limit"]
+        )
         return Response(envelope(page, MessageOutputSerializer))

@@ -13,18 +13,19 @@ from rest_framework.response import Response
 from accounts.api import KeyedAPIView
 from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin
 from config.errors import ValidationFailed
+from config.filters import filterset_valid
 from messaging.addressing import normalize_number
 from messaging.api.common import (
     SESSION_ID_PARAM,
     PaginationQuerySerializer,
     SessionListSerializer,
     SessionOutputSerializer,
-    StatusField,
     SuccessSerializer,
     envelope,
 )
 from messaging.channels import PROVIDERS, WHATSAPP
 from messaging.channels.services import channel_session_create
+from messaging.filters import SessionFilterSet
 from messaging.qr import qr_data_uri, qr_png
 from messaging.selectors import paginate, session_get, session_list
 from messaging.services import sessions as services
@@ -44,9 +45,7 @@ class SessionListCreateApi(SessionKeyedView):
     permission_classes = [ReadOrAdmin]
     rate_limits = {"POST": "5/m"}
 
-    @extend_schema_serializer(component_name="SessionListCreateFilter")
-    class FilterSerializer(PaginationQuerySerializer):
-        status = StatusField(required=False)
+    filterset_class = SessionFilterSet
 
     @extend_schema_serializer(component_name="SessionListCreateInput")
     class InputSerializer(serializers.Serializer):
@@ -75,13 +74,16 @@ class SessionListCreateApi(SessionKeyedView):
         )
 
     @extend_schema(
-        parameters=[FilterSerializer], responses=SessionListSerializer, operation_id="sessions_list"
+        parameters=[PaginationQuerySerializer], responses=SessionListSerializer, operation_id="sessions_list"
     )
     def get(self, request: Request) -> Response:
-        query = self.FilterSerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        sessions = session_list(key=self.api_key, status=query.validated_data.get("status"))
-        page = paginate(sessions, page=query.validated_data["page"], limit=query.validated_data["limit"])
+        pagination = PaginationQuerySerializer(data=request.query_params)
+        filters = filterset_valid(
+            SessionFilterSet, request.query_params, session_list(key=self.api_key), other=pagination
+        )
+        page = paginate(
+            filters.qs, page=pagination.validated_data["page"], limit=pagination.validated_data["limit"]
+        )
         return Response(envelope(page, SessionOutputSerializer, key=self.api_key))
 
     @extend_schema(

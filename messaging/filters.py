@@ -1,0 +1,43 @@
+"""The filters of the messaging lists: sessions (`/api/sessions`, `/gateway/sessions`) and message history
+(`/api/messages`). A wrong value is a 400 in the interface's error shape, never ignored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from rest_framework import serializers
+
+from config.filters import SerializerFieldFilter
+from messaging.addressing import normalize_jid
+from messaging.selectors import status_parse
+
+
+class StatusField(serializers.CharField):
+    """A session status as clients send it; `QRCODE` is read as `qr`."""
+
+    def to_internal_value(self, data: Any) -> str:
+        return status_parse(super().to_internal_value(data))
+
+
+class ChatField(serializers.CharField):
+    """A chat as clients send it: a number with country code or a JID (individual or group), read as
+    the full JID."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=100, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        return normalize_jid(super().to_internal_value(data), allow_group=True, field=self.field_name)
+
+
+class SessionFilterSet(django_filters.FilterSet):
+    status = SerializerFieldFilter(StatusField(required=False), query_name="status", field_name="status")
+
+
+class MessageFilterSet(django_filters.FilterSet):
+    # The view looks the session up (404 unknown, 403 for a key limited to others) before listing.
+    sessionId = SerializerFieldFilter(
+        serializers.CharField(max_length=64), query_name="sessionId", field_name="session_id"
+    )
+    chat = SerializerFieldFilter(ChatField(required=False), query_name="chat", field_name="chat")
