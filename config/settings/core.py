@@ -186,8 +186,18 @@ WHITENOISE_AUTOREFRESH = DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+# Served over HTTPS by a TLS proxy in front (docs/deploy.md). The proxy sets X-Forwarded-Proto itself,
+# overwriting what a client sent, so Django may believe it; the proxy also redirects HTTP to HTTPS, so
+# Django does not (SECURE_SSL_REDIRECT stays off). Cookies are then sent over HTTPS only, and browsers
+# are told to use HTTPS for a year (HSTS).
+PONTE_HTTPS = env_bool("PONTE_HTTPS", False)
+if PONTE_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = False
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if PONTE_HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", PONTE_HTTPS or not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", PONTE_HTTPS or not DEBUG)
 
 # --- Bad input (config/badinput.py) ---------------------------------------------------------------
 
