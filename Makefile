@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run keys test lint format migrate demo bench fuzz clean
+.PHONY: run keys test lint format migrate demo bench fuzz backup-check clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,12 @@ test: $(STAMP)
 ## configured DATABASE_URL/REDIS_URL, for PONTE_FUZZ_SECONDS (100); non-zero on any failure
 fuzz: $(STAMP)
 	$(BIN)/python scripts/fuzz.py
+
+## backup-check: dump a populated database, restore it into a fresh one and prove it works (API key,
+## webhook signature, dead-letter resend, session credentials); on DATABASE_URL's PostgreSQL (pg_dump,
+## pg_restore) or, without it, SQLite files; prints PASS or FAIL, non-zero on failure (docs/operations.md)
+backup-check: $(STAMP)
+	$(BIN)/python scripts/backup_check.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
