@@ -18,7 +18,8 @@ Runs on the configured DATABASE_URL's server (PostgreSQL: needs CREATE DATABASE 
 pg_restore on PATH) or, without DATABASE_URL, on SQLite files in a temporary folder. Prints each step, then
 PASS or FAIL; exits non-zero on failure; drops its databases at the end. Redis is not used.
 
-    python scripts/backup_check.py
+    python scripts/backup_check.py                  # PASS, or FAIL and exit status 1
+    python scripts/backup_check.py --without-keys   # the same, restored without PONTE_SECRET_KEYS: FAIL
 """
 
 from __future__ import annotations
@@ -182,7 +183,10 @@ def _sqlite_copy(source: str, target: str) -> None:
 
 def _run(command: list[str]) -> None:
     started = time.monotonic()
-    result = subprocess.run(command, capture_output=True, text=True)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise CheckFailed(f"{command[0]} is not on PATH (apt-get install postgresql-client)") from None
     if result.returncode != 0:
         raise CheckFailed(f"{command[0]} failed ({result.returncode}): {result.stderr.strip()}")
     step(f"  {command[0]} done in {time.monotonic() - started:.1f} s")
@@ -304,12 +308,14 @@ def child(phase: str, facts_file: Path, receiver_url: str) -> None:
     import django
 
     django.setup()
+    from config.encryption import DecryptionFailed
+
     try:
         if phase == "populate":
             phase_populate(facts_file, receiver_url)
         else:
             phase_verify(facts_file)
-    except CheckFailed as exc:
+    except (CheckFailed, DecryptionFailed) as exc:
         step(f"  FAILED: {exc}")
         sys.exit(1)
 
@@ -344,7 +350,7 @@ def check_receipt(receiver: Receiver, facts_file: Path) -> None:
     )
 
 
-def main() -> int:
+def main(*, without_keys: bool = False) -> int:
     started = time.monotonic()
     folder = Path(tempfile.mkdtemp(prefix="ponte-backup-check-"))
     url = os.environ.get("DATABASE_URL", "")
@@ -372,6 +378,9 @@ def main() -> int:
         database.restore(backup)
         step("4. using the restored database")
         receiver.accept()
+        if without_keys:
+            step("  (restoring without the backed-up PONTE_SECRET_KEYS, as asked: this must FAIL)")
+            keys = {**keys, "PONTE_SECRET_KEYS": Fernet.generate_key().decode()}
         run_phase("verify", database.url(database.restored), folder, receiver.url, keys)
         check_receipt(receiver, folder / "facts.json")
     except CheckFailed as exc:
@@ -391,4 +400,4 @@ if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "--phase":
         child(sys.argv[2], Path(sys.argv[3]), sys.argv[4])
     else:
-        sys.exit(main())
+        sys.exit(main(without_keys="--without-keys" in sys.argv[1:]))

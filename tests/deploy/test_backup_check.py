@@ -29,3 +29,17 @@ def test_a_populated_database_dumped_and_restored_still_authenticates_signs_rese
     ):
         assert f"ok: {proof}" in result.stdout, output
     assert "backup-check: PASS" in result.stdout
+
+
+def test_a_restore_without_the_backed_up_secret_keys_fails_the_check_with_a_clear_reason():
+    result = subprocess.run(
+        [sys.executable, "scripts/backup_check.py", "--without-keys"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "cannot be decrypted with any of PONTE_SECRET_KEYS" in result.stdout
+    assert "backup-check: FAIL" in result.stdout
+    assert "PASS" not in result.stdout
