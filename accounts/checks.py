@@ -47,4 +47,15 @@ def check_settings(app_configs, **kwargs) -> list:
                 id="ponte.W002",
             )
         )
+    if settings.PONTE_HTTPS and not settings.PONTE_TRUSTED_PROXIES:
+        # Behind a proxy every connection comes from the proxy: each caller would look like it, and a key
+        # allowed only the proxy's address would be usable by anyone.
+        problems.append(
+            Warning(
+                "PONTE_HTTPS is on (a TLS proxy in front) but PONTE_TRUSTED_PROXIES is empty: every caller "
+                "looks like the proxy to key IP allow-lists and per-address rate limits.",
+                hint="Set PONTE_TRUSTED_PROXIES to the proxy's address, e.g. 127.0.0.1 (docs/deploy.md).",
+                id="ponte.W003",
+            )
+        )
     return problems
