@@ -18,12 +18,9 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import ssl
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
@@ -40,7 +37,8 @@ from django.contrib.auth import get_user_model
 
 from accounts.models import ApiKey
 from accounts.services import api_key_create
-from tests.conftest import IN_CI, database_url_of_test_db
+from tests.conftest import IN_CI
+from tests.deploy.support import free_port, start_web, stop, wait_for_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,40 +50,6 @@ if NGINX is None:
     if IN_CI:
         raise RuntimeError("nginx is missing: .ci/run installs Debian's nginx; CI must run this test")
     pytest.skip("nginx is not installed (apt-get install nginx); CI installs it", allow_module_level=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_for_port(port: int, process: subprocess.Popen, what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        assert process.poll() is None, f"{what} exited while starting"
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            assert time.monotonic() < deadline, f"{what} did not listen on {port} within {timeout} s"
-            time.sleep(0.2)
-
-
-def _stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
-def procfile_web_command() -> str:
-    for line in (ROOT / "Procfile").read_text().splitlines():
-        if line.startswith("web:"):
-            return line.removeprefix("web:").strip()
-    raise AssertionError("the Procfile has no web line")
 
 
 def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
@@ -175,21 +139,7 @@ class Proxy:
 
 @pytest.fixture
 def proxy(tmp_path, default_plans) -> Iterator[Proxy]:
-    web_port, http_port, https_port = _free_port(), _free_port(), _free_port()
-    env = {
-        **os.environ,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PONTE_HOST": "127.0.0.1",
-        "PONTE_PORT": str(web_port),
-        "DATABASE_URL": database_url_of_test_db(),
-        "PONTE_HTTPS": "1",
-        "PONTE_TRUSTED_PROXIES": "127.0.0.1",
-        "PONTE_WEB_THREADS": "2",
-        "LOG_LEVEL": "WARNING",
-    }
-    web = subprocess.Popen(
-        ["sh", "-c", "exec " + procfile_web_command()], cwd=ROOT, env=env, start_new_session=True
-    )
+    web_port, http_port, https_port = free_port(), free_port(), free_port()
     cert, key = self_signed_certificate(tmp_path)
     site = tmp_path / "ponte.conf"
     site.write_text(
@@ -197,9 +147,9 @@ def proxy(tmp_path, default_plans) -> Iterator[Proxy]:
     )
     config = tmp_path / "nginx.conf"
     config.write_text(main_config(tmp_path, site))
+    web = start_web(web_port, PONTE_HTTPS="1", PONTE_TRUSTED_PROXIES="127.0.0.1")
     nginx = None
     try:
-        _wait_for_port(web_port, web, "the web process")
         check = subprocess.run(
             [NGINX, "-t", "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(config)],
             capture_output=True,
@@ -210,13 +160,13 @@ def proxy(tmp_path, default_plans) -> Iterator[Proxy]:
             [NGINX, "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(config)],
             start_new_session=True,
         )
-        _wait_for_port(https_port, nginx, "nginx")
+        wait_for_port(https_port, nginx, "nginx")
         tls = ssl.create_default_context(cafile=str(cert))
         yield Proxy(http_port=http_port, https_port=https_port, tls=tls)
     finally:
         if nginx is not None:
-            _stop(nginx)
-        _stop(web)
+            stop(nginx)
+        stop(web)
 
 
 def test_https_answers_and_plain_http_is_redirected_to_https(proxy):
