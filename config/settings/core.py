@@ -286,12 +286,29 @@ RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
 
 # --- Logging ------------------------------------------------------------------------------------
 
+# Lines as text ("plain") or one JSON object each ("json"); both carry the request id (config/logs.py).
+PONTE_LOG_FORMAT = os.environ.get("PONTE_LOG_FORMAT", "plain").strip().lower() or "plain"
+if PONTE_LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(f"PONTE_LOG_FORMAT must be plain or json; got {PONTE_LOG_FORMAT!r}.")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"routine_tasks": {"()": "config.logfilters.RoutineTasks"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        "json": {"()": "config.logs.JsonFormatter"},
+    },
+    "filters": {
+        "routine_tasks": {"()": "config.logfilters.RoutineTasks"},
+        "request_id": {"()": "config.logs.RequestIdFilter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": PONTE_LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         # Django's default config gives `django` a console handler of its own (with DEBUG on), so each
