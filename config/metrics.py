@@ -27,6 +27,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Sets PROMETHEUS_MULTIPROC_DIR (when unset) before prometheus_client is imported below.
+import config.settings.env  # noqa: F401
+
+# isort: split
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
@@ -34,9 +38,6 @@ from django.views.decorators.csrf import csrf_exempt
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
-
-# Sets PROMETHEUS_MULTIPROC_DIR (when unset) before prometheus_client is imported below.
-import config.settings.env  # noqa: F401
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,14 @@ DELIVERY_SECONDS = Histogram(
     ["kind"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900),
 )
+
+
+def metrics_dir() -> Path:
+    return Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+
+
+# Values are files there, made as soon as a label set is first used (below, at import).
+metrics_dir().mkdir(parents=True, exist_ok=True)
 
 # Known label sets start at 0, so they are exported (and rate() works) before their first event.
 for _interface in INTERFACES:
@@ -123,10 +132,6 @@ def delivery_observed(*, kind: str, outcome: str, seconds: float | None) -> None
 
 _FILE_PID = re.compile(r"_(\d+)\.db$")
 _started: set[int] = set()
-
-
-def metrics_dir() -> Path:
-    return Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
 
 
 def _alive(pid: int) -> bool:
