@@ -32,6 +32,8 @@ import config.settings.env  # noqa: F401
 
 # isort: split
 from django.conf import settings
+from django.core.checks import Tags, register
+from django.core.checks import Warning as CheckWarning
 from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
 from django.views.decorators.csrf import csrf_exempt
@@ -209,3 +211,17 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     MultiProcessCollector(registry, path=str(metrics_dir()))
     registry.register(_Readings())
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+
+
+@register(Tags.security)
+def metrics_token_check(app_configs: object = None, **kwargs: object) -> list[CheckWarning]:
+    """With DEBUG off, an open /metrics tells anyone who reaches it the traffic and the queue."""
+    if settings.DEBUG or settings.PONTE_METRICS_TOKEN:
+        return []
+    return [
+        CheckWarning(
+            "DEBUG is off and PONTE_METRICS_TOKEN is not set: GET /metrics is open to anyone who reaches it.",
+            hint="Set PONTE_METRICS_TOKEN to a long random string; Prometheus sends it as a Bearer token.",
+            id="ponte.W010",
+        )
+    ]

@@ -46,6 +46,15 @@ def test_metrics_are_open_without_a_token_and_ask_for_the_bearer_token_once_one_
     assert "ponte_bonds_offers" in good.content.decode()
 
 
+def test_an_open_metrics_endpoint_is_reported_when_debug_is_off(settings):
+    from config.metrics import metrics_token_check
+
+    settings.DEBUG, settings.PONTE_METRICS_TOKEN = False, ""
+    assert [w.id for w in metrics_token_check()] == ["ponte.W010"]
+    settings.PONTE_METRICS_TOKEN = "s3cret"
+    assert metrics_token_check() == []
+
+
 def test_requests_served_by_two_web_processes_add_up_in_the_scrape_of_either(start_web):
     first, second = start_web(), start_web()
     before = first.scrape()
