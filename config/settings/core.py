@@ -322,6 +322,12 @@ LOGGING = {
         "mcp.server.streamable_http": {"level": "WARNING"},
     },
 }
+if PONTE_LOG_FORMAT == "json":
+    # uvicorn set up its own console lines before it imported Ponte: JSON lines are Ponte's handler's.
+    LOGGING["loggers"]["uvicorn"] = {"handlers": ["console"], "level": "INFO", "propagate": False}
+    # Its access lines stay off (Ponte logs each request itself, config/observe.py): configuring its parent
+    # would otherwise hand them a handler.
+    LOGGING["loggers"]["uvicorn.access"] = {"handlers": [], "level": "WARNING", "propagate": False}
 
 # Under uvicorn, Django's ASGI handler warns once per static file that whitenoise's file iterator is
 # synchronous (it is then read in a worker thread, which is fine for these small files).

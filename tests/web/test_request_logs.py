@@ -139,6 +139,10 @@ def test_a_message_sent_through_the_web_carries_its_request_id_into_the_delivery
         ]
         assert request_id in {line["request_id"] for line in tasks}
 
+        # uvicorn's own lines are JSON too.
+        assert any(line["logger"].startswith("uvicorn") for line in web_lines)
+        assert not [line for line in web_lines if line["logger"] == "uvicorn.access"]  # one line each
+
         # Never a key, a secret, a message body or a customer's URL token in any line.
         everything = web.log.read_text() + worker.log.read_text()
         for secret in (admin_key, body_text, "whsec-topsecret", token_in_url):
