@@ -8,6 +8,7 @@
   more than PONTE_WEB_THREADS of them, whatever the number of clients (docs/operations.md, "Web tier").
   The pool is also the event loop's default executor, where the MCP tools run their ORM work.
 - WebSocket connections are refused: no endpoint speaks it yet.
+- Around it all, config/observe.py: the request id (`X-Request-Id`), request metrics, one log line each.
 """
 
 import asyncio
@@ -23,7 +24,11 @@ django_wsgi = get_wsgi_application()
 from django.conf import settings  # noqa: E402
 
 from bonds.mcp.asgi import is_mcp_path, mcp_app  # noqa: E402
+from config import metrics  # noqa: E402
+from config.observe import Observed  # noqa: E402
 from config.wsgi_bridge import WsgiBridge  # noqa: E402
+
+metrics.process_started()
 
 django_application = WsgiBridge(
     django_wsgi,
@@ -33,7 +38,7 @@ django_application = WsgiBridge(
 )
 
 
-async def application(scope, receive, send):
+async def router(scope, receive, send):
     kind = scope["type"]
     if kind == "http":
         if is_mcp_path(scope["path"]):
@@ -46,3 +51,6 @@ async def application(scope, receive, send):
     elif kind == "websocket":
         # Closing before accepting makes the server answer the handshake with 403.
         await send({"type": "websocket.close", "code": 1008})
+
+
+application = Observed(router)

@@ -3,7 +3,17 @@
 import os
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_ready
+from celery.signals import (
+    after_setup_logger,
+    after_setup_task_logger,
+    beat_init,
+    before_task_publish,
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_process_init,
+    worker_ready,
+)
 from kombu.transport import TRANSPORT_ALIASES
 
 # filesystem:// (the embedded default broker) with atomic writes: see config/kombu_filesystem.py.
@@ -50,3 +60,54 @@ def _sweep_on_start(sender=None, **kwargs) -> None:
         logging.getLogger(__name__).warning("Could not schedule the start-up sweep", exc_info=True)
     finally:
         connection.close()  # the main process runs no tasks: do not keep its connection open
+
+
+# --- Observability: metrics files, request ids, log format (config/metrics.py, config/logs.py) -----
+
+REQUEST_ID_HEADER = "ponte_request_id"
+
+
+@worker_init.connect
+@worker_process_init.connect
+@beat_init.connect
+def _metrics_process_started(**kwargs) -> None:
+    from config import metrics
+
+    metrics.process_started()
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def _log_lines(logger=None, **kwargs) -> None:
+    from django.conf import settings
+
+    from config.logs import celery_handlers_configured
+
+    if logger is not None:
+        celery_handlers_configured(logger, json_lines=settings.PONTE_LOG_FORMAT == "json")
+
+
+@before_task_publish.connect
+def _carry_request_id(headers=None, **kwargs) -> None:
+    """A task published while handling a request carries its id, so the worker's lines carry it too."""
+    from config.logs import current_request_id
+
+    request_id = current_request_id()
+    if request_id and headers is not None:
+        headers[REQUEST_ID_HEADER] = request_id
+
+
+@task_prerun.connect
+def _task_request_id(task=None, **kwargs) -> None:
+    from config.logs import request_id_var
+
+    if task is not None and not getattr(task.request, "is_eager", False):
+        request_id_var.set(getattr(task.request, REQUEST_ID_HEADER, None) or "")
+
+
+@task_postrun.connect
+def _task_request_id_done(task=None, **kwargs) -> None:
+    from config.logs import request_id_var
+
+    if task is not None and not getattr(task.request, "is_eager", False):
+        request_id_var.set("")

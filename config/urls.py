@@ -9,7 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import urls as accounts_urls
 from accounts.web import home as account_home
-from config import health
+from config import health, metrics
 from config.errors import ApplicationError, BadRequest, NotFound, json_error_response
 from messaging import urls as messaging_urls
 from webhooks import urls as webhooks_urls
@@ -40,6 +40,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("bonds/", include("bonds.urls")),

@@ -19,6 +19,7 @@ slower than the same code under a WSGI server (docs/operations.md, "Web tier"). 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import io
 import logging
 import sys
@@ -77,8 +78,10 @@ class WsgiBridge:
             return
         loop = asyncio.get_running_loop()
         stream = _Stream(loop, receive, send)
+        # In a copy of the request's context, so the thread sees its request id (config/observe.py).
+        run = contextvars.copy_context().run
         try:
-            reply = await loop.run_in_executor(self.pool(loop), self._run, scope, body, length, stream)
+            reply = await loop.run_in_executor(self.pool(loop), run, self._run, scope, body, length, stream)
         finally:
             stream.stop_watching()
         if reply is None:  # streamed from the thread

@@ -9,6 +9,7 @@ from django.db import models
 from django.utils import timezone
 
 from config.fields import EncryptedTextField
+from config.logs import current_request_id
 
 
 class Event(models.Model):
@@ -125,6 +126,8 @@ class Delivery(models.Model):
     )
     resend_requested_at = models.DateTimeField(null=True, blank=True)
     resend_pending = models.BooleanField(default=False, editable=False)
+    # The request that caused it (X-Request-Id), so its attempts' log lines name it (config/logs.py).
+    request_id = models.CharField(max_length=64, blank=True, default=current_request_id, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 

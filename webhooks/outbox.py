@@ -34,7 +34,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from net.transport import PostResult, UnsafeTarget, http_session, safe_post
-from webhooks import lease, sql, throttle
+from webhooks import lease, metrics, sql, throttle
 from webhooks.hints import enqueue_on_commit
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
@@ -233,6 +233,7 @@ def _drain(target_url: str, *, deadline: float) -> tuple[dict[int, str], bool]:
                     if unsent:
                         _unclaim(unsent, token)
                     outcomes.update(_record_batch(sent, token))
+                metrics.attempts_recorded(sent, outcomes)  # counts and a log line per attempt
                 answered = answered or any(s.result is not None and s.result.ok for s in sent)
                 if slow or time.monotonic() >= deadline:
                     return outcomes, True

@@ -194,6 +194,8 @@ class Claimed:
     scheduled_at: datetime
     resend_pending: bool
     resend_requested_by_id: int | None
+    request_id: str = ""
+    created_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -213,7 +215,7 @@ class Outcome:
 # fmt: off
 _CLAIMED_FIELDS = [
     "id", "kind", "webhook", "target_url", "payload", "dispatch_id", "timeout_seconds", "attempt_count",
-    "max_attempts", "next_attempt_at", "resend_pending", "resend_requested_by",
+    "max_attempts", "next_attempt_at", "resend_pending", "resend_requested_by", "request_id", "created_at",
 ]
 # fmt: on
 
@@ -351,6 +353,8 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             scheduled_at=from_db(d, "next_attempt_at", row["next_attempt_at"]),
             resend_pending=bool(row["resend_pending"]),
             resend_requested_by_id=row["resend_requested_by"],
+            request_id=row["request_id"],
+            created_at=from_db(d, "created_at", row["created_at"]),
         )
         for row in rows
     ]

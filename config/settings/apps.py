@@ -68,6 +68,18 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.
 CELERY_BEAT_SCHEDULE: dict = {}
 
+# --- Metrics (config/metrics.py, docs/operations.md "Metrics") ----------------------------------
+
+# GET /metrics asks for `Authorization: Bearer <this>` when set; open when empty (the embedded default).
+# Set it in production.
+PONTE_METRICS_TOKEN = os.environ.get("PONTE_METRICS_TOKEN", "")
+# Functions read at each scrape, each returning gauges read from the database (config.metrics.Reading).
+PONTE_METRICS_COLLECTORS = [
+    "webhooks.metrics.collect",
+    "messaging.metrics.collect",
+    "bonds.metrics.collect",
+]
+
 # --- Messaging ----------------------------------------------------------------------------------
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")

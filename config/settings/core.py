@@ -296,12 +296,29 @@ RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
 
 # --- Logging ------------------------------------------------------------------------------------
 
+# Lines as text ("plain") or one JSON object each ("json"); both carry the request id (config/logs.py).
+PONTE_LOG_FORMAT = os.environ.get("PONTE_LOG_FORMAT", "plain").strip().lower() or "plain"
+if PONTE_LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(f"PONTE_LOG_FORMAT must be plain or json; got {PONTE_LOG_FORMAT!r}.")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"routine_tasks": {"()": "config.logfilters.RoutineTasks"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        "json": {"()": "config.logs.JsonFormatter"},
+    },
+    "filters": {
+        "routine_tasks": {"()": "config.logfilters.RoutineTasks"},
+        "request_id": {"()": "config.logs.RequestIdFilter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": PONTE_LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         # Django's default config gives `django` a console handler of its own (with DEBUG on), so each
@@ -315,6 +332,12 @@ LOGGING = {
         "mcp.server.streamable_http": {"level": "WARNING"},
     },
 }
+if PONTE_LOG_FORMAT == "json":
+    # uvicorn set up its own console lines before it imported Ponte: JSON lines are Ponte's handler's.
+    LOGGING["loggers"]["uvicorn"] = {"handlers": ["console"], "level": "INFO", "propagate": False}
+    # Its access lines stay off (Ponte logs each request itself, config/observe.py): configuring its parent
+    # would otherwise hand them a handler.
+    LOGGING["loggers"]["uvicorn.access"] = {"handlers": [], "level": "WARNING", "propagate": False}
 
 # Under uvicorn, Django's ASGI handler warns once per static file that whitenoise's file iterator is
 # synchronous (it is then read in a worker thread, which is fine for these small files).

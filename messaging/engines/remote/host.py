@@ -31,6 +31,7 @@ import redis
 from django.conf import settings
 from django.db import close_old_connections
 
+from config.logs import request_id_var, sane_request_id
 from messaging.engines.base import Engine, EngineError, EngineUnavailableError, EventCallback
 from messaging.engines.remote import bus
 from messaging.engines.remote.drivers import load_driver
@@ -159,6 +160,8 @@ class EngineHost:
         if not self.host(session_id):
             return {"redirect": True}
         close_old_connections()
+        # The caller's request id, so deliveries of the events this command causes name it.
+        token = request_id_var.set(sane_request_id(command.get("request_id")) or "")
         try:
             args, kwargs = bus.decode(command["args"]), bus.decode(command["kwargs"])
             result = getattr(self.driver, method)(session_id, *args, **kwargs)
@@ -167,6 +170,8 @@ class EngineHost:
         except Exception as exc:
             logger.exception("Command %s on session %s failed", method, session_id)
             return bus.error_reply(EngineUnavailableError(f"The engine failed: {type(exc).__name__}"))
+        finally:
+            request_id_var.reset(token)
         if method == "forget":
             self.drop(session_id)
         return {"ok": True, "result": bus.encode(result)}

@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config import metrics
 from messaging.engines.remote.host import EngineHost
 from messaging.services.events import engine_event_receive
 
@@ -27,6 +28,7 @@ class Command(BaseCommand):
         if not settings.ENGINE_REDIS_URL:
             raise CommandError("Engine processes need Redis: set REDIS_URL (or ENGINE_REDIS_URL).")
         logging.basicConfig(level=logging.INFO, format="%(asctime)s engine %(levelname)s %(message)s")
+        metrics.process_started()
         try:
             host = EngineHost(
                 driver=options["driver"],
