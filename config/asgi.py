@@ -7,11 +7,13 @@
   (config/wsgi_bridge.py): database connections stay one per thread, so a web process never holds
   more than PONTE_WEB_THREADS of them, whatever the number of clients (docs/operations.md, "Web tier").
   The pool is also the event loop's default executor, where the MCP tools run their ORM work.
-- WebSocket connections are refused: no endpoint speaks it yet.
+- WebSocket connections to `/ws` go to the live event socket (webhooks/live/asgi.py, docs/events.md),
+  natively on the loop, its database work on the same pool; other WebSocket paths are refused.
 - Around it all, config/observe.py: the request id (`X-Request-Id`), request metrics, one log line each.
 """
 
 import asyncio
+import logging
 import os
 
 from django.core.wsgi import get_wsgi_application
@@ -26,7 +28,12 @@ from django.conf import settings  # noqa: E402
 from bonds.mcp.asgi import is_mcp_path, mcp_app  # noqa: E402
 from config import metrics  # noqa: E402
 from config.observe import Observed  # noqa: E402
+from config.logfilters import QueryKeyRedaction  # noqa: E402
 from config.wsgi_bridge import WsgiBridge  # noqa: E402
+from webhooks.live.asgi import is_live_path, live_socket  # noqa: E402
+
+# uvicorn logs each WebSocket upgrade with its query string, where browsers put their key (apiKey).
+logging.getLogger("uvicorn.error").addFilter(QueryKeyRedaction())
 
 metrics.process_started()
 
@@ -49,8 +56,11 @@ async def router(scope, receive, send):
         django_application.start(asyncio.get_running_loop())
         await mcp_app(scope, receive, send)
     elif kind == "websocket":
-        # Closing before accepting makes the server answer the handshake with 403.
-        await send({"type": "websocket.close", "code": 1008})
+        if is_live_path(scope["path"]):
+            await live_socket(scope, receive, send)
+        else:
+            # Closing before accepting makes the server answer the handshake with 403.
+            await send({"type": "websocket.close", "code": 1008})
 
 
 application = Observed(router)

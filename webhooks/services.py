@@ -13,7 +13,7 @@ from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
 from config.unset import UNSET
 from messaging.models import Session
-from webhooks import instance, outbox, sql
+from webhooks import broadcast, instance, outbox, sql
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.payloads import envelope
@@ -61,7 +61,8 @@ def emit(
     form as `data`. `event_ms` is when the platform says it happened (default: when it arrives here).
     Aliases are stored under their canonical name. Deliveries to matching targets are written in the
     same transaction and enqueued on commit, so a rolled-back caller sends nothing, and a lost enqueue
-    is found again by the sweeper.
+    is found again by the sweeper. Every event, with or without targets, is also published on commit
+    to the live socket (`/ws`, webhooks.broadcast).
     """
     received = _now_ms()
     context = sql.emit_context(session_id, chat)
@@ -79,6 +80,7 @@ def emit(
     if context.instance_webhooks_enabled:
         deliveries += instance.instance_deliveries(event)  # the session's instance webhook
     outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in deliveries])
+    broadcast.publish_on_commit(event, account_id=context.account_id)  # the live socket (/ws)
     return event
 
 

@@ -131,9 +131,11 @@ def _models():
 @cache
 def _emit_statement(vendor: str) -> str:
     """emit()'s reads in one round trip: the chat's last sequence, whether instance webhooks are on,
-    and the session's registered webhooks (one row with NULLs when it has none)."""
+    the session's account (for the live socket's fan-out) and the session's registered webhooks (one
+    row with NULLs when it has none)."""
     m = _models()
     event, hook, config = m.Event, m.Webhook, m.InstanceWebhookConfig
+    session = event._meta.get_field("session").related_model
     return (
         f"SELECT (SELECT MAX({column(event, 'sequence')}) FROM {table(event)}"
         f" WHERE {column(event, 'session')} = %(session)s AND {column(event, 'chat')} = %(chat)s)"
@@ -141,6 +143,8 @@ def _emit_statement(vendor: str) -> str:
         f" EXISTS (SELECT 1 FROM {table(config)}"
         f" WHERE {column(config, 'session')} = %(session)s AND {column(config, 'allow_webhook')} = %(on)s)"
         " AS instance_webhooks_enabled,"
+        f" (SELECT {column(session, 'account')} FROM {table(session)}"
+        f" WHERE {column(session, 'id')} = %(session)s) AS account_id,"
         f" hook.{column(hook, 'id')} AS hook_id, hook.{column(hook, 'url')} AS hook_url,"
         f" hook.{column(hook, 'events')} AS hook_events,"
         f" hook.{column(hook, 'retry_count')} AS hook_retry_count"
@@ -153,6 +157,7 @@ def _emit_statement(vendor: str) -> str:
 class EmitContext:
     last_sequence: int
     instance_webhooks_enabled: bool
+    account_id: Any
     # (id, url, canonical event names, retry count) of each webhook registered on the session.
     webhooks: list[tuple[str, str, list[str], int]]
 
@@ -171,7 +176,10 @@ def emit_context(session_id: Any, chat: str) -> EmitContext:
         for row in rows
         if row["hook_id"] is not None
     ]
-    return EmitContext(rows[0]["last_sequence"] or 0, bool(rows[0]["instance_webhooks_enabled"]), hooks)
+    first = rows[0]
+    return EmitContext(
+        first["last_sequence"] or 0, bool(first["instance_webhooks_enabled"]), first["account_id"], hooks
+    )
 
 
 # --- The worker: claims and records --------------------------------------------------------------

@@ -178,6 +178,16 @@ PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
 )
 
+# The live event socket (/ws, webhooks.live, docs/events.md). Frames waiting for one client beyond
+# QUEUE_FRAMES close it as too slow (4008); without Redis each web process polls the outbox every
+# POLL_SECONDS for events other processes wrote; a connected key is checked again every
+# KEY_CHECK_SECONDS (revoked or expired: closed with 4401). CHANNEL: the Redis pub/sub channel (default
+# ponte:events:db<REDIS_URL's database>).
+PONTE_WS_QUEUE_FRAMES = env_int("PONTE_WS_QUEUE_FRAMES", 1000)
+PONTE_WS_POLL_SECONDS = float(os.environ.get("PONTE_WS_POLL_SECONDS") or 0.5)
+PONTE_WS_KEY_CHECK_SECONDS = float(os.environ.get("PONTE_WS_KEY_CHECK_SECONDS") or 60)
+PONTE_WS_CHANNEL = os.environ.get("PONTE_WS_CHANNEL", "")
+
 # --- Bonds --------------------------------------------------------------------------------------
 
 # Provider addresses are settings so tests (and mirrors) can point them elsewhere.

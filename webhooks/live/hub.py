@@ -1,0 +1,206 @@
+"""One hub per web process (per event loop): where committed events meet the sockets listening to them.
+
+The hub receives every committed event (webhooks.broadcast): from its Redis subscription when REDIS_URL
+is set, else from this process's commits directly plus a poll of the outbox every PONTE_WS_POLL_SECONDS
+for events other processes wrote (the poll reads a few seconds back, since an event's time is taken
+before its transaction commits). Each event is offered once (its id is remembered a while) to every
+listener whose grant wants it, as one rendered frame shared by all of them.
+
+A listener's queue is bounded (PONTE_WS_QUEUE_FRAMES): a client that does not read fast enough fills it
+and is closed as too slow, rather than growing the process's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from webhooks import broadcast
+from webhooks.broadcast import LiveEvent
+from webhooks.live import access
+from webhooks.live.access import Grant
+from webhooks.live.frames import event_frame
+
+logger = logging.getLogger(__name__)
+
+# How far back the embedded default's poll reads (an event's time is taken before its commit).
+POLL_LOOKBACK = timedelta(seconds=5)
+POLL_LIMIT = 2000
+# Event ids remembered to offer each event once (Redis mode: by count).
+SEEN_MAX = 20_000
+RESUBSCRIBE_SECONDS = 1.0
+READY_TIMEOUT_SECONDS = 5.0
+
+
+INTERRUPTED = "event stream interrupted; reconnect with since=<last id>"
+
+
+class HubUnavailable(Exception):
+    """The event bus cannot be reached: no live event would arrive."""
+
+
+@dataclass(eq=False)
+class Listener:
+    grant: Grant
+    queue: asyncio.Queue[tuple[str, str]] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=settings.PONTE_WS_QUEUE_FRAMES)
+    )
+    # Set when the listener must be closed: (close code, reason).
+    stop: asyncio.Future[tuple[int, str]] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+    def offer(self, event_id: str, frame: str) -> None:
+        if self.stop.done():
+            return
+        try:
+            self.queue.put_nowait((event_id, frame))
+        except asyncio.QueueFull:
+            self.close(
+                access.TOO_SLOW,
+                f"too slow: more than {self.queue.maxsize} events waiting; reconnect with since=<last id>",
+            )
+
+    def close(self, code: int, reason: str) -> None:
+        if not self.stop.done():
+            self.stop.set_result((code, reason))
+
+
+class Hub:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.listeners: dict[str, set[Listener]] = {}  # by account id
+        self.seen: OrderedDict[str, str] = OrderedDict()  # event id -> created_at
+        self.ready = asyncio.Event()
+        self.task: asyncio.Task | None = None
+        self.watermark: datetime | None = None
+
+    # --- listeners ---------------------------------------------------------------------------------
+
+    async def add(self, listener: Listener) -> None:
+        """Register a listener once the hub receives events (raises HubUnavailable when it cannot)."""
+        self._start()
+        try:
+            await asyncio.wait_for(self.ready.wait(), READY_TIMEOUT_SECONDS)
+        except TimeoutError:
+            raise HubUnavailable from None
+        self.listeners.setdefault(listener.grant.account_id, set()).add(listener)
+
+    def remove(self, listener: Listener) -> None:
+        group = self.listeners.get(listener.grant.account_id)
+        if group is not None:
+            group.discard(listener)
+            if not group:
+                del self.listeners[listener.grant.account_id]
+
+    def close_all(self, code: int, reason: str) -> None:
+        for group in list(self.listeners.values()):
+            for listener in list(group):
+                listener.close(code, reason)
+
+    # --- events ------------------------------------------------------------------------------------
+
+    def offer(self, events: list[LiveEvent]) -> None:
+        """On the loop: each event not offered before, to every listener that wants it."""
+        for event in events:
+            if event.id in self.seen:
+                continue
+            self.seen[event.id] = event.created_at
+            group = self.listeners.get(event.account_id)
+            if not group:
+                continue
+            frame: str | None = None
+            for listener in list(group):
+                if listener.grant.wants(event):
+                    frame = frame or event_frame(event)
+                    listener.offer(event.id, frame)
+        self._forget()
+
+    def _forget(self) -> None:
+        if self.watermark is not None:
+            # The poll re-reads POLL_LOOKBACK: remember ids a little longer than that.
+            horizon = (self.watermark - 2 * POLL_LOOKBACK).isoformat()
+            while self.seen and next(iter(self.seen.values())) < horizon:
+                self.seen.popitem(last=False)
+        while len(self.seen) > SEEN_MAX:
+            self.seen.popitem(last=False)
+
+    def _offer_threadsafe(self, events: list[LiveEvent]) -> None:
+        self.loop.call_soon_threadsafe(self.offer, events)
+
+    # --- sources -----------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        if self.task is None or self.task.done():
+            source = self._subscribe if settings.REDIS_URL else self._poll
+            self.task = self.loop.create_task(source(), name="ponte-live-hub")
+
+    async def _subscribe(self) -> None:
+        """Redis: one subscription per process; on its loss every socket is closed (1013) so its client
+        resumes with `since` from the outbox: events published meanwhile were not received."""
+        import redis.asyncio as aioredis
+
+        while True:
+            client = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2)
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.subscribe(broadcast.channel())
+                    self.ready.set()
+                    async for message in pubsub.listen():
+                        if message.get("type") == "message":
+                            self.offer([LiveEvent.from_dict(raw) for raw in json.loads(message["data"])])
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                if self.ready.is_set():
+                    logger.warning("Live events: Redis subscription lost (%s); closing sockets", error)
+                self.ready.clear()
+                self.close_all(
+                    access.TRY_AGAIN_LATER, "event stream interrupted; reconnect with since=<last id>"
+                )
+            finally:
+                await client.aclose()
+            await asyncio.sleep(RESUBSCRIBE_SECONDS)
+
+    async def _poll(self) -> None:
+        """The embedded default: this process's commits arrive directly; other processes' by polling."""
+        broadcast.local_hubs.add(self._offer_threadsafe)
+        self.watermark = timezone.now()
+        self.ready.set()
+        try:
+            while True:
+                await asyncio.sleep(float(settings.PONTE_WS_POLL_SECONDS))
+                if not self.listeners:
+                    self.watermark = timezone.now()
+                    continue
+                try:
+                    events = await self.loop.run_in_executor(
+                        None, lambda: access.recent_events(self.watermark - POLL_LOOKBACK, limit=POLL_LIMIT)
+                    )
+                except Exception:
+                    logger.exception("Live events: the outbox poll failed")
+                    continue
+                if events:
+                    self.watermark = max(self.watermark, datetime.fromisoformat(events[-1].created_at))
+                self.offer(events)
+        finally:
+            broadcast.local_hubs.discard(self._offer_threadsafe)
+
+
+_hubs: dict[asyncio.AbstractEventLoop, Hub] = {}
+
+
+def hub_for(loop: asyncio.AbstractEventLoop) -> Hub:
+    hub = _hubs.get(loop)
+    if hub is None:
+        for closed in [known for known in _hubs if known.is_closed()]:
+            del _hubs[closed]
+        hub = _hubs[loop] = Hub(loop)
+    return hub
