@@ -18,6 +18,7 @@ from accounts.models import ApiKey
 from accounts.netaddr import client_address_of
 from accounts.services import api_key_authenticate
 from config.errors import ApplicationError, ValidationFailed
+from messaging.models import Session
 from messaging.selectors import session_get
 from webhooks.broadcast import LiveEvent
 from webhooks.catalogue import ALIASES, EVENTS, canonical_event
@@ -232,7 +233,13 @@ def replay_page(grant: Grant, after: Position, *, limit: int) -> list[LiveEvent]
 
 
 @in_db_thread
-def recent_events(since: datetime, *, limit: int) -> list[LiveEvent]:
-    """Every event recorded at or after `since`, oldest first (the embedded default's poll)."""
-    rows = Event.objects.filter(created_at__gte=since).order_by("created_at", "id").values(*_FIELDS)[:limit]
+def recent_events(accounts: set[str], since: datetime, *, limit: int) -> list[LiveEvent]:
+    """The accounts' events recorded at or after `since`, oldest first (the embedded default's poll;
+    per session, along the (session, created_at) index)."""
+    sessions = Session.objects.filter(account_id__in=accounts).values("pk")
+    rows = (
+        Event.objects.filter(session_id__in=sessions, created_at__gte=since)
+        .order_by("created_at", "id")
+        .values(*_FIELDS)[:limit]
+    )
     return _live(list(rows))

@@ -7,8 +7,9 @@ browser "connection failed"). Then:
 1. the listener is registered with the process's hub (webhooks.live.hub) before anything is read, so
    no event committed from then on can be missed;
 2. with `since`, the outbox's events after that one are sent, page by page; live events arriving
-   meanwhile wait in the listener's queue and those the replay already sent are skipped, so the stream
-   continues without a gap or a duplicate;
+   meanwhile wait in the listener's queue (emptied and read again from the outbox by another pass when
+   it overflows) and those the replay already sent are skipped, so the stream continues without a gap
+   or a duplicate;
 3. a `ready` frame, then live events as they commit. A client's `{"type": "ping"}` is answered with
    `{"type": "pong"}`; protocol-level pings are the server's (uvicorn's --ws-ping-interval), and the
    client's protocol pings are answered by the server as well.
@@ -120,7 +121,7 @@ async def live_socket(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 async def _serve(socket: _Socket, listener: Listener, grant: Grant) -> None:
     tasks = {asyncio.ensure_future(listener.stop), asyncio.ensure_future(_read(socket, listener, grant))}
-    replay = asyncio.ensure_future(_replay(socket, grant))
+    replay = asyncio.ensure_future(_replay(socket, listener, grant))
     try:
         done, _ = await asyncio.wait({replay, *tasks}, return_when=asyncio.FIRST_COMPLETED)
         if replay in done:
@@ -149,21 +150,34 @@ async def _serve(socket: _Socket, listener: Listener, grant: Grant) -> None:
         await socket.close(1000, "")
 
 
-async def _replay(socket: _Socket, grant: Grant) -> tuple[set[str], int]:
-    """Send the outbox's events after `since`; the ids sent (the live queue may hold them too)."""
+async def _replay(socket: _Socket, listener: Listener, grant: Grant) -> tuple[set[str], int]:
+    """Send the outbox's events after `since`; the ids sent (the live queue may hold them too).
+
+    Live events wait in the listener's queue meanwhile. If it overflows, it is emptied and the replay
+    makes another pass from where it stopped, until a pass ends with the queue intact."""
     sent: set[str] = set()
     position = grant.since
+    if position is None:
+        return sent, 0
     loop = asyncio.get_running_loop()
-    while position is not None:
-        page = await loop.run_in_executor(None, _replay_page, grant, position)
-        for event in page:
-            await socket.send(event_frame(event))
-            sent.add(event.id)
-        if len(page) < REPLAY_PAGE:
-            break
-        last = page[-1]
-        position = (datetime.fromisoformat(last.created_at), UUID(last.id))
-    return sent, len(sent)
+    listener.replaying = True
+    try:
+        while True:
+            listener.overflowed = False
+            while True:
+                page = await loop.run_in_executor(None, _replay_page, grant, position)
+                for event in page:
+                    if event.id not in sent:
+                        await socket.send(event_frame(event))
+                        sent.add(event.id)
+                if page:
+                    position = (datetime.fromisoformat(page[-1].created_at), UUID(page[-1].id))
+                if len(page) < REPLAY_PAGE:
+                    break
+            if not listener.overflowed:
+                return sent, len(sent)
+    finally:
+        listener.replaying = False
 
 
 def _replay_page(grant: Grant, position: access.Position) -> list:

@@ -31,7 +31,7 @@ from webhooks.live.frames import event_frame
 logger = logging.getLogger(__name__)
 
 # How far back the embedded default's poll reads (an event's time is taken before its commit).
-POLL_LOOKBACK = timedelta(seconds=5)
+POLL_LOOKBACK = timedelta(seconds=10)
 POLL_LIMIT = 2000
 # Event ids remembered to offer each event once (Redis mode: by count).
 SEEN_MAX = 20_000
@@ -57,12 +57,22 @@ class Listener:
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
 
+    # While a replay runs, an overflow empties the queue instead: every event dropped was committed
+    # before it was offered, so the replay's next pass reads it from the outbox (webhooks.live.asgi).
+    replaying: bool = False
+    overflowed: bool = False
+
     def offer(self, event_id: str, frame: str) -> None:
         if self.stop.done():
             return
         try:
             self.queue.put_nowait((event_id, frame))
         except asyncio.QueueFull:
+            if self.replaying:
+                while not self.queue.empty():
+                    self.queue.get_nowait()
+                self.overflowed = True
+                return
             self.close(
                 access.TOO_SLOW,
                 f"too slow: more than {self.queue.maxsize} events waiting; reconnect with since=<last id>",
@@ -80,7 +90,8 @@ class Hub:
         self.seen: OrderedDict[str, str] = OrderedDict()  # event id -> created_at
         self.ready = asyncio.Event()
         self.task: asyncio.Task | None = None
-        self.watermark: datetime | None = None
+        self.polling = asyncio.Lock()
+        self.last_poll: datetime | None = None
 
     # --- listeners ---------------------------------------------------------------------------------
 
@@ -91,7 +102,14 @@ class Hub:
             await asyncio.wait_for(self.ready.wait(), READY_TIMEOUT_SECONDS)
         except TimeoutError:
             raise HubUnavailable from None
-        self.listeners.setdefault(listener.grant.account_id, set()).add(listener)
+        if settings.REDIS_URL:
+            self.listeners.setdefault(listener.grant.account_id, set()).add(listener)
+            return
+        # Polling: what the account's events committed so far are goes to the listeners already there,
+        # then the new one joins: it gets what commits from now on, not the poll's look-back.
+        async with self.polling:
+            await self._poll_once({*self.listeners, listener.grant.account_id})
+            self.listeners.setdefault(listener.grant.account_id, set()).add(listener)
 
     def remove(self, listener: Listener) -> None:
         group = self.listeners.get(listener.grant.account_id)
@@ -124,9 +142,9 @@ class Hub:
         self._forget()
 
     def _forget(self) -> None:
-        if self.watermark is not None:
+        if self.last_poll is not None:
             # The poll re-reads POLL_LOOKBACK: remember ids a little longer than that.
-            horizon = (self.watermark - 2 * POLL_LOOKBACK).isoformat()
+            horizon = (self.last_poll - 3 * POLL_LOOKBACK).isoformat()
             while self.seen and next(iter(self.seen.values())) < horizon:
                 self.seen.popitem(last=False)
         while len(self.seen) > SEEN_MAX:
@@ -172,26 +190,31 @@ class Hub:
     async def _poll(self) -> None:
         """The embedded default: this process's commits arrive directly; other processes' by polling."""
         broadcast.local_hubs.add(self._offer_threadsafe)
-        self.watermark = timezone.now()
         self.ready.set()
         try:
             while True:
                 await asyncio.sleep(float(settings.PONTE_WS_POLL_SECONDS))
                 if not self.listeners:
-                    self.watermark = timezone.now()
+                    self.last_poll = None
                     continue
-                try:
-                    events = await self.loop.run_in_executor(
-                        None, lambda: access.recent_events(self.watermark - POLL_LOOKBACK, limit=POLL_LIMIT)
-                    )
-                except Exception:
-                    logger.exception("Live events: the outbox poll failed")
-                    continue
-                if events:
-                    self.watermark = max(self.watermark, datetime.fromisoformat(events[-1].created_at))
-                self.offer(events)
+                async with self.polling:
+                    try:
+                        await self._poll_once(set(self.listeners))
+                    except Exception:
+                        logger.exception("Live events: the outbox poll failed")
         finally:
             broadcast.local_hubs.discard(self._offer_threadsafe)
+
+    async def _poll_once(self, accounts: set[str]) -> None:
+        """Offer the events of `accounts` recorded since shortly before the previous poll began (an
+        event's time is taken before its transaction commits, so the poll looks POLL_LOOKBACK back)."""
+        started = timezone.now()
+        since = (self.last_poll or started) - POLL_LOOKBACK
+        events = await self.loop.run_in_executor(
+            None, lambda: access.recent_events(accounts, since, limit=POLL_LIMIT)
+        )
+        self.last_poll = started
+        self.offer(events)
 
 
 _hubs: dict[asyncio.AbstractEventLoop, Hub] = {}
