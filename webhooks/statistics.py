@@ -14,6 +14,9 @@ found through the index on (session, kind, created_at)), in a fixed number of qu
 * `last`: the most recent attempt among those deliveries;
 * `queue`: outbox-wide counts (every session and kind, which the same workers serve): `waiting`
   (pending or waiting for a retry), `active` (being sent), `failed` (dead letters).
+
+`webhook.anyUrl` false: no instance webhook URL, so nothing is POSTed for the session; its events are
+still recorded and go only over the live event socket (`/ws`, webhooks.live, docs/events.md).
 """
 
 from __future__ import annotations
