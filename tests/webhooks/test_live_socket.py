@@ -85,6 +85,9 @@ def test_a_key_in_the_x_api_key_header_or_the_apikey_query_opens_the_stream_of_t
     finally:
         by_header.close()
         by_query.close()
+    # uvicorn logs each upgrade with its query string: the key given there is masked.
+    assert "apiKey=***" in web.output()
+    assert viewer_key not in web.output()
 
 
 def test_a_missing_or_unknown_key_is_refused_with_4401_and_a_reason(web, session):
