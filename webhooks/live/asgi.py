@@ -103,6 +103,10 @@ async def live_socket(scope: dict[str, Any], receive: Any, send: Any) -> None:
     except Refused as refused:
         await socket.close(refused.code, refused.reason, error=True)
         return
+    except Exception:  # the database is unreachable, say: the client retries later
+        logger.exception("Live socket: checking a connection failed")
+        await socket.close(1011, "internal error; try again later", error=True)
+        return
     hub = hub_for(loop)
     listener = Listener(grant)
     try:
@@ -202,7 +206,12 @@ async def _read(socket: _Socket, listener: Listener, grant: Grant) -> None:
             async with asyncio.timeout(max(0.0, next_check - loop.time())):
                 message = await socket.receive()
         except TimeoutError:
-            if not await loop.run_in_executor(None, access.key_still_valid, grant):
+            try:
+                valid = await loop.run_in_executor(None, access.key_still_valid, grant)
+            except Exception:  # cannot tell now (database unreachable): ask again next time
+                logger.warning("Live socket: could not check a key again", exc_info=True)
+                valid = True
+            if not valid:
                 listener.close(access.UNAUTHORIZED, "the API key was revoked or has expired")
                 return
             next_check = loop.time() + float(settings.PONTE_WS_KEY_CHECK_SECONDS)
