@@ -1,9 +1,11 @@
 """The live socket across processes: two web processes on one database and one Redis (an event emitted
 through either reaches a socket on the other), and one web process on the embedded default (no Redis),
-where events written in that process and in another one (this test's) both reach its socket."""
+where events written in that process and in another one (this test's) both reach its socket; and a
+stopping process closes its sockets (1012) and exits at once."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -11,7 +13,7 @@ from django.conf import settings
 
 from messaging.models import Session
 from tests.faults import RedisServer
-from tests.webhooks.live_support import Client, ProcfileWeb, web_env
+from tests.webhooks.live_support import Client, Closed, ProcfileWeb, web_env
 from tests.webhooks.support import worker_database_url
 from webhooks.services import emit
 
@@ -94,4 +96,25 @@ def test_one_web_process_on_the_embedded_default_streams_its_own_events_and_othe
         assert _texts(client, 1) == ["elsewhere"]
     finally:
         client.close()
+        web.stop()
+
+
+def test_a_stopping_web_process_closes_its_sockets_with_1012_and_exits_at_once(admin_key, account):
+    """uvicorn waits for every connection's task before it exits: a socket's task must end when its
+    client leaves, and when the server asks it to."""
+    session = Session.objects.create(account=account, name="main", status=Session.Status.CONNECTED)
+    web = ProcfileWeb(web_env(worker_database_url(), settings.REDIS_URL)).start()
+    leaving = Client(web.ws_url(sessionId=str(session.id)), key=admin_key)
+    staying = Client(web.ws_url(sessionId=str(session.id)), key=admin_key)
+    try:
+        leaving.ready()
+        staying.ready()
+        leaving.close()
+        started = time.monotonic()
+        web.stop()
+        assert time.monotonic() - started < 5
+        closed = staying.frame()
+        assert isinstance(closed, Closed) and closed.code == 1012
+    finally:
+        staying.close()
         web.stop()

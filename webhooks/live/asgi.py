@@ -141,10 +141,11 @@ async def _serve(socket: _Socket, listener: Listener, grant: Grant) -> None:
             tasks.add(asyncio.ensure_future(_pump(socket, listener, replayed)))
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in {replay, *tasks}:
-            if task is not listener.stop:
-                task.cancel()
-        for task in {replay, *tasks}:
+        # The listener's stop is a plain future that may never be set: neither cancelled nor awaited.
+        workers = {replay, *tasks} - {listener.stop}
+        for task in workers:
+            task.cancel()
+        for task in workers:
             with contextlib.suppress(BaseException):
                 await task
     if listener.stop.done():
