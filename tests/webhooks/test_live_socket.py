@@ -7,6 +7,7 @@ outbox poll of the embedded default.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 import websocket
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.keys import prefix_of
 from accounts.models import ApiKey
@@ -88,6 +89,19 @@ def test_a_key_in_the_x_api_key_header_or_the_apikey_query_opens_the_stream_of_t
     # uvicorn logs each upgrade with its query string: the key given there is masked.
     assert "apiKey=***" in web.output()
     assert viewer_key not in web.output()
+
+
+def test_an_event_whose_transaction_rolls_back_is_never_streamed(web, session, viewer_key):
+    client = _connect(web, viewer_key, session)
+    try:
+        with contextlib.suppress(RuntimeError), transaction.atomic():
+            _message(session, "rolled back")
+            raise RuntimeError("the caller failed")
+        kept = _message(session, "committed")
+        [frame] = client.events(1)
+        assert frame["id"] == str(kept.id)
+    finally:
+        client.close()
 
 
 def test_a_missing_or_unknown_key_is_refused_with_4401_and_a_reason(web, session):

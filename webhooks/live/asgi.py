@@ -226,4 +226,7 @@ async def _read(socket: _Socket, listener: Listener, grant: Grant) -> None:
         except ValueError:
             parsed = None
         if isinstance(parsed, dict) and parsed.get("type") == "ping":
-            await socket.send(control_frame("pong", **({"id": parsed["id"]} if "id" in parsed else {})))
+            echo = parsed.get("id")
+            # The ping's id comes back when it is a short string or a number.
+            keep = isinstance(echo, int | float) or (isinstance(echo, str) and len(echo) <= 100)
+            await socket.send(control_frame("pong", **({"id": echo} if keep else {})))
