@@ -27,8 +27,8 @@ from django.conf import settings  # noqa: E402
 
 from bonds.mcp.asgi import is_mcp_path, mcp_app  # noqa: E402
 from config import metrics  # noqa: E402
-from config.observe import Observed  # noqa: E402
 from config.logfilters import QueryKeyRedaction  # noqa: E402
+from config.observe import Observed  # noqa: E402
 from config.wsgi_bridge import WsgiBridge  # noqa: E402
 from webhooks.live.asgi import is_live_path, live_socket  # noqa: E402
 

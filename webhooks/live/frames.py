@@ -9,7 +9,7 @@ from typing import Any
 
 from webhooks.broadcast import LiveEvent
 from webhooks.models import Event
-from webhooks.services import envelope
+from webhooks.payloads import envelope
 
 
 def _text(value: dict[str, Any]) -> str:
