@@ -105,10 +105,14 @@ class Hub:
         if settings.REDIS_URL:
             self.listeners.setdefault(listener.grant.account_id, set()).add(listener)
             return
-        # Polling: what the account's events committed so far are goes to the listeners already there,
-        # then the new one joins: it gets what commits from now on, not the poll's look-back.
+        # Polling: the events committed so far go to the listeners already there, then the new one
+        # joins: it gets what commits from now on, not the poll's look-back (history is `since`'s).
         async with self.polling:
-            await self._poll_once({*self.listeners, listener.grant.account_id})
+            try:
+                await self._poll_once({*self.listeners, listener.grant.account_id})
+            except Exception:
+                logger.exception("Live events: the outbox poll failed")
+                raise HubUnavailable from None
             self.listeners.setdefault(listener.grant.account_id, set()).add(listener)
 
     def remove(self, listener: Listener) -> None:
