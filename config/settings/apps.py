@@ -83,8 +83,11 @@ PONTE_METRICS_COLLECTORS = [
 # --- Messaging ----------------------------------------------------------------------------------
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
-# Where the messaging app hands every engine event (resolved once at app start): the outbox's emit.
-MESSAGING_EVENT_SINK = os.environ.get("MESSAGING_EVENT_SINK", "webhooks.services.emit")
+# Where the messaging app hands every engine event (resolved once at app start): the outbox's emit, then
+# the support-platform mirror (comma-separated dotted paths, called in order in the event's transaction).
+MESSAGING_EVENT_SINK = os.environ.get(
+    "MESSAGING_EVENT_SINK", "webhooks.services.emit,integrations.chatwoot.sink.event_received"
+)
 # Engine processes (`manage.py run_engine`, used by messaging.engines.remote.RemoteEngine; need REDIS_URL).
 ENGINE_DRIVER = os.environ.get("ENGINE_DRIVER", "sandbox")
 ENGINE_REDIS_URL = os.environ.get("ENGINE_REDIS_URL", REDIS_URL)

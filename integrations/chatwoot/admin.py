@@ -1,0 +1,65 @@
+"""Admin: integrations (the access token is never shown), and the mirror's jobs with their dead letters
+(resendable: one more attempt each, in their chat's order)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from integrations.chatwoot.jobs import jobs_resend
+from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
+
+
+class ChatwootIntegrationForm(forms.ModelForm):
+    access_token = forms.CharField(
+        required=False, widget=forms.PasswordInput, help_text="Leave empty to keep the current token."
+    )
+
+    class Meta:
+        model = ChatwootIntegration
+        fields = [
+            "session",
+            "base_url",
+            "access_token",
+            "inbox_identifier",
+            "sign_messages",
+            "reopen_conversations",
+            "import_contacts",
+            "enabled",
+        ]
+
+    def clean_access_token(self) -> str:
+        token = self.cleaned_data.get("access_token") or ""
+        if not token and self.instance.pk:
+            return self.instance.access_token
+        if not token:
+            raise forms.ValidationError("Required.")
+        return token
+
+
+@admin.register(ChatwootIntegration)
+class ChatwootIntegrationAdmin(admin.ModelAdmin):
+    form = ChatwootIntegrationForm
+    list_display = ["session", "base_url", "inbox_identifier", "account_id", "inbox_id", "status", "enabled"]
+    list_filter = ["status", "enabled"]
+    readonly_fields = ["account_id", "inbox_id", "status", "status_reason", "webhook_token"]
+    raw_id_fields = ["session"]
+
+
+@admin.register(MirrorJob)
+class MirrorJobAdmin(admin.ModelAdmin):
+    list_display = ["id", "integration", "direction", "kind", "chat", "status", "attempt_count", "created_at"]
+    list_filter = ["status", "direction", "kind"]
+    search_fields = ["chat", "dedupe_key"]
+    readonly_fields = [f.name for f in MirrorJob._meta.fields]
+    actions = ["resend"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Resend the selected dead letters (one more attempt each)")
+    def resend(self, request: HttpRequest, queryset: QuerySet[MirrorJob]) -> None:
+        queued = jobs_resend(list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"{queued} job(s) queued again.", messages.SUCCESS)
