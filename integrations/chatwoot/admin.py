@@ -13,6 +13,7 @@ from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
 
 
 class ChatwootIntegrationForm(forms.ModelForm):
+    base_url = forms.URLField(max_length=500, assume_scheme="https")
     access_token = forms.CharField(
         required=False, widget=forms.PasswordInput, help_text="Leave empty to keep the current token."
     )

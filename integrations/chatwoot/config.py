@@ -2,7 +2,8 @@
 
 The account is not asked for: Ponte searches the inbox identifier among the inboxes of every account
 the token can see (`GET /api/v1/profile`, then each account's inboxes). Found nowhere → nothing is
-written; the reason is logged and, when the session already has a configuration, shown in its `status`.
+written and the reason is logged: a first configuration is refused (400 CHATWOOT_INBOX_NOT_FOUND); an
+existing one keeps its settings (the mirror goes on with them) and shows the reason in its `status`.
 Found → the inbox's webhook is pointed at Ponte's receiving URL (returned as `webhookUrl` either way,
 to paste by hand where the platform cannot be updated).
 """
@@ -111,11 +112,13 @@ def integration_configure(*, session: Session, values: dict[str, Any]) -> Chatwo
     found, reason = _search(fields["base_url"], fields["access_token"], fields["inbox_identifier"])
     if found is None:
         logger.warning("Chatwoot configuration of session %s not written: %s", session.pk, reason)
-        if current is not None:
-            ChatwootIntegration.objects.filter(pk=current.pk).update(
-                status=ChatwootIntegration.Status.INBOX_NOT_FOUND, status_reason=reason[:500]
-            )
-        raise ChatwootInboxNotFound(reason, extra={"status": ChatwootIntegration.Status.INBOX_NOT_FOUND})
+        if current is None:
+            raise ChatwootInboxNotFound(reason, extra={"status": ChatwootIntegration.Status.INBOX_NOT_FOUND})
+        # The settings in use are kept (the mirror goes on with them); the status says the change failed.
+        current.status = ChatwootIntegration.Status.INBOX_NOT_FOUND
+        current.status_reason = reason[:500]
+        current.save(update_fields=["status", "status_reason"])
+        return current
     with transaction.atomic():
         integration = current or ChatwootIntegration(session=session)
         for name, value in fields.items():

@@ -20,9 +20,7 @@ def event_received(
     if name not in MIRRORED:
         return
     integration_id = (
-        ChatwootIntegration.objects.filter(
-            session_id=session_id, enabled=True, status=ChatwootIntegration.Status.OK
-        )
+        ChatwootIntegration.objects.filter(session_id=session_id, enabled=True, inbox_id__isnull=False)
         .values_list("pk", flat=True)
         .first()
     )
