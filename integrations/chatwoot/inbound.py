@@ -18,7 +18,7 @@ import logging
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from config.errors import ApplicationError, EngineUnavailable, ServiceUnavailable
+from config.errors import ApplicationError, EngineUnavailable, RateLimited, ServiceUnavailable
 from integrations.chatwoot import jobs
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.config import client_for
@@ -159,7 +159,7 @@ def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dic
             )
         if not attachments:
             sent.append(message_send_text(session=session, to=chat, text=text, quoted=quoted))
-    except (EngineUnavailable, ServiceUnavailable):
+    except (EngineUnavailable, ServiceUnavailable, RateLimited):
         raise  # passing trouble: retried with back-off
     except ApplicationError as exc:
         record = getattr(exc, "record", None)
