@@ -24,6 +24,7 @@ from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.config import client_for
 from integrations.chatwoot.models import ChatLink, ChatwootIntegration, MessageLink, MirrorJob
 from messaging.addressing import normalize_jid
+from messaging.models import Message, Session
 from messaging.services.chats import chat_mark_read, chat_presence
 from messaging.services.media import message_send_media
 from messaging.services.messages import QuotedInput, message_send_text
@@ -105,6 +106,22 @@ def _refused(integration: ChatwootIntegration, payload: dict[str, Any], reason: 
     )
 
 
+def _mark_read(session: Session, chat: str) -> None:
+    """Mark the chat read on the channel. Official accounts mark the newest received message (and all
+    before it), showing the typing indicator: one call, not one per message."""
+    if session.official:
+        newest = (
+            Message.objects.filter(session=session, chat=chat, from_me=False)
+            .order_by("-timestamp", "-id")
+            .values_list("message_id", flat=True)
+            .first()
+        )
+        if newest:
+            chat_mark_read(session=session, chat=chat, message_ids=[newest])
+        return
+    chat_mark_read(session=session, chat=chat)
+
+
 def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dict[str, Any]) -> None:
     session = integration.session
     text = str(payload.get("content") or "")
@@ -119,8 +136,7 @@ def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dic
             quoted = QuotedInput(message_id=target.message_id)
     try:
         try:  # replying from the panel marks the conversation read on the channel
-            if not session.official:
-                chat_mark_read(session=session, chat=chat)
+            _mark_read(session, chat)
         except ApplicationError as exc:
             logger.info("Chatwoot reply: chat %s not marked read (%s)", chat, exc)
         sent = []
@@ -182,7 +198,7 @@ def agent_typing_send(integration: ChatwootIntegration, chat: str, on: bool) -> 
     try:
         if session.official:
             if on:
-                chat_mark_read(session=session, chat=chat)
+                _mark_read(session, chat)
             return
         chat_presence(session=session, chat=chat, presence="composing" if on else "paused")
     except ApplicationError as exc:

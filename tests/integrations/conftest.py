@@ -75,3 +75,7 @@ def start_worker(transactional_db) -> Iterator[Callable[..., Worker]]:
     yield start
     for worker in workers:
         worker.stop()
+
+
+# The Graph API stand-in and official sessions of the messaging tests (for the 24-hour window).
+from tests.messaging.conftest import graph, official_session  # noqa: E402, F401

@@ -7,6 +7,7 @@ from messaging.engines.base import EngineRefused
 from messaging.engines.sandbox import SandboxEngine
 
 PRESENCES: list[tuple[str, str]] = []
+READS: list[tuple[str, list[str]]] = []
 
 
 class PresenceRecordingSandbox(SandboxEngine):
@@ -15,6 +16,10 @@ class PresenceRecordingSandbox(SandboxEngine):
     def send_presence(self, session_id: str, chat: str, presence: str) -> None:
         super().send_presence(session_id, chat, presence)
         PRESENCES.append((chat, presence))
+
+    def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
+        super().mark_read(session_id, chat, message_ids, sender)
+        READS.append((chat, list(message_ids)))
 
 
 class RefusingSandbox(SandboxEngine):
