@@ -214,3 +214,20 @@ def test_agent_typing_on_an_official_account_marks_read_with_the_typing_indicato
     drain_all(cloud_integration)
     (call,) = [c for c in graph.calls if c.path.endswith("/messages") and c.body.get("status") == "read"]
     assert call.body["message_id"] == "wamid.IN1" and call.body["typing_indicator"] == {"type": "text"}
+
+
+def test_delivered_and_read_receipts_of_agent_messages_reach_the_platform(
+    admin_client, api_client, integration, chatwoot, conversation_id
+):
+    payload = chatwoot.agent_message(conversation_id, "Chegou?")
+    receive(api_client, integration, payload)
+    drain_all(integration)
+    (sent,) = _sent(integration.session)
+    inbound(
+        admin_client, integration.session, event="message_ack", messageId=sent.message_id, status="delivered"
+    )
+    drain_all(integration)
+    assert chatwoot.messages[payload["id"]]["status"] == "delivered"
+    inbound(admin_client, integration.session, event="message_ack", messageId=sent.message_id, status="read")
+    drain_all(integration)
+    assert chatwoot.messages[payload["id"]]["status"] == "read"
