@@ -181,6 +181,12 @@ PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
 )
 
+# --- Integrations (docs/integrations.md) ----------------------------------------------------------
+
+# A Chatwoot mirror job held this long (seconds) by a worker that stopped answering may be taken again
+# (the sweeper hints it); longer than a job's calls can take (each Chatwoot call times out after 15 s).
+PONTE_CHATWOOT_CLAIM_LEASE_SECONDS = env_int("PONTE_CHATWOOT_CLAIM_LEASE_SECONDS", 120)
+
 # --- Bonds --------------------------------------------------------------------------------------
 
 # Provider addresses are settings so tests (and mirrors) can point them elsewhere.

@@ -23,6 +23,7 @@ from datetime import timedelta
 from typing import Any
 
 from celery import signature
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -35,13 +36,16 @@ logger = logging.getLogger(__name__)
 
 DRAIN_TASK = "integrations.chatwoot.drain"
 SWEEP_TASK = "integrations.chatwoot.sweep"
-LEASE = timedelta(seconds=120)  # longer than any job's calls (each ≤ 15 s)
 WAITING = [MirrorJob.Status.PENDING, MirrorJob.Status.FAILED]
 UNFINISHED = [MirrorJob.Status.PENDING, MirrorJob.Status.SENDING, MirrorJob.Status.FAILED]
 
 
 class JobRefused(Exception):
     """The job cannot succeed by being repeated (it becomes a dead letter at once)."""
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=int(settings.PONTE_CHATWOOT_CLAIM_LEASE_SECONDS))
 
 
 def hint(integration_id: int, chat: str, *, countdown: float = 0) -> None:
@@ -93,7 +97,7 @@ def _claim_head(integration_id: int, chat: str) -> MirrorJob | None:
     lapsed = (
         head.status == MirrorJob.Status.SENDING
         and head.claimed_at is not None
-        and head.claimed_at <= now - LEASE
+        and head.claimed_at <= now - _lease()
     )
     if not (due or lapsed):
         return None
@@ -153,7 +157,7 @@ def sweep(*, grace_seconds: float = 15) -> int:
     """Hint every chat with a job due for longer than the grace period or held past its lease."""
     now = timezone.now()
     stale = Q(status__in=WAITING, next_attempt_at__lte=now - timedelta(seconds=grace_seconds)) | Q(
-        status=MirrorJob.Status.SENDING, claimed_at__lte=now - LEASE
+        status=MirrorJob.Status.SENDING, claimed_at__lte=now - _lease()
     )
     chats = set(MirrorJob.objects.filter(stale).values_list("integration_id", "chat")[:5000])
     for integration_id, chat in chats:

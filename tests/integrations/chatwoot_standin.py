@@ -50,6 +50,9 @@ class ChatwootStandIn:
     lock: threading.Lock = field(default_factory=threading.Lock)
     url: str = ""
     server: Any = None
+    # (status, body) answered to the next message posts, one each; seconds the next message post hangs
+    message_failures: list[tuple[int, dict]] = field(default_factory=list)
+    hang_next_message: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.accounts:
@@ -143,6 +146,15 @@ class ChatwootStandIn:
         self, method: str, path: str, query: dict[str, list[str]], raw: bytes, headers: dict[str, str]
     ) -> tuple[int, Any, dict[str, str]]:
         body, files = self._parse(raw, headers)
+        if method == "POST" and path.endswith("/messages") and "/conversations/" in path:
+            with self.lock:
+                hang, self.hang_next_message = self.hang_next_message, 0.0
+                failure = self.message_failures.pop(0) if self.message_failures else None
+            if hang:
+                time.sleep(hang)
+            if failure is not None:
+                self.calls.append(Call(method, path, body, files, headers))
+                return failure[0], failure[1], {}
         with self.lock:
             self.calls.append(Call(method, path, body, files, headers))
         segments = path.strip("/").split("/")
