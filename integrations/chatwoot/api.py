@@ -21,6 +21,7 @@ from accounts.permissions import ReadOrAdmin
 from config.errors import NotFound, ValidationFailed
 from integrations.chatwoot import config, inbound, templates
 from integrations.chatwoot.models import ChatwootIntegration
+from messaging.api.common import SuccessSerializer
 from messaging.api.sessions import SessionKeyedView
 from webhooks.instance_api import InstanceAPIView, StrictBooleanField
 from webhooks.instance_guard import instance_session_for
@@ -88,10 +89,12 @@ class ChatwootConfigApi(SessionKeyedView):
         integration = config.integration_configure(session=session, values=_values(request.data))
         return Response(config.integration_data(integration))
 
-    @extend_schema(operation_id="chatwoot_config_delete", responses={204: None})
+    @extend_schema(operation_id="chatwoot_config_delete", responses=SuccessSerializer)
     def delete(self, request: Request, session_id: str) -> Response:
         config.integration_delete(session=self.session(session_id))
-        return Response(status=204)
+        return Response(
+            {"success": True, "message": f"Chatwoot integration of session {session_id} deleted."}
+        )
 
 
 _INSTANCE_REPLY = inline_serializer(
