@@ -54,6 +54,8 @@ def _chat_of(integration: ChatwootIntegration, conversation: dict[str, Any]) -> 
 def webhook_receive(integration: ChatwootIntegration, payload: dict[str, Any]) -> str:
     """Record what an event asks for; what was done with it ("queued", "duplicate", "ignored")."""
     event = str(payload.get("event") or "")
+    if not integration.enabled or integration.inbox_id is None:
+        return "ignored"  # paused: nothing is recorded
     if event == "message_created":
         if payload.get("private") or payload.get("message_type") not in AGENT_TYPES:
             return "ignored"  # private notes stay in Chatwoot; incoming ones are Ponte's own mirror

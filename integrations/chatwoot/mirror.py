@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import logging
 import mimetypes
 from typing import Any
 
@@ -23,6 +24,8 @@ from integrations.chatwoot.config import client_for
 from integrations.chatwoot.models import ChatLink, ChatwootIntegration, MessageLink
 from messaging.addressing import is_group, user_suffix
 from messaging.media import MediaLinkExpired, MediaLinkInvalid, media_link_read, media_storage
+
+logger = logging.getLogger(__name__)
 
 MAX_MEDIA_BYTES = 40 * 1024 * 1024
 MEDIA_TYPES = {"image", "video", "audio", "voice", "document", "sticker"}
@@ -36,10 +39,15 @@ def _phone_of(chat: str) -> str:
     return ""  # a group, an anonymous id (@lid) or a platform-scoped id: never made into a phone
 
 
+class ContactNotImported(Exception):
+    """The chat has no Chatwoot contact and `import_contacts` is off: nothing is mirrored for it."""
+
+
 def _contact(
     client: ChatwootClient, integration: ChatwootIntegration, chat: str, name: str
 ) -> tuple[int, str]:
-    """The Chatwoot contact of `chat` (found by identifier, else created): (contact id, source id)."""
+    """The Chatwoot contact of `chat` (found by identifier, else created when `import_contacts` is on):
+    (contact id, source id)."""
     account = integration.account_id
     for contact in client.contacts_search(account, chat):
         if contact.get("identifier") == chat:
@@ -48,6 +56,8 @@ def _contact(
                 if (contact_inbox.get("inbox") or {}).get("id") == integration.inbox_id:
                     source_id = str(contact_inbox.get("source_id") or "")
             return int(contact["id"]), source_id
+    if not integration.import_contacts:
+        raise ContactNotImported(chat)
     fields: dict[str, Any] = {
         "inbox_id": integration.inbox_id,
         "name": name or chat.split("@")[0],
@@ -170,9 +180,12 @@ def message_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> No
         return  # already mirrored, or sent by an agent from Chatwoot (the engine's echo)
     client = client_for(integration)
     chat = str(data.get("chat") or "")
-    link = conversation_for(
-        client, integration, chat, "" if data.get("fromMe") else str(data.get("pushName") or "")
-    )
+    name = "" if data.get("fromMe") else str(data.get("pushName") or "")
+    try:
+        link = conversation_for(client, integration, chat, name)
+    except ContactNotImported:
+        logger.info("Chat %s has no Chatwoot contact and importContacts is off: not mirrored", chat)
+        return
     content = _text_of(data)
     if is_group(chat) and not data.get("fromMe") and data.get("sender"):
         content = f"**{data.get('pushName') or data['sender'].split('@')[0]}:** {content}"

@@ -105,3 +105,16 @@ def test_the_receiving_url_answers_only_with_the_integrations_token(api_client, 
     assert api_client.post("/integrations/chatwoot/guess", {}, format="json").status_code == 404
     ok = api_client.post(f"/integrations/chatwoot/{integration.webhook_token}", {"event": "x"}, format="json")
     assert ok.status_code == 200
+
+
+def test_the_admin_lists_integrations_and_mirror_jobs_without_the_token(integration):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    staff = Client()
+    staff.force_login(get_user_model().objects.create_superuser("staff", "staff@example.com", "pw"))
+    listing = staff.get("/admin/integrations/chatwootintegration/")
+    assert listing.status_code == 200 and integration.inbox_identifier.encode() in listing.content
+    change = staff.get(f"/admin/integrations/chatwootintegration/{integration.pk}/change/")
+    assert change.status_code == 200 and TOKEN.encode() not in change.content
+    assert staff.get("/admin/integrations/mirrorjob/").status_code == 200

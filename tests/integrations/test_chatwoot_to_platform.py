@@ -180,3 +180,25 @@ def test_a_paused_integration_mirrors_nothing(admin_client, integration, chatwoo
     integration.save()
     inbound(admin_client, integration.session, text="ninguém vê")
     assert not MirrorJob.objects.exists()
+
+
+def test_without_importing_contacts_only_chats_with_a_chatwoot_contact_are_mirrored(
+    admin_client, integration, chatwoot
+):
+    integration.import_contacts = False
+    integration.save()
+    inbound(admin_client, integration.session, text="desconhecido")
+    drain_all(integration)
+    assert chatwoot.contacts == {} and chatwoot.messages == {}
+    assert MirrorJob.objects.get().status == MirrorJob.Status.DONE
+    chatwoot.contacts[55] = {
+        "id": 55,
+        "name": "Maria",
+        "identifier": JID,
+        "phone_number": f"+{CUSTOMER}",
+        "contact_inboxes": [{"inbox": {"id": INBOX_ID}, "source_id": "src-55"}],
+    }
+    inbound(admin_client, integration.session, text="conhecida")
+    drain_all(integration)
+    assert [m["content"] for m in _messages(chatwoot)] == ["conhecida"]
+    assert ChatLink.objects.get().contact_id == 55
