@@ -238,14 +238,20 @@ class ChatwootClient:
                     url = requests.compat.urljoin(url, response.headers["Location"])
                     continue
                 if response.status_code >= 400:
-                    raise ChatwootError(f"the attachment answered HTTP {response.status_code}")
+                    raise ChatwootError(
+                        f"the attachment answered HTTP {response.status_code}", status=response.status_code
+                    )
                 declared = response.headers.get("Content-Length", "")
                 if declared.isdigit() and int(declared) > max_bytes:
-                    raise ChatwootError(f"the attachment is larger than {max_bytes // (1024 * 1024)} MB")
+                    raise ChatwootError(
+                        f"the attachment is larger than {max_bytes // (1024 * 1024)} MB", status=413
+                    )
                 content = b""
                 for chunk in response.iter_content(64 * 1024):
                     content += chunk
                     if len(content) > max_bytes:
-                        raise ChatwootError(f"the attachment is larger than {max_bytes // (1024 * 1024)} MB")
+                        raise ChatwootError(
+                            f"the attachment is larger than {max_bytes // (1024 * 1024)} MB", status=413
+                        )
                 return content
-        raise ChatwootError("the attachment redirected too many times")
+        raise ChatwootError("the attachment redirected too many times", status=400)

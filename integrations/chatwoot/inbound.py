@@ -163,7 +163,10 @@ def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dic
                     str(attachment.get("data_url") or ""), max_bytes=MAX_ATTACHMENT_BYTES
                 )
             except ChatwootError as exc:
-                raise jobs.JobRefused(str(exc)) from None
+                if not exc.final:
+                    raise  # unreachable, 5xx or 429: retried with back-off
+                _refused(integration, payload, f"{_attachment_name(attachment)}: {exc}")
+                return
             sent.append(
                 message_send_media(
                     session=session,

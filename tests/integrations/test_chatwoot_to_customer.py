@@ -231,3 +231,18 @@ def test_delivered_and_read_receipts_of_agent_messages_reach_the_platform(
     inbound(admin_client, integration.session, event="message_ack", messageId=sent.message_id, status="read")
     drain_all(integration)
     assert chatwoot.messages[payload["id"]]["status"] == "read"
+
+
+def test_an_attachment_chatwoot_no_longer_serves_is_marked_failed_with_a_note(
+    api_client, integration, chatwoot, conversation_id
+):
+    payload = chatwoot.agent_message(
+        conversation_id, "", attachment=("sumiu.pdf", b"%PDF", "application/pdf")
+    )
+    chatwoot.files.clear()
+    receive(api_client, integration, payload)
+    drain_all(integration)
+    assert _sent(integration.session) == []
+    assert chatwoot.messages[payload["id"]]["status"] == "failed"
+    (note,) = [m for m in chatwoot.messages.values() if m["private"]]
+    assert "sumiu.pdf" in note["content"] and "404" in note["content"]
