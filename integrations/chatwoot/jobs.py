@@ -165,6 +165,22 @@ def sweep(*, grace_seconds: float = 15) -> int:
     return len(chats)
 
 
+DONE_RETENTION = timedelta(days=1)
+DEAD_RETENTION = timedelta(days=7)
+
+
+def jobs_purge() -> int:
+    """Delete jobs done more than a day ago and dead letters kept more than 7 days; how many."""
+    now = timezone.now()
+    done, _ = MirrorJob.objects.filter(
+        status=MirrorJob.Status.DONE, finished_at__lt=now - DONE_RETENTION
+    ).delete()
+    dead, _ = MirrorJob.objects.filter(
+        status=MirrorJob.Status.DEAD, dead_at__lt=now - DEAD_RETENTION
+    ).delete()
+    return done + dead
+
+
 @transaction.atomic
 def jobs_resend(job_ids: list[int]) -> int:
     """Give dead letters one more attempt each (in their chat's order); how many were queued."""

@@ -43,19 +43,26 @@ class ContactNotImported(Exception):
     """The chat has no Chatwoot contact and `import_contacts` is off: nothing is mirrored for it."""
 
 
-def _contact(
-    client: ChatwootClient, integration: ChatwootIntegration, chat: str, name: str
-) -> tuple[int, str]:
-    """The Chatwoot contact of `chat` (found by identifier, else created when `import_contacts` is on):
-    (contact id, source id)."""
-    account = integration.account_id
-    for contact in client.contacts_search(account, chat):
+def _found(client: ChatwootClient, integration: ChatwootIntegration, chat: str) -> tuple[int, str] | None:
+    """The contact whose identifier is `chat`: (contact id, its source id in our inbox or "")."""
+    for contact in client.contacts_search(integration.account_id, chat):
         if contact.get("identifier") == chat:
             source_id = ""
             for contact_inbox in contact.get("contact_inboxes") or []:
                 if (contact_inbox.get("inbox") or {}).get("id") == integration.inbox_id:
                     source_id = str(contact_inbox.get("source_id") or "")
             return int(contact["id"]), source_id
+    return None
+
+
+def _contact(
+    client: ChatwootClient, integration: ChatwootIntegration, chat: str, name: str
+) -> tuple[int, str]:
+    """The Chatwoot contact of `chat` (found by identifier, else created when `import_contacts` is on):
+    (contact id, source id)."""
+    found = _found(client, integration, chat)
+    if found is not None:
+        return found
     if not integration.import_contacts:
         raise ContactNotImported(chat)
     fields: dict[str, Any] = {
@@ -66,7 +73,14 @@ def _contact(
     phone = _phone_of(chat)
     if phone:
         fields["phone_number"] = phone
-    created = client.contact_create(account, fields)
+    try:
+        created = client.contact_create(integration.account_id, fields)
+    except ChatwootError as exc:
+        # Created meanwhile (an agent, another integration): "Identifier has already been taken".
+        found = _found(client, integration, chat) if exc.status == 422 else None
+        if found is None:
+            raise
+        return found
     contact = created.get("contact") or created
     source_id = str((created.get("contact_inbox") or {}).get("source_id") or "")
     return int(contact["id"]), source_id
@@ -103,6 +117,9 @@ def conversation_for(
         contact_id, source_id = _contact(client, integration, chat, name)
         candidates = client.contact_conversations(integration.account_id, contact_id)
         conversation_id = _open_or_new(client, integration, contact_id, source_id, candidates)
+        if not source_id:  # a contact of another inbox: Chatwoot made its contact inbox for ours
+            conversation = client.conversation(integration.account_id, conversation_id)
+            source_id = str((conversation.get("contact_inbox") or {}).get("source_id") or "")
         link, _ = ChatLink.objects.update_or_create(
             integration=integration,
             chat=chat,

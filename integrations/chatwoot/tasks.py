@@ -15,3 +15,8 @@ def drain(integration_id: int, chat: str) -> int:
 @shared_task(name=jobs.SWEEP_TASK, ignore_result=True)
 def sweep(grace_seconds: float = 15) -> int:
     return jobs.sweep(grace_seconds=grace_seconds)
+
+
+@shared_task(name="integrations.chatwoot.purge", ignore_result=True)
+def purge() -> int:
+    return jobs.jobs_purge()

@@ -202,3 +202,19 @@ def test_without_importing_contacts_only_chats_with_a_chatwoot_contact_are_mirro
     drain_all(integration)
     assert [m["content"] for m in _messages(chatwoot)] == ["conhecida"]
     assert ChatLink.objects.get().contact_id == 55
+
+
+def test_finished_jobs_are_purged_after_their_retention(admin_client, integration, chatwoot):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from integrations.chatwoot.jobs import jobs_purge
+
+    inbound(admin_client, integration.session, text="antiga")
+    inbound(admin_client, integration.session, text="recente")
+    drain_all(integration)
+    old = MirrorJob.objects.get(payload__text="antiga")
+    MirrorJob.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=2))
+    assert jobs_purge() == 1
+    assert list(MirrorJob.objects.values_list("payload__text", flat=True)) == ["recente"]
