@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from config.errors import ApplicationError
+from integrations.chatwoot import config
 from integrations.chatwoot.jobs import jobs_resend
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
 
@@ -31,6 +35,21 @@ class ChatwootIntegrationForm(forms.ModelForm):
             "enabled",
         ]
 
+    def clean(self) -> dict:
+        """The inbox must be found (as on the API): a miss is shown on the form, nothing is written."""
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            reason = config.inbox_search_reason(
+                data.get("base_url") or "", data.get("access_token") or "", data.get("inbox_identifier") or ""
+            )
+        except ApplicationError as exc:
+            raise forms.ValidationError(exc.message) from None
+        if reason:
+            raise forms.ValidationError(reason)
+        return data
+
     def clean_access_token(self) -> str:
         token = self.cleaned_data.get("access_token") or ""
         if not token and self.instance.pk:
@@ -47,6 +66,17 @@ class ChatwootIntegrationAdmin(admin.ModelAdmin):
     list_filter = ["status", "enabled"]
     readonly_fields = ["account_id", "inbox_id", "status", "status_reason", "webhook_token"]
     raw_id_fields = ["session"]
+
+    def save_model(self, request: HttpRequest, obj: ChatwootIntegration, form: Any, change: bool) -> None:
+        """Saved through the same service as the API: the inbox is found, its webhook pointed at Ponte."""
+        values = {
+            "baseUrl": obj.base_url,
+            "accessToken": obj.access_token,
+            "inboxIdentifier": obj.inbox_identifier,
+            **{wire: getattr(obj, attribute) for wire, attribute in config.OPTIONS.items()},
+        }
+        saved = config.integration_configure(session=obj.session, values=values)
+        obj.pk = saved.pk
 
 
 @admin.register(MirrorJob)

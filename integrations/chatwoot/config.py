@@ -83,6 +83,12 @@ def _search(base_url: str, token: str, inbox_identifier: str) -> tuple[InboxFoun
     return found, ""
 
 
+def inbox_search_reason(base_url: str, token: str, inbox_identifier: str) -> str:
+    """Why the inbox cannot be used ("" when it is found); the address is checked first."""
+    validate_target_url(base_url)
+    return _search(base_url.rstrip("/"), token, inbox_identifier)[1]
+
+
 def integration_of(session: Session) -> ChatwootIntegration:
     integration = ChatwootIntegration.objects.filter(session=session).first()
     if integration is None:

@@ -118,3 +118,29 @@ def test_the_admin_lists_integrations_and_mirror_jobs_without_the_token(integrat
     change = staff.get(f"/admin/integrations/chatwootintegration/{integration.pk}/change/")
     assert change.status_code == 200 and TOKEN.encode() not in change.content
     assert staff.get("/admin/integrations/mirrorjob/").status_code == 200
+
+
+def test_the_admin_configures_through_the_inbox_search(paired_session, chatwoot):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    staff = Client()
+    staff.force_login(get_user_model().objects.create_superuser("staff", "staff@example.com", "pw"))
+    form = {
+        "session": str(paired_session.pk),
+        "base_url": chatwoot.url,
+        "access_token": TOKEN,
+        "inbox_identifier": "missing-inbox",
+        "reopen_conversations": "on",
+        "import_contacts": "on",
+        "enabled": "on",
+    }
+    refused = staff.post("/admin/integrations/chatwootintegration/add/", form)
+    assert refused.status_code == 200 and b"missing-inbox" in refused.content
+    assert not ChatwootIntegration.objects.exists()
+    form["inbox_identifier"] = chatwoot.inbox()["inbox_identifier"]
+    saved = staff.post("/admin/integrations/chatwootintegration/add/", form)
+    assert saved.status_code == 302, saved.content[:2000]
+    integration = ChatwootIntegration.objects.get()
+    assert (integration.account_id, integration.inbox_id, integration.status) == (ACCOUNT_ID, INBOX_ID, "ok")
+    assert chatwoot.inbox()["webhook_url"].endswith(integration.webhook_token)
