@@ -73,6 +73,10 @@ def _values(data: Any) -> dict[str, Any]:
 
 
 class ChatwootConfigApi(SessionKeyedView):
+    """The session's Chatwoot integration (docs/integrations.md). PUT searches the inbox identifier
+    across every account the token can see and points the inbox's webhook at `webhookUrl`; the access
+    token is never returned."""
+
     permission_classes = [ReadOrAdmin]
 
     @extend_schema(operation_id="chatwoot_config_get", responses=ChatwootConfigOutputSerializer)
@@ -146,7 +150,14 @@ class ChatwootWebhookApi(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
 
-    @extend_schema(operation_id="chatwoot_webhook_receive", request=None, responses={200: None})
+    @extend_schema(
+        operation_id="chatwoot_webhook_receive",
+        request=None,
+        responses=inline_serializer(
+            "ChatwootWebhookReceived",
+            {"result": serializers.CharField(help_text="queued, duplicate or ignored")},
+        ),
+    )
     def post(self, request: Request, token: str) -> Response:
         integration = ChatwootIntegration.objects.filter(webhook_token=token).first()
         if integration is None:
