@@ -177,6 +177,11 @@ class ChatwootClient:
             json_body=body,
         )
 
+    def message_delete(self, account_id: int, conversation_id: int, message_id: int) -> None:
+        self._request(
+            "DELETE", f"/api/v1/accounts/{account_id}/conversations/{conversation_id}/messages/{message_id}"
+        )
+
     def private_note(self, account_id: int, conversation_id: int, text: str) -> None:
         self.message_create(
             account_id, conversation_id, {"content": text, "message_type": "outgoing", "private": True}

@@ -18,6 +18,8 @@ import logging
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from django.db import transaction
+
 from config.errors import ApplicationError, EngineUnavailable, RateLimited, ServiceUnavailable
 from integrations.chatwoot import jobs
 from integrations.chatwoot.client import ChatwootError
@@ -27,7 +29,7 @@ from messaging.addressing import normalize_jid
 from messaging.models import Message, Session
 from messaging.services.chats import chat_mark_read, chat_presence
 from messaging.services.media import message_send_media
-from messaging.services.messages import QuotedInput, message_send_text
+from messaging.services.messages import QuotedInput, message_delete, message_send_text
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +75,19 @@ def webhook_receive(integration: ChatwootIntegration, payload: dict[str, Any]) -
             chat=chat,
             payload=payload,
             dedupe_key=f"cw-message:{payload['id']}",
+        )
+        return "queued" if job else "duplicate"
+    if event == "message_updated" and (payload.get("content_attributes") or {}).get("deleted"):
+        if not MessageLink.objects.filter(integration=integration, chatwoot_id=payload.get("id")).exists():
+            return "ignored"
+        chat = _chat_of(integration, payload.get("conversation") or {})
+        job = jobs.job_record(
+            integration_id=integration.pk,
+            direction=MirrorJob.Direction.TO_CUSTOMER,
+            kind="agent_delete",
+            chat=chat,
+            payload={"id": payload["id"]},
+            dedupe_key=f"cw-delete:{payload['id']}",
         )
         return "queued" if job else "duplicate"
     if event in ("conversation_typing_on", "conversation_typing_off"):
@@ -194,6 +209,23 @@ def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dic
             message_id=message.message_id,
             defaults={"chat": chat, "chatwoot_id": int(payload["id"])},
         )
+
+
+def agent_delete_send(integration: ChatwootIntegration, chat: str, payload: dict[str, Any]) -> None:
+    """An agent deleted a message in Chatwoot: deleted for everyone on the channel, where still allowed."""
+    links = list(MessageLink.objects.filter(integration=integration, chatwoot_id=payload.get("id")))
+    for link in links:
+        try:
+            with transaction.atomic():  # a passing fault keeps the link, for the retry
+                # Unlinked first: the channel's own `revoked` echo then finds nothing to delete in Chatwoot.
+                link.delete()
+                message_delete(
+                    session=integration.session, chat=link.chat, message_id=link.message_id, from_me=True
+                )
+        except (EngineUnavailable, ServiceUnavailable, RateLimited):
+            raise
+        except ApplicationError as exc:
+            logger.info("Chatwoot delete of %s not carried to the channel: %s", link.message_id, exc)
 
 
 def agent_typing_send(integration: ChatwootIntegration, chat: str, on: bool) -> None:

@@ -191,7 +191,10 @@ def _text_of(data: dict[str, Any]) -> str:
 
 def message_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:
     kind = data.get("type")
-    if kind in ("reaction", "revoked") or not data.get("id"):
+    if kind == "revoked":
+        revoked_mirror(integration, data)
+        return
+    if kind == "reaction" or not data.get("id"):
         return
     if MessageLink.objects.filter(integration=integration, message_id=data["id"]).exists():
         return  # already mirrored, or sent by an agent from Chatwoot (the engine's echo)
@@ -242,6 +245,18 @@ def message_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> No
         message_id=data["id"],
         defaults={"chat": chat, "chatwoot_id": int(created["id"])},
     )
+
+
+def revoked_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:
+    """A message deleted for everyone on the channel is deleted in Chatwoot too (shown as deleted)."""
+    links = list(MessageLink.objects.filter(integration=integration, message_id=data.get("revokedMessageId")))
+    for target in links:
+        chat_link = ChatLink.objects.filter(integration=integration, chat=target.chat).first()
+        if chat_link is not None and chat_link.conversation_id:
+            client_for(integration).message_delete(
+                integration.account_id, chat_link.conversation_id, target.chatwoot_id
+            )
+        target.delete()
 
 
 def ack_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:

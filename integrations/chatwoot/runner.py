@@ -19,6 +19,7 @@ def _run(job: MirrorJob) -> None:
         "message_ack": lambda: mirror.ack_mirror(integration, job.payload),
         "presence": lambda: mirror.presence_mirror(integration, job.chat, job.payload),
         "agent_message": lambda: inbound.agent_message_send(integration, job.chat, job.payload),
+        "agent_delete": lambda: inbound.agent_delete_send(integration, job.chat, job.payload),
         "agent_typing": lambda: inbound.agent_typing_send(integration, job.chat, bool(job.payload.get("on"))),
     }
     handler = handlers.get(job.kind)

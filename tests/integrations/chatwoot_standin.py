@@ -340,6 +340,13 @@ class ChatwootStandIn:
             }
             self.messages[mid] = message
             return 200, {k: v for k, v in message.items() if k != "attachments"}, {}
+        if action == "messages" and len(rest) == 4 and method == "DELETE":
+            message = self.messages.get(int(rest[3]))
+            if message is None:
+                return 404, {"error": "Resource could not be found"}, {}
+            message["content"] = "This message was deleted"
+            message["content_attributes"]["deleted"] = True
+            return 200, message, {}
         if action == "messages" and len(rest) == 4 and method == "PATCH":
             message = self.messages.get(int(rest[3]))
             if message is None:
@@ -421,6 +428,21 @@ class ChatwootStandIn:
                 },
                 "messages": [{"id": mid, "message_type": 1, "source_id": None, "attachments": []}],
             },
+        }
+
+    def agent_deletes(self, message_id: int) -> dict[str, Any]:
+        """An agent deletes a message in the panel: Chatwoot's `message_updated` payload."""
+        message = self.messages[message_id]
+        message["content_attributes"]["deleted"] = True
+        conversation = self.conversations[message["conversation_id"]]
+        return {
+            "event": "message_updated",
+            "id": message_id,
+            "content": "This message was deleted",
+            "message_type": "outgoing",
+            "private": False,
+            "content_attributes": {"deleted": True},
+            "conversation": {"id": conversation["id"], "inbox_id": conversation["inbox_id"]},
         }
 
     def agent_typing(

@@ -246,3 +246,37 @@ def test_an_attachment_chatwoot_no_longer_serves_is_marked_failed_with_a_note(
     assert chatwoot.messages[payload["id"]]["status"] == "failed"
     (note,) = [m for m in chatwoot.messages.values() if m["private"]]
     assert "sumiu.pdf" in note["content"] and "404" in note["content"]
+
+
+def test_a_message_the_agent_deletes_is_deleted_for_everyone_on_the_channel(
+    api_client, integration, chatwoot, conversation_id
+):
+    payload = chatwoot.agent_message(conversation_id, "enviada por engano")
+    receive(api_client, integration, payload)
+    drain_all(integration)
+    (sent,) = _sent(integration.session)
+    assert receive(api_client, integration, chatwoot.agent_deletes(payload["id"])) == "queued"
+    drain_all(integration)
+    sent.refresh_from_db()
+    assert sent.status == Message.Status.DELETED
+    # The channel's echo of the deletion is not carried back into Chatwoot as another deletion or message.
+    assert [m["content"] for m in chatwoot.messages.values()] == ["Oi, tudo bem?", "enviada por engano"]
+
+
+def test_a_message_the_customer_deletes_is_shown_deleted_in_chatwoot(integration, chatwoot, conversation_id):
+    from messaging.engines.events import MessageEvent
+    from messaging.services.events import engine_event_receive
+
+    revoke = MessageEvent(
+        id="3EB0REVOKE0000001",
+        chat_jid=JID,
+        sender=JID,
+        type="revoked",
+        revoked_message_id="3EB0CUSTOMER00001",
+        revoked_sender=JID,
+        revoked_from_me=False,
+    )
+    engine_event_receive(str(integration.session_id), revoke)
+    drain_all(integration)
+    (mirrored,) = chatwoot.messages.values()
+    assert mirrored["content_attributes"]["deleted"] is True
