@@ -135,20 +135,18 @@ def _finish(job: MirrorJob, error: Exception | None) -> None:
 
 
 def drain(integration_id: int, chat: str, run: Callable[[MirrorJob], None]) -> int:
-    """Run the chat's due jobs in order, one at a time; how many were run."""
+    """Run the chat's due jobs in order, one at a time; how many were run. A job left waiting for its
+    retry stops the drain (it is the chat's head and not due); a dead one lets the next go."""
     handled = 0
     while (job := _claim_head(integration_id, chat)) is not None:
+        error: Exception | None = None
         try:
             run(job)
         except Exception as exc:
             if not isinstance(exc, (ChatwootError, JobRefused)):
                 logger.exception("Chatwoot mirror job %s failed", job.pk)
-            _finish(job, exc)
-            handled += 1
-            if not (isinstance(exc, JobRefused) or (isinstance(exc, ChatwootError) and exc.final)):
-                break  # the chat waits for this job's retry: its later jobs keep their order
-            continue
-        _finish(job, None)
+            error = exc
+        _finish(job, error)
         handled += 1
     return handled
 
