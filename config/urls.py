@@ -11,6 +11,7 @@ from accounts import urls as accounts_urls
 from accounts.web import home as account_home
 from config import health, metrics
 from config.errors import ApplicationError, BadRequest, NotFound, json_error_response
+from integrations import urls as integrations_urls
 from messaging import urls as messaging_urls
 from webhooks import urls as webhooks_urls
 
@@ -45,7 +46,10 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("bonds/", include("bonds.urls")),
     re_path(r"^bonds/(?P<rest>.*)$", unknown_route),
-    path("api/", include(accounts_urls.urlpatterns + messaging_urls.urlpatterns)),
+    path(
+        "api/",
+        include(accounts_urls.urlpatterns + messaging_urls.urlpatterns + integrations_urls.api_urlpatterns),
+    ),
     re_path(r"^api/(?P<rest>.*)$", unknown_route),
     path(
         "gateway/",
@@ -56,7 +60,12 @@ urlpatterns = [
         ),
     ),
     re_path(r"^gateway/(?P<rest>.*)$", unknown_route),
-    path("instances/", include(webhooks_urls.instance_urlpatterns)),
+    path(
+        "instances/",
+        include(webhooks_urls.instance_urlpatterns + integrations_urls.instance_urlpatterns),
+    ),
+    path("integrations/", include(integrations_urls.urlpatterns)),
+    re_path(r"^integrations/(?P<rest>.*)$", unknown_route),
     path("channels/", include("messaging.channels.urls")),
     re_path(r"^instances/(?P<rest>.*)$", unknown_route),
 ]

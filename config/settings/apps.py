@@ -83,8 +83,11 @@ PONTE_METRICS_COLLECTORS = [
 # --- Messaging ----------------------------------------------------------------------------------
 
 MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
-# Where the messaging app hands every engine event (resolved once at app start): the outbox's emit.
-MESSAGING_EVENT_SINK = os.environ.get("MESSAGING_EVENT_SINK", "webhooks.services.emit")
+# Where the messaging app hands every engine event (resolved once at app start): the outbox's emit, then
+# the support-platform mirror (comma-separated dotted paths, called in order in the event's transaction).
+MESSAGING_EVENT_SINK = os.environ.get(
+    "MESSAGING_EVENT_SINK", "webhooks.services.emit,integrations.chatwoot.sink.event_received"
+)
 # Engine processes (`manage.py run_engine`, used by messaging.engines.remote.RemoteEngine; need REDIS_URL).
 ENGINE_DRIVER = os.environ.get("ENGINE_DRIVER", "sandbox")
 ENGINE_REDIS_URL = os.environ.get("ENGINE_REDIS_URL", REDIS_URL)
@@ -187,6 +190,12 @@ PONTE_WS_QUEUE_FRAMES = env_int("PONTE_WS_QUEUE_FRAMES", 1000)
 PONTE_WS_POLL_SECONDS = float(os.environ.get("PONTE_WS_POLL_SECONDS") or 0.5)
 PONTE_WS_KEY_CHECK_SECONDS = float(os.environ.get("PONTE_WS_KEY_CHECK_SECONDS") or 60)
 PONTE_WS_CHANNEL = os.environ.get("PONTE_WS_CHANNEL", "")
+
+# --- Integrations (docs/integrations.md) ----------------------------------------------------------
+
+# A Chatwoot mirror job held this long (seconds) by a worker that stopped answering may be taken again
+# (the sweeper hints it); longer than a job's calls can take (each Chatwoot call times out after 15 s).
+PONTE_CHATWOOT_CLAIM_LEASE_SECONDS = env_int("PONTE_CHATWOOT_CLAIM_LEASE_SECONDS", 120)
 
 # --- Bonds --------------------------------------------------------------------------------------
 

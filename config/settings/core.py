@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "bonds",
     "messaging",
     "webhooks",
+    "integrations",
 ]
 
 MIDDLEWARE = [

@@ -2,10 +2,10 @@
 
 `engine_event_receive` is the callback every engine gets (messaging.services._engine.get_engine), in
 web and worker processes as in engine processes (`run_engine`). It keeps the Session, Message and
-Group rows in step with the engine, then calls the sink named by `settings.MESSAGING_EVENT_SINK` (default
-`webhooks.services.emit`, the outbox), which writes the event and its deliveries in the same
-transaction. The sink is resolved once at app start (MessagingConfig.ready), so nothing in `messaging`
-imports `webhooks`.
+Group rows in step with the engine, then calls the sinks named by `settings.MESSAGING_EVENT_SINK`
+(default `webhooks.services.emit`, the outbox, then the Chatwoot mirror's sink), which write the event,
+its deliveries and mirror jobs in the same transaction. The sinks are resolved once at app start
+(MessagingConfig.ready), so nothing in `messaging` imports `webhooks`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,16 @@ _sink: EventSink | None = None
 def wire_sink() -> None:
     """Resolve `settings.MESSAGING_EVENT_SINK` (called once at app start, and when a test changes it)."""
     global _sink
-    _sink = import_string(settings.MESSAGING_EVENT_SINK)
+    sinks = [import_string(path.strip()) for path in settings.MESSAGING_EVENT_SINK.split(",") if path.strip()]
+    if len(sinks) == 1:
+        _sink = sinks[0]
+        return
+
+    def _all(**event: Any) -> None:  # several sinks (the outbox, then the mirror), in order
+        for sink in sinks:
+            sink(**event)
+
+    _sink = _all
 
 
 @receiver(setting_changed)

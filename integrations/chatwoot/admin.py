@@ -1,0 +1,96 @@
+"""Admin: integrations (the access token is never shown), and the mirror's jobs with their dead letters
+(resendable: one more attempt each, in their chat's order)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from config.errors import ApplicationError
+from integrations.chatwoot import config
+from integrations.chatwoot.jobs import jobs_resend
+from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
+
+
+class ChatwootIntegrationForm(forms.ModelForm):
+    base_url = forms.URLField(max_length=500, assume_scheme="https")
+    access_token = forms.CharField(
+        required=False, widget=forms.PasswordInput, help_text="Leave empty to keep the current token."
+    )
+
+    class Meta:
+        model = ChatwootIntegration
+        fields = [
+            "session",
+            "base_url",
+            "access_token",
+            "inbox_identifier",
+            "sign_messages",
+            "reopen_conversations",
+            "import_contacts",
+            "enabled",
+        ]
+
+    def clean(self) -> dict:
+        """The inbox must be found (as on the API): a miss is shown on the form, nothing is written."""
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            reason = config.inbox_search_reason(
+                data.get("base_url") or "", data.get("access_token") or "", data.get("inbox_identifier") or ""
+            )
+        except ApplicationError as exc:
+            raise forms.ValidationError(exc.message) from None
+        if reason:
+            raise forms.ValidationError(reason)
+        return data
+
+    def clean_access_token(self) -> str:
+        token = self.cleaned_data.get("access_token") or ""
+        if not token and self.instance.pk:
+            return self.instance.access_token
+        if not token:
+            raise forms.ValidationError("Required.")
+        return token
+
+
+@admin.register(ChatwootIntegration)
+class ChatwootIntegrationAdmin(admin.ModelAdmin):
+    form = ChatwootIntegrationForm
+    list_display = ["session", "base_url", "inbox_identifier", "account_id", "inbox_id", "status", "enabled"]
+    list_filter = ["status", "enabled"]
+    readonly_fields = ["account_id", "inbox_id", "status", "status_reason", "webhook_token"]
+    raw_id_fields = ["session"]
+
+    def save_model(self, request: HttpRequest, obj: ChatwootIntegration, form: Any, change: bool) -> None:
+        """Saved through the same service as the API: the inbox is found, its webhook pointed at Ponte."""
+        values = {
+            "baseUrl": obj.base_url,
+            "accessToken": obj.access_token,
+            "inboxIdentifier": obj.inbox_identifier,
+            **{wire: getattr(obj, attribute) for wire, attribute in config.OPTIONS.items()},
+        }
+        saved = config.integration_configure(session=obj.session, values=values)
+        obj.pk = saved.pk
+
+
+@admin.register(MirrorJob)
+class MirrorJobAdmin(admin.ModelAdmin):
+    list_display = ["id", "integration", "direction", "kind", "chat", "status", "attempt_count", "created_at"]
+    list_filter = ["status", "direction", "kind"]
+    search_fields = ["chat", "dedupe_key"]
+    readonly_fields = [f.name for f in MirrorJob._meta.fields]
+    actions = ["resend"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Resend the selected dead letters (one more attempt each)")
+    def resend(self, request: HttpRequest, queryset: QuerySet[MirrorJob]) -> None:
+        queued = jobs_resend(list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"{queued} job(s) queued again.", messages.SUCCESS)

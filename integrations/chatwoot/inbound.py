@@ -1,0 +1,242 @@
+"""Platform → customer: Chatwoot's webhooks received, recorded as jobs, carried through the session.
+
+Received (`webhook_receive`): `message_created` of an agent (`outgoing` or `template`) — private notes
+never reach the customer, and messages Ponte itself mirrored (`source_id` `WAID:…`) are echoes; typing
+of an agent (`user.type == "user"`, not private). Each Chatwoot message is recorded once, however many
+webhooks (account and inbox) deliver it.
+
+Carried (`agent_message_send`): the conversation is first marked read on the channel, then text,
+attachments and replies go through the messaging services (any engine, official channels included: the
+24-hour window and templates apply there). A refusal marks the Chatwoot message failed and adds a
+private note with the reason; nothing is retried for it.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from django.db import transaction
+
+from config.errors import ApplicationError, EngineUnavailable, RateLimited, ServiceUnavailable
+from integrations.chatwoot import jobs
+from integrations.chatwoot.client import ChatwootError
+from integrations.chatwoot.config import client_for
+from integrations.chatwoot.models import ChatLink, ChatwootIntegration, MessageLink, MirrorJob
+from messaging.addressing import normalize_jid
+from messaging.models import Message, Session
+from messaging.services.chats import chat_mark_read, chat_presence
+from messaging.services.media import message_send_media
+from messaging.services.messages import QuotedInput, message_delete, message_send_text
+
+logger = logging.getLogger(__name__)
+
+AGENT_TYPES = {"outgoing", "template", 1, 3}
+FILE_TYPES = {"image": "image", "video": "video", "audio": "audio", "file": "document"}
+MAX_ATTACHMENT_BYTES = 40 * 1024 * 1024
+
+
+def _chat_of(integration: ChatwootIntegration, conversation: dict[str, Any]) -> str:
+    if conversation.get("id"):
+        link = ChatLink.objects.filter(integration=integration, conversation_id=conversation["id"]).first()
+        if link is not None:
+            return link.chat
+    sender = (conversation.get("meta") or {}).get("sender") or {}
+    if sender.get("identifier"):
+        return str(sender["identifier"])
+    phone = str(sender.get("phone_number") or "").lstrip("+")
+    try:
+        return normalize_jid(phone) if phone else ""
+    except ApplicationError:
+        return ""
+
+
+def webhook_receive(integration: ChatwootIntegration, payload: dict[str, Any]) -> str:
+    """Record what an event asks for; what was done with it ("queued", "duplicate", "ignored")."""
+    event = str(payload.get("event") or "")
+    if not integration.enabled or integration.inbox_id is None:
+        return "ignored"  # paused: nothing is recorded
+    if event == "message_created":
+        if payload.get("private") or payload.get("message_type") not in AGENT_TYPES:
+            return "ignored"  # private notes stay in Chatwoot; incoming ones are Ponte's own mirror
+        if str(payload.get("source_id") or "").startswith("WAID:"):
+            return "ignored"
+        if MessageLink.objects.filter(integration=integration, chatwoot_id=payload.get("id")).exists():
+            return "ignored"
+        chat = _chat_of(integration, payload.get("conversation") or {})
+        if not chat or not payload.get("id"):
+            return "ignored"
+        job = jobs.job_record(
+            integration_id=integration.pk,
+            direction=MirrorJob.Direction.TO_CUSTOMER,
+            kind="agent_message",
+            chat=chat,
+            payload=payload,
+            dedupe_key=f"cw-message:{payload['id']}",
+        )
+        return "queued" if job else "duplicate"
+    if event == "message_updated" and (payload.get("content_attributes") or {}).get("deleted"):
+        if not MessageLink.objects.filter(integration=integration, chatwoot_id=payload.get("id")).exists():
+            return "ignored"
+        chat = _chat_of(integration, payload.get("conversation") or {})
+        job = jobs.job_record(
+            integration_id=integration.pk,
+            direction=MirrorJob.Direction.TO_CUSTOMER,
+            kind="agent_delete",
+            chat=chat,
+            payload={"id": payload["id"]},
+            dedupe_key=f"cw-delete:{payload['id']}",
+        )
+        return "queued" if job else "duplicate"
+    if event in ("conversation_typing_on", "conversation_typing_off"):
+        user = payload.get("user") or {}
+        if user.get("type") != "user" or payload.get("is_private"):
+            return "ignored"  # the contact's typing we pushed, echoed back; or a private note
+        chat = _chat_of(integration, payload.get("conversation") or {})
+        if not chat:
+            return "ignored"
+        jobs.job_record(
+            integration_id=integration.pk,
+            direction=MirrorJob.Direction.TO_CUSTOMER,
+            kind="agent_typing",
+            chat=chat,
+            payload={"on": event.endswith("_on")},
+        )
+        return "queued"
+    return "ignored"
+
+
+def _attachment_name(attachment: dict[str, Any]) -> str:
+    path = urlparse(str(attachment.get("data_url") or "")).path
+    return unquote(path.rsplit("/", 1)[-1]) or f"attachment-{attachment.get('id', '')}"
+
+
+def _refused(integration: ChatwootIntegration, payload: dict[str, Any], reason: str) -> None:
+    """The send was refused: the Chatwoot message is marked failed and a private note says why."""
+    client = client_for(integration)
+    conversation_id = (payload.get("conversation") or {}).get("id")
+    client.message_status(integration.account_id, conversation_id, payload["id"], "failed", reason)
+    client.private_note(
+        integration.account_id, conversation_id, f"🚨 The message could not be sent to the customer: {reason}"
+    )
+
+
+def _mark_read(session: Session, chat: str) -> None:
+    """Mark the chat read on the channel. Official accounts mark the newest received message (and all
+    before it), showing the typing indicator: one call, not one per message."""
+    if session.official:
+        newest = (
+            Message.objects.filter(session=session, chat=chat, from_me=False)
+            .order_by("-timestamp", "-id")
+            .values_list("message_id", flat=True)
+            .first()
+        )
+        if newest:
+            chat_mark_read(session=session, chat=chat, message_ids=[newest])
+        return
+    chat_mark_read(session=session, chat=chat)
+
+
+def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dict[str, Any]) -> None:
+    session = integration.session
+    text = str(payload.get("content") or "")
+    name = (payload.get("sender") or {}).get("available_name") or (payload.get("sender") or {}).get("name")
+    if integration.sign_messages and name and text:
+        text = f"*{name}:*\n{text}"
+    quoted = None
+    reply_to = (payload.get("content_attributes") or {}).get("in_reply_to")
+    if reply_to:
+        target = MessageLink.objects.filter(integration=integration, chatwoot_id=reply_to).first()
+        if target is not None:
+            quoted = QuotedInput(message_id=target.message_id)
+    try:
+        try:  # replying from the panel marks the conversation read on the channel
+            _mark_read(session, chat)
+        except ApplicationError as exc:
+            logger.info("Chatwoot reply: chat %s not marked read (%s)", chat, exc)
+        sent = []
+        attachments = payload.get("attachments") or []
+        for index, attachment in enumerate(attachments):
+            kind = FILE_TYPES.get(str(attachment.get("file_type")), "document")
+            caption = text if index == 0 else ""
+            if session.official:
+                sent.append(
+                    message_send_media(
+                        session=session,
+                        to=chat,
+                        type_=kind,
+                        url=str(attachment.get("data_url") or ""),
+                        caption=caption,
+                        file_name=_attachment_name(attachment),
+                    )
+                )
+                continue
+            try:
+                raw = client_for(integration).download(
+                    str(attachment.get("data_url") or ""), max_bytes=MAX_ATTACHMENT_BYTES
+                )
+            except ChatwootError as exc:
+                if not exc.final:
+                    raise  # unreachable, 5xx or 429: retried with back-off
+                _refused(integration, payload, f"{_attachment_name(attachment)}: {exc}")
+                return
+            sent.append(
+                message_send_media(
+                    session=session,
+                    to=chat,
+                    type_=kind,
+                    data=base64.b64encode(raw).decode(),
+                    caption=caption,
+                    file_name=_attachment_name(attachment),
+                    quoted=quoted if index == 0 else None,
+                )
+            )
+        if not attachments:
+            sent.append(message_send_text(session=session, to=chat, text=text, quoted=quoted))
+    except (EngineUnavailable, ServiceUnavailable, RateLimited):
+        raise  # passing trouble: retried with back-off
+    except ApplicationError as exc:
+        record = getattr(exc, "record", None)
+        if callable(record):
+            record()
+        _refused(integration, payload, exc.message if hasattr(exc, "message") else str(exc))
+        return
+    for message in sent:
+        MessageLink.objects.update_or_create(
+            integration=integration,
+            message_id=message.message_id,
+            defaults={"chat": chat, "chatwoot_id": int(payload["id"])},
+        )
+
+
+def agent_delete_send(integration: ChatwootIntegration, chat: str, payload: dict[str, Any]) -> None:
+    """An agent deleted a message in Chatwoot: deleted for everyone on the channel, where still allowed."""
+    links = list(MessageLink.objects.filter(integration=integration, chatwoot_id=payload.get("id")))
+    for link in links:
+        try:
+            with transaction.atomic():  # a passing fault keeps the link, for the retry
+                # Unlinked first: the channel's own `revoked` echo then finds nothing to delete in Chatwoot.
+                link.delete()
+                message_delete(
+                    session=integration.session, chat=link.chat, message_id=link.message_id, from_me=True
+                )
+        except (EngineUnavailable, ServiceUnavailable, RateLimited):
+            raise
+        except ApplicationError as exc:
+            logger.info("Chatwoot delete of %s not carried to the channel: %s", link.message_id, exc)
+
+
+def agent_typing_send(integration: ChatwootIntegration, chat: str, on: bool) -> None:
+    """Presence on the unofficial connection; on official accounts mark-as-read with the typing
+    indicator (the only typing signal the platforms offer), only when typing starts."""
+    session = integration.session
+    try:
+        if session.official:
+            if on:
+                _mark_read(session, chat)
+            return
+        chat_presence(session=session, chat=chat, presence="composing" if on else "paused")
+    except ApplicationError as exc:
+        logger.info("Chatwoot typing not shown in %s: %s", chat, exc)

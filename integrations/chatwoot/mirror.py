@@ -1,0 +1,290 @@
+"""Customer → platform: channel events of a session mirrored into its Chatwoot inbox (run by jobs).
+
+* contact: found by identifier (the chat's JID) or created; a phone number is given only when the JID
+  is a phone number's — a contact known by an anonymous id (`…@lid`) keeps that id as its identifier;
+* conversation: the linked one while it is open; a resolved one is reopened when
+  `reopen_conversations` is set, else a new one is started;
+* message: `incoming` (or `outgoing` for what the account typed on its phone), `source_id` `WAID:<id>`,
+  quotes as `in_reply_to`, the channel's timestamp in `content_attributes.external_created_at`, media as
+  multipart attachments under their real file names; media over 40 MB or that cannot be read → a notice;
+* receipts: delivered/read of our messages → the Chatwoot message's status;
+* typing: the customer's typing shown in an existing conversation (never opens one).
+"""
+
+from __future__ import annotations
+
+import logging
+import mimetypes
+from typing import Any
+
+from django.conf import settings
+
+from integrations.chatwoot.client import ChatwootClient, ChatwootError, Upload
+from integrations.chatwoot.config import client_for
+from integrations.chatwoot.models import ChatLink, ChatwootIntegration, MessageLink
+from messaging.addressing import is_group, user_suffix
+from messaging.media import MediaLinkExpired, MediaLinkInvalid, media_link_read, media_storage
+
+logger = logging.getLogger(__name__)
+
+MAX_MEDIA_BYTES = 40 * 1024 * 1024
+MEDIA_TYPES = {"image", "video", "audio", "voice", "document", "sticker"}
+OPEN_STATUSES = {"open", "pending", "snoozed"}
+
+
+def _phone_of(chat: str) -> str:
+    local, _, domain = chat.partition("@")
+    if domain in ("", user_suffix(), "s.whatsapp.net", "c.us") and local.isdigit():
+        return f"+{local}"
+    return ""  # a group, an anonymous id (@lid) or a platform-scoped id: never made into a phone
+
+
+class ContactNotImported(Exception):
+    """The chat has no Chatwoot contact and `import_contacts` is off: nothing is mirrored for it."""
+
+
+def _found(client: ChatwootClient, integration: ChatwootIntegration, chat: str) -> tuple[int, str] | None:
+    """The contact whose identifier is `chat`: (contact id, its source id in our inbox or "")."""
+    for contact in client.contacts_search(integration.account_id, chat):
+        if contact.get("identifier") == chat:
+            source_id = ""
+            for contact_inbox in contact.get("contact_inboxes") or []:
+                if (contact_inbox.get("inbox") or {}).get("id") == integration.inbox_id:
+                    source_id = str(contact_inbox.get("source_id") or "")
+            return int(contact["id"]), source_id
+    return None
+
+
+def _contact(
+    client: ChatwootClient, integration: ChatwootIntegration, chat: str, name: str
+) -> tuple[int, str]:
+    """The Chatwoot contact of `chat` (found by identifier, else created when `import_contacts` is on):
+    (contact id, source id)."""
+    found = _found(client, integration, chat)
+    if found is not None:
+        return found
+    if not integration.import_contacts:
+        raise ContactNotImported(chat)
+    fields: dict[str, Any] = {
+        "inbox_id": integration.inbox_id,
+        "name": name or chat.split("@")[0],
+        "identifier": chat,
+    }
+    phone = _phone_of(chat)
+    if phone:
+        fields["phone_number"] = phone
+    try:
+        created = client.contact_create(integration.account_id, fields)
+    except ChatwootError as exc:
+        # Created meanwhile (an agent, another integration): "Identifier has already been taken".
+        found = _found(client, integration, chat) if exc.status == 422 else None
+        if found is None:
+            raise
+        return found
+    contact = created.get("contact") or created
+    source_id = str((created.get("contact_inbox") or {}).get("source_id") or "")
+    return int(contact["id"]), source_id
+
+
+def _open_or_new(
+    client: ChatwootClient,
+    integration: ChatwootIntegration,
+    contact_id: int,
+    source_id: str,
+    candidates: list[dict],
+) -> int:
+    account = integration.account_id
+    mine = [c for c in candidates if c.get("inbox_id") == integration.inbox_id]
+    for conversation in mine:
+        if conversation.get("status") in OPEN_STATUSES:
+            return int(conversation["id"])
+    if mine and integration.reopen_conversations:
+        conversation_id = int(mine[0]["id"])
+        client.conversation_status(account, conversation_id, "open")
+        return conversation_id
+    fields: dict[str, Any] = {"contact_id": contact_id, "inbox_id": integration.inbox_id}
+    if source_id:
+        fields["source_id"] = source_id
+    return int(client.conversation_create(account, fields)["id"])
+
+
+def conversation_for(
+    client: ChatwootClient, integration: ChatwootIntegration, chat: str, name: str
+) -> ChatLink:
+    """The chat's link with a usable conversation (found, reopened or started)."""
+    link = ChatLink.objects.filter(integration=integration, chat=chat).first()
+    if link is None:
+        contact_id, source_id = _contact(client, integration, chat, name)
+        candidates = client.contact_conversations(integration.account_id, contact_id)
+        conversation_id = _open_or_new(client, integration, contact_id, source_id, candidates)
+        if not source_id:  # a contact of another inbox: Chatwoot made its contact inbox for ours
+            conversation = client.conversation(integration.account_id, conversation_id)
+            source_id = str((conversation.get("contact_inbox") or {}).get("source_id") or "")
+        link, _ = ChatLink.objects.update_or_create(
+            integration=integration,
+            chat=chat,
+            defaults={"contact_id": contact_id, "source_id": source_id, "conversation_id": conversation_id},
+        )
+        return link
+    current = (
+        client.conversation(integration.account_id, link.conversation_id) if link.conversation_id else {}
+    )
+    if current.get("status") in OPEN_STATUSES:
+        return link
+    link.conversation_id = _open_or_new(
+        client, integration, link.contact_id, link.source_id, [current] if current else []
+    )
+    link.save(update_fields=["conversation_id"])
+    return link
+
+
+# --- Message content ------------------------------------------------------------------------------
+
+
+def _file_name(data: dict[str, Any]) -> str:
+    given = str(data.get("fileName") or "").strip()
+    if given:
+        return given
+    mime = str(data.get("mimeType") or "").split(";")[0]
+    extension = ".ogg" if mime == "audio/ogg" else (mimetypes.guess_extension(mime) or ".bin")
+    kind = "voice" if data.get("voice") or data.get("type") == "voice" else str(data.get("type") or "file")
+    return f"{kind}-{data.get('id', '')}{extension}"
+
+
+def _media_bytes(client: ChatwootClient, url: str) -> bytes:
+    """A Ponte media link is read from storage; any other link is downloaded (checked, ≤ 40 MB)."""
+    prefix = f"{settings.PONTE_BASE_URL}/api/media/"
+    if url.startswith(prefix):
+        try:
+            link = media_link_read(url[len(prefix) :])
+        except (MediaLinkInvalid, MediaLinkExpired):
+            raise ChatwootError("the media link is no longer valid") from None
+        with media_storage().open(link.path, "rb") as stored:
+            content = stored.read(MAX_MEDIA_BYTES + 1)
+        if len(content) > MAX_MEDIA_BYTES:
+            raise ChatwootError("larger than 40 MB")
+        return content
+    return client.download(url, max_bytes=MAX_MEDIA_BYTES)
+
+
+def _notice(data: dict[str, Any], why: str) -> str:
+    return f"📎 {data.get('type', 'media')} {_file_name(data)} was not mirrored: {why}."
+
+
+def _text_of(data: dict[str, Any]) -> str:
+    kind = data.get("type")
+    if kind == "location" and data.get("location"):
+        where = data["location"]
+        label = " ".join(str(where.get(k) or "") for k in ("name", "address")).strip()
+        return (
+            f"📍 {label}\nhttps://maps.google.com/?q={where.get('latitude')},{where.get('longitude')}".strip()
+        )
+    if kind in ("contact", "contacts") and data.get("contacts"):
+        cards = [
+            f"👤 {c.get('displayName') or ''} {c.get('phoneNumber') or ''}".strip() for c in data["contacts"]
+        ]
+        return "\n".join(cards)
+    if data.get("selectedTitle") or data.get("selectedId"):
+        return str(data.get("selectedTitle") or data.get("selectedId"))
+    return str(data.get("text") or data.get("caption") or "")
+
+
+def message_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:
+    kind = data.get("type")
+    if kind == "revoked":
+        revoked_mirror(integration, data)
+        return
+    if kind == "reaction" or not data.get("id"):
+        return
+    if MessageLink.objects.filter(integration=integration, message_id=data["id"]).exists():
+        return  # already mirrored, or sent by an agent from Chatwoot (the engine's echo)
+    client = client_for(integration)
+    chat = str(data.get("chat") or "")
+    name = "" if data.get("fromMe") else str(data.get("pushName") or "")
+    try:
+        link = conversation_for(client, integration, chat, name)
+    except ContactNotImported:
+        logger.info("Chat %s has no Chatwoot contact and importContacts is off: not mirrored", chat)
+        return
+    content = _text_of(data)
+    if is_group(chat) and not data.get("fromMe") and data.get("sender"):
+        content = f"**{data.get('pushName') or data['sender'].split('@')[0]}:** {content}"
+    attributes: dict[str, Any] = {}
+    if data.get("timestamp"):
+        attributes["external_created_at"] = int(data["timestamp"])
+    quoted = (data.get("quoted") or {}).get("messageId")
+    if quoted:
+        target = MessageLink.objects.filter(integration=integration, message_id=quoted).first()
+        attributes["in_reply_to_external_id"] = f"WAID:{quoted}"
+        if target is not None:
+            attributes["in_reply_to"] = target.chatwoot_id
+    uploads: list[Upload] = []
+    if kind in MEDIA_TYPES:
+        size = int(data.get("size") or 0)
+        if size > MAX_MEDIA_BYTES:
+            content = "\n".join(filter(None, [content, _notice(data, "larger than 40 MB")]))
+        elif data.get("mediaUrl"):
+            try:
+                raw = _media_bytes(client, str(data["mediaUrl"]))
+                mime = str(data.get("mimeType") or "application/octet-stream").split(";")[0]
+                uploads.append(Upload(file_name=_file_name(data), mime_type=mime, content=raw))
+            except ChatwootError as exc:
+                content = "\n".join(filter(None, [content, _notice(data, str(exc))]))
+        else:
+            content = "\n".join(filter(None, [content, _notice(data, "the download was refused")]))
+    fields: dict[str, Any] = {
+        "content": content,
+        "message_type": "outgoing" if data.get("fromMe") else "incoming",
+        "source_id": f"WAID:{data['id']}",
+    }
+    if attributes:
+        fields["content_attributes"] = attributes
+    created = client.message_create(integration.account_id, link.conversation_id, fields, uploads)
+    MessageLink.objects.update_or_create(
+        integration=integration,
+        message_id=data["id"],
+        defaults={"chat": chat, "chatwoot_id": int(created["id"])},
+    )
+
+
+def revoked_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:
+    """A message deleted for everyone on the channel is deleted in Chatwoot too (shown as deleted)."""
+    links = list(MessageLink.objects.filter(integration=integration, message_id=data.get("revokedMessageId")))
+    for target in links:
+        chat_link = ChatLink.objects.filter(integration=integration, chat=target.chat).first()
+        if chat_link is not None and chat_link.conversation_id:
+            client_for(integration).message_delete(
+                integration.account_id, chat_link.conversation_id, target.chatwoot_id
+            )
+        target.delete()
+
+
+def ack_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:
+    """Delivered/read/failed of one of our messages → its Chatwoot message's status."""
+    status = {"delivered": "delivered", "read": "read", "played": "read", "failed": "failed"}.get(
+        str(data.get("status"))
+    )
+    target = MessageLink.objects.filter(integration=integration, message_id=data.get("messageId")).first()
+    if status is None or target is None:
+        return
+    link = ChatLink.objects.filter(integration=integration, chat=target.chat).first()
+    if link is None or not link.conversation_id:
+        return
+    client_for(integration).message_status(
+        integration.account_id, link.conversation_id, target.chatwoot_id, status, str(data.get("error") or "")
+    )
+
+
+def presence_mirror(integration: ChatwootIntegration, chat: str, data: dict[str, Any]) -> None:
+    """The customer typing, in the conversation already linked (never opens one)."""
+    link = ChatLink.objects.filter(integration=integration, chat=chat).first()
+    if link is None or not link.conversation_id or not link.source_id:
+        return
+    on = data.get("presence") in ("composing", "recording")
+    client_for(integration).contact_typing(
+        integration.inbox_identifier, link.source_id, link.conversation_id, on
+    )
+
+
+def chat_of_presence(data: dict[str, Any]) -> str:
+    return str(data.get("chat") or data.get("from") or "")

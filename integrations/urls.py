@@ -1,0 +1,25 @@
+"""`urlpatterns` (receiving URLs) is mounted at /integrations/; `api_urlpatterns` at /api/;
+`instance_urlpatterns` at /instances/."""
+
+from django.urls import URLPattern, path
+
+from integrations.chatwoot import api
+
+urlpatterns: list[URLPattern] = [
+    path("chatwoot/<str:token>", api.ChatwootWebhookApi.as_view(), name="chatwoot-webhook"),
+]
+api_urlpatterns: list[URLPattern] = [
+    path(
+        "sessions/<str:session_id>/integrations/chatwoot",
+        api.ChatwootConfigApi.as_view(),
+        name="chatwoot-config",
+    ),
+]
+instance_urlpatterns: list[URLPattern] = [
+    path("<str:instance_key>/chatwoot", api.InstanceChatwootApi.as_view(), name="instance-chatwoot"),
+    path(
+        "<str:instance_key>/chatwoot/templates/sync",
+        api.InstanceChatwootTemplatesSyncApi.as_view(),
+        name="instance-chatwoot-templates-sync",
+    ),
+]

@@ -1,0 +1,81 @@
+"""Fixtures of the integrations tests: a Chatwoot stand-in, loopback allowed, a paired sandbox session
+with its Chatwoot integration configured through the REST API, and real Celery workers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from rest_framework.test import APIClient
+
+from integrations.chatwoot.models import ChatwootIntegration
+from messaging.models import Session
+from tests.integrations.chatwoot_standin import INBOX_IDENTIFIER, TOKEN, ChatwootStandIn
+from tests.webhooks.support import LOOPBACK, Worker, purge_queues
+
+
+@pytest.fixture
+def allow_loopback(settings) -> None:
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = [LOOPBACK]
+
+
+@pytest.fixture
+def chatwoot(allow_loopback) -> Iterator[ChatwootStandIn]:
+    standin = ChatwootStandIn().start()
+    yield standin
+    standin.stop()
+
+
+@pytest.fixture
+def admin_client(admin_key) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=admin_key)
+    return client
+
+
+@pytest.fixture
+def paired_session(admin_client) -> Session:
+    """A sandbox session paired through the API (its phone 5511999990001)."""
+    created = admin_client.post("/api/sessions", {"name": "support"}, format="json").json()
+    session_id = created["id"]
+    assert admin_client.post(f"/api/sessions/{session_id}/connect").status_code == 200
+    scanned = admin_client.post(
+        f"/api/sandbox/sessions/{session_id}/scan", {"phone": "5511999990001"}, format="json"
+    )
+    assert scanned.status_code == 200, scanned.json()
+    session = Session.objects.get(pk=session_id)
+    session.instance_key = created["instanceKey"]  # in clear only in the creation's reply
+    return session
+
+
+def chatwoot_body(standin: ChatwootStandIn, **extra) -> dict:
+    return {"baseUrl": standin.url, "accessToken": TOKEN, "inboxIdentifier": INBOX_IDENTIFIER, **extra}
+
+
+@pytest.fixture
+def integration(admin_client, paired_session, chatwoot) -> ChatwootIntegration:
+    response = admin_client.put(
+        f"/api/sessions/{paired_session.pk}/integrations/chatwoot", chatwoot_body(chatwoot), format="json"
+    )
+    assert response.status_code == 200, response.json()
+    return ChatwootIntegration.objects.get(session=paired_session)
+
+
+@pytest.fixture
+def start_worker(transactional_db) -> Iterator[Callable[..., Worker]]:
+    workers: list[Worker] = []
+
+    def start(**kwargs) -> Worker:
+        if not workers:
+            purge_queues()
+        worker = Worker(**kwargs).start()
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+# The Graph API stand-in and official sessions of the messaging tests (for the 24-hour window).
+from tests.messaging.conftest import graph, official_session  # noqa: E402, F401
