@@ -102,7 +102,7 @@ def main() -> None:
         from accounts.services import account_create
         from messaging.models import SandboxDevice, Session
         from messaging.services import sessions as services
-        from messaging.services._engine import get_engine
+        from messaging.services.engine import get_engine
 
         account = account_create(
             name="bench", plan=Plan.objects.get(name="Empresarial"), bonds_subscription=None

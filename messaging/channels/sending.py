@@ -7,7 +7,7 @@ from django.db import transaction
 from config.errors import OperationNotSupported
 from messaging.channels.engine import GraphChannelEngine
 from messaging.models import Message, Session
-from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.messages import _prepare, _record
 
 

@@ -9,7 +9,7 @@ from messaging.channels import CHANNEL_NAMES, INSTAGRAM, PAGE_PROVIDERS, graph
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import translate
 from messaging.models import Session
-from messaging.services._engine import engine_errors
+from messaging.services.engine import engine_errors
 
 #: What Ponte turns into events, per channel: messages, reactions, postbacks, reads, deliveries.
 REQUIRED_FIELDS = {

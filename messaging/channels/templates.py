@@ -19,7 +19,7 @@ from messaging.channels import CHANNEL_NAMES, WHATSAPP_CLOUD, graph
 from messaging.channels.models import ChannelAccount, ChannelTemplate
 from messaging.channels.outbound import translate
 from messaging.models import Session
-from messaging.services._engine import engine_errors
+from messaging.services.engine import engine_errors
 
 _PLACEHOLDER = re.compile(r"\{\{\s*(\d+)\s*\}\}")
 MAX_PAGES = 50

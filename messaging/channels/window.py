@@ -18,7 +18,7 @@ from config.errors import OutsideCustomerWindow
 from messaging.channels.models import ChannelConversation
 from messaging.channels.templates import template_match
 from messaging.models import Message, Session
-from messaging.services._engine import engine_errors, engine_for
+from messaging.services.engine import engine_errors, engine_for
 from messaging.services.messages import QuotedInput, _prepare, _quoted, _record
 
 WINDOW = timedelta(hours=24)

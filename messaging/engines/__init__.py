@@ -1,7 +1,7 @@
 """Engine classes by dotted path: `settings.MESSAGING_ENGINE` or a session's own `engine`.
 
 `engine_class` is the one place a path is imported and checked against the contract (the loader in
-messaging.services._engine, the system check and the admin's session form all use it). The engines do
+messaging.services.engine, the system check and the admin's session form all use it). The engines do
 not know who records their events: whoever builds one hands it its `on_event` callback.
 """
 

@@ -7,7 +7,7 @@ from django.db import transaction
 from config.errors import MessageNotFound
 from messaging.addressing import is_group
 from messaging.models import Message, Session
-from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.official import official_channels
 
 # Without `messageIds`, the newest received messages of the chat are marked read, at most this many.

@@ -1,6 +1,6 @@
 """What engines report (`on_event`), recorded on Ponte's models and handed to the event sink.
 
-`engine_event_receive` is the callback every engine gets (messaging.services._engine.get_engine), in
+`engine_event_receive` is the callback every engine gets (messaging.services.engine.get_engine), in
 web and worker processes as in engine processes (`run_engine`). It keeps the Session, Message and
 Group rows in step with the engine, then calls the sinks named by `settings.MESSAGING_EVENT_SINK`
 (default `webhooks.services.emit`, the outbox, then the Chatwoot mirror's sink), which write the event,

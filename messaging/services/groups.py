@@ -6,7 +6,7 @@ from django.db import transaction
 
 from messaging.engines.base import GroupInfo, ParticipantResult
 from messaging.models import Group, Session
-from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services.engine import engine_errors, engine_for, require_connected
 
 
 def _mirror(session: Session, info: GroupInfo) -> Group:

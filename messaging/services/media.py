@@ -19,7 +19,7 @@ from django.db import transaction
 from config.errors import OperationNotSupported, ValidationFailed
 from messaging.engines.base import MediaPayload
 from messaging.models import Message, Session
-from messaging.services._engine import engine_errors, engine_for
+from messaging.services.engine import engine_errors, engine_for
 from messaging.services.messages import QuotedInput, _prepare, _quoted, _record
 from messaging.services.official import official_channels
 from net.transport import TransportError, safe_get

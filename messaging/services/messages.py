@@ -28,7 +28,7 @@ from config.errors import (
 from messaging.addressing import is_group
 from messaging.engines.base import Button, ContactCard, Quoted, SentMessage
 from messaging.models import DailyMessageCount, Message, Session
-from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.official import official_channels
 
 

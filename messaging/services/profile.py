@@ -13,7 +13,7 @@ from config.errors import ValidationFailed
 from messaging.addressing import is_group
 from messaging.engines.base import ContactStatus
 from messaging.models import Session
-from messaging.services._engine import engine_errors, engine_for, require_connected
+from messaging.services.engine import engine_errors, engine_for, require_connected
 from net.transport import TransportError, safe_get
 
 _DATA_URI = re.compile(r"^data:(?P<type>[\w/+.-]+);base64,", re.IGNORECASE)

@@ -19,7 +19,7 @@ from messaging.engines import NotAnEngine, engine_class
 from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
 from messaging.media import media_forget
 from messaging.models import Session
-from messaging.services._engine import engine_errors, engine_for, get_engine, require_connected
+from messaging.services.engine import engine_errors, engine_for, get_engine, require_connected
 
 
 @dataclass(frozen=True)

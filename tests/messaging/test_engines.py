@@ -11,7 +11,7 @@ from django.test import override_settings
 from messaging.checks import check_engine
 from messaging.engines.sandbox import SandboxEngine
 from messaging.models import Session
-from messaging.services._engine import get_engine
+from messaging.services.engine import get_engine
 from tests.messaging.engines import UNAVAILABLE, UnavailableEngine
 from webhooks.models import Event
 

@@ -1,4 +1,4 @@
-"""Library failures → engine exceptions (and so the API's error codes, messaging.services._engine).
+"""Library failures → engine exceptions (and so the API's error codes, messaging.services.engine).
 
 neonize raises NeonizeError subclasses whose text is whatsmeow's error string; whatsmeow's wording is
 stable enough to classify: "not connected"/"not logged in", "rate-overlimit" (429), "item-not-found" or
