@@ -112,6 +112,15 @@ def execute(sql: str, params: Mapping[str, Any]) -> int:
         return cursor.rowcount
 
 
+def literal(value: str) -> str:
+    """A constant of the code (a status name) written into a statement: a partial index's condition is
+    matched against the statement's text, and SQLite cannot match a bound parameter, so a status passed
+    as one made it scan the whole table instead of the index of waiting rows."""
+    if not value.isidentifier():
+        raise ValueError(f"not a plain name: {value!r}")
+    return f"'{value}'"
+
+
 def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
     """`IN (...)` placeholders for `values` and their parameters, named `name_0`, `name_1`…"""
     params = {f"{name}_{n}": value for n, value in enumerate(values)}
@@ -225,7 +234,7 @@ def _waiting_sql() -> str:
     d = _models().Delivery
     status, target = column(d, "status"), column(d, "target_url")
     return (
-        f"{target} = %(target)s AND {status} IN (%(pending)s, %(failed)s)"
+        f"{target} = %(target)s AND {status} IN ({literal(d.Status.PENDING)}, {literal(d.Status.FAILED)})"
         f" AND {column(d, 'next_attempt_at')} <= %(now)s"
     )
 
@@ -236,7 +245,8 @@ def _stuck_sql() -> str:
     d = _models().Delivery
     status, target = column(d, "status"), column(d, "target_url")
     return (
-        f"{target} = %(target)s AND {status} = %(sending)s AND {column(d, 'claimed_at')} < %(lease_cutoff)s"
+        f"{target} = %(target)s AND {status} = {literal(d.Status.SENDING)}"
+        f" AND {column(d, 'claimed_at')} < %(lease_cutoff)s"
     )
 
 
@@ -245,8 +255,6 @@ def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) ->
     d = _models().Delivery
     return {
         "target": target_url,
-        "pending": d.Status.PENDING,
-        "failed": d.Status.FAILED,
         "sending": d.Status.SENDING,
         "now": to_db(d, "next_attempt_at", now),
         "lease_cutoff": to_db(d, "claimed_at", lease_cutoff),
@@ -277,6 +285,17 @@ def _worker_statements(vendor: str) -> dict[str, str]:
         f" ORDER BY {next_at}, {pk} LIMIT %(limit)s{skip_locked}) AS stuck"
     )
     return {
+        # The sweeper's: deliveries due before `before` (indexes delivery_waiting, delivery_sending).
+        "overdue": (
+            f"SELECT {pk} AS id, {target} AS target_url FROM {t} WHERE {column(d, 'status')} IN"
+            f" ({literal(d.Status.PENDING)}, {literal(d.Status.FAILED)}) AND {next_at} <= %(before)s"
+            f" ORDER BY {next_at} LIMIT %(limit)s"
+        ),
+        "stuck": (
+            f"SELECT {pk} AS id, {target} AS target_url FROM {t} WHERE {column(d, 'status')} ="
+            f" {literal(d.Status.SENDING)} AND {column(d, 'claimed_at')} <= %(before)s"
+            f" ORDER BY {column(d, 'claimed_at')} LIMIT %(limit)s"
+        ),
         "hint": (
             f"SELECT {column(d, 'status')} AS status, {target} AS target_url FROM {t} WHERE {pk} = %(id)s"
         ),
@@ -312,6 +331,15 @@ def _worker_statements(vendor: str) -> dict[str, str]:
             f" WHERE {pk} = %(id)s AND {column(d, 'claim_token')} = %(token)s"
         ),
     }
+
+
+def sweepable(which: str, *, before: datetime, limit: int) -> list[tuple[int, str]]:
+    """The sweeper's rows: (id, target URL) of `overdue` deliveries (waiting, due before `before`) or
+    `stuck` ones (claimed before `before`), oldest first."""
+    d = _models().Delivery
+    params = {"before": to_db(d, "next_attempt_at", before), "limit": limit}
+    rows = fetch(_worker_statements(connection.vendor)[which], params)
+    return [(row["id"], row["target_url"]) for row in rows]
 
 
 def delivery_hint(delivery_id: int) -> tuple[str, str] | None:
