@@ -68,8 +68,16 @@ def bulk_insert_old(session_id, webhook_id: str, rows: int, tag: str) -> float:
     chunk = 100_000
     started = time.monotonic()
     postgres = connection.vendor == "postgresql"
-    for start in range(0, rows, chunk):
-        count = min(chunk, rows - start)
+    # A first small chunk, then ANALYZE and a new connection: the foreign-key checks run at commit with
+    # plans made from the tables' statistics, and statistics of empty tables make them scan.
+    starts = [0, *range(min(1000, rows), rows, chunk)]
+    for number, start in enumerate(starts):
+        count = (starts[number + 1] if number + 1 < len(starts) else rows) - start
+        if number == 1:
+            with connection.cursor() as cursor:
+                for name in ("webhooks_event", "webhooks_delivery", "webhooks_deliveryattempt"):
+                    cursor.execute(f"ANALYZE {name}")
+            connection.close()
         params = {"start": start, "stop": start + count - 1, "tag": tag, "session": session_id.hex}
         params |= {"webhook": webhook_id, "target": TARGET, "chats": OLD_CHATS}
         with transaction.atomic(), connection.cursor() as cursor:
