@@ -213,6 +213,40 @@ def hot_rounds(session_id, rounds: int, stop: threading.Event | None = None) -> 
     return timings
 
 
+def claim_buffers(session_id) -> int | None:
+    """PostgreSQL: the buffers (8 kB pages, hit or read) one claim of a batch touches, from EXPLAIN
+    (ANALYZE, BUFFERS) in a transaction rolled back: a count the machine's load does not change."""
+    import json
+
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from webhooks import sql
+    from webhooks.models import Delivery
+    from webhooks.services import emit
+
+    if connection.vendor != "postgresql":
+        return None
+    with transaction.atomic():
+        for index in range(BATCH):
+            emit(session_id=session_id, name="message", data={"id": f"B{index}"}, chat=f"old-{index}")
+        now = timezone.now()
+        params = {
+            **sql._claimable_params(TARGET, now, now - timedelta(seconds=8)),
+            "claimed_at": sql.to_db(Delivery, "claimed_at", now),
+            "token": "explain",
+            "limit": BATCH,
+        }
+        with connection.cursor() as cursor:
+            statement = sql._worker_statements(connection.vendor)["claim"]
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + statement, params)
+            plan = cursor.fetchone()[0]
+            plan = json.loads(plan) if isinstance(plan, str) else plan
+        transaction.set_rollback(True)
+    top = plan[0]["Plan"]
+    return int(top.get("Shared Hit Blocks", 0)) + int(top.get("Shared Read Blocks", 0))
+
+
 def report(label: str, timings: Timings, base: Timings | None) -> None:
     parts = []
     for name in STATEMENTS:
@@ -241,6 +275,10 @@ def main() -> None:
     db = "PostgreSQL" if connection.vendor == "postgresql" else "SQLite"
     print(f"retention bench: {args.rows:,} old rows, {args.rounds} rounds of {BATCH} events, {db}")
     print(
+        "  the timings move with the machine's load (2 cores shared with other jobs): the pages a claim"
+        " touches do not"
+    )
+    print(
         "  per statement, ms median/p95 (ratio of medians to empty tables); emit per event,"
         f" the others per batch of {BATCH}"
     )
@@ -248,10 +286,12 @@ def main() -> None:
         hot_rounds(session.id, 10)  # warm up
         empty = hot_rounds(session.id, args.rounds)
         report("empty tables", empty, None)
+        buffers = {"empty": claim_buffers(session.id)}
         seconds = bulk_insert_old(session.id, hook.id, args.rows, uuid.uuid4().hex[:8])
         print(f"    ({args.rows:,} deliveries, events and attempts inserted in {seconds:.0f} s)")
         full = hot_rounds(session.id, args.rounds)
         report(f"{args.rows:,} old rows", full, empty)
+        buffers["full"] = claim_buffers(session.id)
 
         stop = threading.Event()
         outcome: dict = {}
@@ -277,6 +317,12 @@ def main() -> None:
         )
         after = hot_rounds(session.id, args.rounds)
         report("after the purge", after, empty)
+        buffers["after"] = claim_buffers(session.id)
+        if buffers["empty"] is not None:
+            print(
+                f"  pages one claim of {BATCH} touches (EXPLAIN BUFFERS): empty {buffers['empty']},"
+                f" {args.rows:,} old rows {buffers['full']}, after the purge {buffers['after']}"
+            )
         print(
             f"  claim cost, {args.rows:,} old rows / empty:"
             f" {full.median('claim') / empty.median('claim'):.2f} (target: flat, about 1)"
