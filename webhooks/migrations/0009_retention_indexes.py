@@ -26,7 +26,7 @@ class AddIndexConcurrentlyOnPostgres(AddIndexConcurrently):
 class Migration(migrations.Migration):
     atomic = False
 
-    dependencies = [("webhooks", "0007_sweep_every_5_seconds")]
+    dependencies = [("webhooks", "0008_delivery_request_id")]
 
     operations = [
         AddIndexConcurrentlyOnPostgres(

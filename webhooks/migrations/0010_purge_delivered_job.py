@@ -23,7 +23,7 @@ def remove(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("webhooks", "0008_retention_indexes"),
+        ("webhooks", "0009_retention_indexes"),
         ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
     operations = [migrations.RunPython(create, remove)]
