@@ -62,7 +62,10 @@ async def _serve(port: int, hang: bool) -> None:
                     if hang:
                         await asyncio.sleep(3600)
                     now = time.time()
-                    emitted = json.loads(body)["data"].get("emitted_at")
+                    data = json.loads(body)["data"]
+                    emitted = data.get("emitted_at")
+                    if emitted is None and str(data.get("text", "")).startswith("t="):
+                        emitted = float(data["text"][2:].split()[0])
                     stats["count"] += 1
                     stats["first"] = stats["first"] or now
                     stats["last"] = now
@@ -127,6 +130,40 @@ def machine_cpu_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+class OwnCpu:
+    """CPU time of every process serving the bench, summed: this process (emit), the worker, the web
+    process, the receivers and the PostgreSQL backends connected to the bench's database (found when
+    the count starts and ends). On a machine shared with other jobs the whole machine's busy time
+    (machine_cpu_seconds) counts theirs too; this does not. Redis is shared and left out."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.start: dict[int, float] = {}
+
+    def _backends(self) -> list[int]:
+        from django.db import connection
+
+        if connection.vendor != "postgresql":
+            return []
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid()"
+            )
+            return [row[0] for row in cursor.fetchall()]
+
+    def __enter__(self) -> OwnCpu:
+        self.start = {pid: cpu_seconds(pid) for pid in [*self.pids, *self._backends()]}
+        return self
+
+    def seconds(self) -> float:
+        pids = set(self.pids) | set(self._backends()) | set(self.start)
+        return sum(max(0.0, cpu_seconds(pid) - self.start.get(pid, 0.0)) for pid in pids)
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -141,7 +178,8 @@ def data_of(index: int) -> dict:
         "chat": "5511999990000@s.whatsapp.net",
         "sender": "5511999990000@s.whatsapp.net",
         "pushName": "Benchmark Sender",
-        "text": "Olá! Segue a proposta revisada com os valores atualizados. " * 8,
+        # When it was emitted, read back by the receiver (the typed event keeps only its own fields).
+        "text": f"t={time.time()} " + "Olá! Segue a proposta revisada com os valores atualizados. " * 8,
         "timestamp": int(time.time()),
         "fromMe": False,
         "type": "text",
@@ -220,6 +258,122 @@ def emit_and_measure(
     return rate, percentile(stats["latencies"], 50), percentile(stats["latencies"], 99)
 
 
+def paced(healthy: ReceiverProcess, session_id, *, events: int, rate: float) -> tuple[float, float, float]:
+    """Emit `events` one after another at `rate` per second (one thread, as steady traffic arrives):
+    achieved events/s, p50, p99 (ms)."""
+    from django.db import connection
+
+    from webhooks.services import emit
+
+    healthy.stats(reset=True)
+    started = time.time()
+    try:
+        for index in range(events):
+            delay = started + index / rate - time.time()
+            if delay > 0:
+                time.sleep(delay)
+            emit(session_id=session_id, name="message", data=data_of(index), chat="paced")
+    finally:
+        connection.close()
+    stats = wait_count(healthy, events)
+    return (
+        events / (stats["last"] - started),
+        percentile(stats["latencies"], 50),
+        percentile(stats["latencies"], 99),
+    )
+
+
+def idle_receipts(healthy: ReceiverProcess, session_id, *, events: int, pause: float) -> list[float]:
+    """One event at a time on an idle system, `pause` s apart: each one's emit → receipt (ms)."""
+    from django.db import connection
+
+    from webhooks.services import emit
+
+    latencies: list[float] = []
+    try:
+        for index in range(events):
+            healthy.stats(reset=True)
+            time.sleep(pause)
+            emit(session_id=session_id, name="message", data=data_of(index), chat="idle")
+            latencies.extend(wait_count(healthy, 1, timeout=30)["latencies"])
+    finally:
+        connection.close()
+    return latencies
+
+
+def start_web(env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    """The web process (uvicorn serving config.asgi, as in production) on a free port."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(Path(env["PONTE_VAR_DIR"]) / "web.log", "wb")  # noqa: SIM115 (kept open for the server)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
+         "--no-access-log", "--log-level", "warning"],
+        cwd=ROOT, env={**env, "RATELIMIT_ENABLE": "0"}, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return process, port
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("the web process did not start")
+
+
+def pair_sandbox(port: int, session_id, key: str) -> None:
+    """Connect the session and scan its QR code with the sandbox's phone, as a customer would."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"X-API-Key": key, "Content-Type": "application/json"}
+    for path, body in (
+        (f"/api/sessions/{session_id}/connect", "{}"),
+        (f"/api/sandbox/sessions/{session_id}/scan", json.dumps({"phone": "5511999990001"})),
+    ):
+        conn.request("POST", path, body=body, headers=headers)
+        reply = conn.getresponse()
+        text = reply.read()
+        if reply.status != 200:
+            raise SystemExit(f"{path} answered {reply.status}: {text[:300]!r}")
+    conn.close()
+
+
+def through_http(
+    healthy: ReceiverProcess, port: int, session_id, key: str, *, events: int, clients: int
+) -> tuple[float, float, float, float]:
+    """Inbound messages through the sandbox route (POST /api/sandbox/sessions/<id>/inbound) from
+    `clients` keep-alive connections: (requests/s at the API, events/s end to end, p50, p99 ms)."""
+    import http.client
+
+    healthy.stats(reset=True)
+    path = f"/api/sandbox/sessions/{session_id}/inbound"
+    headers = {"X-API-Key": key, "Content-Type": "application/json"}
+
+    def post_share(offset: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        for index in range(offset, events, clients):
+            body = json.dumps(
+                {"event": "message", "from": "5511988887777", "text": f"t={time.time()} #{index}"}
+            )
+            conn.request("POST", path, body=body, headers=headers)
+            reply = conn.getresponse()
+            reply.read()
+            if reply.status != 201:
+                raise SystemExit(f"inbound answered {reply.status}")
+        conn.close()
+
+    started = time.time()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(post_share, range(clients)))
+    api_rate = events / (time.time() - started)
+    stats = wait_count(healthy, events)
+    rate = events / (stats["last"] - started)
+    return api_rate, rate, percentile(stats["latencies"], 50), percentile(stats["latencies"], 99)
+
+
 def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen:
     log = open(Path(env["PONTE_VAR_DIR"]) / "worker.log", "wb")  # noqa: SIM115 (kept open for the worker)
     process = subprocess.Popen(
@@ -260,6 +414,9 @@ def main() -> None:
     parser.add_argument("--emitters", type=int, default=4, help="threads calling emit()")
     parser.add_argument("--receiver", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--hang", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--skip", default="", help="phases to skip, comma-separated: two,hang,paced,idle,http"
+    )
     args = parser.parse_args()
     if args.receiver:
         asyncio.run(_serve(0, args.hang))
@@ -286,7 +443,7 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     from accounts.models import Account, Plan
-    from accounts.services import account_create
+    from accounts.services import account_create, api_key_create
     from config.celery import app
     from messaging.models import Session
     from webhooks.models import Webhook
@@ -300,8 +457,15 @@ def main() -> None:
     healthy_session = Session.objects.create(account=account, name="healthy")
     second_session = Session.objects.create(account=account, name="second")
     hanging_session = Session.objects.create(account=account, name="hanging")
+    # Through the HTTP API: a sandbox session, connected, whose webhook posts to the healthy receiver.
+    inbound_session = Session.objects.create(account=account, name="inbound")
     healthy, second, hanging = ReceiverProcess(), ReceiverProcess(), ReceiverProcess(hang=True)
-    pairs = ((healthy_session, healthy), (second_session, second), (hanging_session, hanging))
+    pairs = (
+        (healthy_session, healthy),
+        (second_session, second),
+        (hanging_session, hanging),
+        (inbound_session, healthy),
+    )
     for session, receiver in pairs:
         Webhook.objects.create(
             account=account, session=session, url=receiver.url, events=["message"], secret="bench"
@@ -316,17 +480,21 @@ def main() -> None:
         )
         # Warm up the worker and the connection pools.
         emit_and_measure(healthy, healthy_session.id, events=20, emitters=args.emitters)
+        raw_own = OwnCpu([os.getpid(), healthy.process.pid]).__enter__()
         raw_cpu, raw_machine = cpu_seconds(os.getpid()), machine_cpu_seconds()
         raw_rate, raw_p50, raw_p99 = raw_loop(healthy, events=args.events, threads=args.concurrency)
         raw_cpu = (cpu_seconds(os.getpid()) - raw_cpu) / args.events * 1000
         raw_machine = (machine_cpu_seconds() - raw_machine) / args.events * 1000
+        raw_own_ms = raw_own.seconds() / args.events * 1000
         print(
             f"  raw pooled POST loop : {raw_rate:8.1f} req/s    p50 {raw_p50:7.1f} ms  p99 {raw_p99:7.1f} ms"
         )
         print(
-            f"    CPU per request    : {raw_cpu:.2f} ms "
+            f"    CPU per request    : {raw_cpu:.2f} ms, with the receiver {raw_own_ms:.2f} ms "
             f"(machine {raw_machine:.2f} ms, {os.cpu_count()} cores)"
         )
+        own_pids = [os.getpid(), worker.pid, healthy.process.pid, second.process.pid, hanging.process.pid]
+        own = OwnCpu(own_pids).__enter__()
         cpu_before = cpu_seconds(os.getpid()), cpu_seconds(worker.pid), machine_cpu_seconds()
         rate, p50, p99 = emit_and_measure(
             healthy, healthy_session.id, events=args.events, emitters=args.emitters
@@ -334,11 +502,58 @@ def main() -> None:
         emit_cpu = (cpu_seconds(os.getpid()) - cpu_before[0]) / args.events * 1000
         worker_cpu = (cpu_seconds(worker.pid) - cpu_before[1]) / args.events * 1000
         machine_cpu = (machine_cpu_seconds() - cpu_before[2]) / args.events * 1000
+        own_cpu = own.seconds() / args.events * 1000
         print(f"  Ponte end to end     : {rate:8.1f} events/s p50 {p50:7.1f} ms  p99 {p99:7.1f} ms")
         print(
-            f"    CPU per event      : emitting {emit_cpu:.2f} ms, worker {worker_cpu:.2f} ms "
-            f"(machine {machine_cpu:.2f} ms)"
+            f"    CPU per event      : emitting {emit_cpu:.2f} ms, worker {worker_cpu:.2f} ms; "
+            f"all Ponte's processes, receiver and database {own_cpu:.2f} ms (target <= 2); "
+            f"machine {machine_cpu:.2f} ms"
         )
+        skip = set(args.skip.split(","))
+        if "paced" not in skip:
+            half_rate, half_p50, half_p99 = paced(
+                healthy, healthy_session.id, events=args.events // 2, rate=rate / 2
+            )
+            print(
+                f"  at half that rate    : {half_rate:8.1f} events/s p50 {half_p50:7.1f} ms"
+                f"  p99 {half_p99:7.1f} ms"
+                f"  (p99 / raw p99 {half_p99 / raw_p99:.1f}x, target <= 5)"
+            )
+        if "idle" not in skip:
+            idle = idle_receipts(healthy, healthy_session.id, events=20, pause=0.3)
+            print(
+                f"  idle, one event      : receipt p50 {percentile(idle, 50):5.1f} ms,"
+                f" max {max(idle):5.1f} ms"
+                " (target <= 50 ms)"
+            )
+        if "http" not in skip:
+            web, port = start_web({**os.environ})
+            try:
+                key = api_key_create(account=account, role="admin")[1]
+                pair_sandbox(port, inbound_session.id, key)
+                through_http(healthy, port, inbound_session.id, key, events=40, clients=args.emitters)  # warm
+                own = OwnCpu([*own_pids, web.pid]).__enter__()
+                web_cpu = cpu_seconds(web.pid), cpu_seconds(worker.pid), machine_cpu_seconds()
+                api_rate, http_rate, http_p50, http_p99 = through_http(
+                    healthy, port, inbound_session.id, key, events=args.events, clients=args.emitters
+                )
+                web_ms = (cpu_seconds(web.pid) - web_cpu[0]) / args.events * 1000
+                http_worker_ms = (cpu_seconds(worker.pid) - web_cpu[1]) / args.events * 1000
+                http_machine = (machine_cpu_seconds() - web_cpu[2]) / args.events * 1000
+                http_own = own.seconds() / args.events * 1000
+            finally:
+                web.terminate()
+                web.wait(timeout=10)
+            print(
+                f"  through the HTTP API : {http_rate:8.1f} events/s p50 {http_p50:7.1f} ms"
+                f"  p99 {http_p99:7.1f} ms"
+                f"  (API {api_rate:.1f} req/s, {args.emitters} clients)"
+            )
+            print(
+                f"    CPU per event      : web {web_ms:.2f} ms, worker {http_worker_ms:.2f} ms; "
+                f"all processes {http_own:.2f} ms; machine {http_machine:.2f} ms"
+            )
+            print(f"  ratio HTTP API end to end / raw        : {http_rate / raw_rate:.2f}  (target >= 0.5)")
         both_rate, both_p50, both_p99 = emit_and_measure(
             healthy,
             healthy_session.id,

@@ -34,6 +34,8 @@ class Event(models.Model):
         indexes = [
             models.Index(fields=["session", "chat", "sequence"]),
             models.Index(fields=["session", "created_at"]),
+            # The purge walks old events in this order (webhooks.retention).
+            models.Index(fields=["created_at", "id"], name="event_created"),
         ]
 
     def __str__(self) -> str:
@@ -159,6 +161,11 @@ class Delivery(models.Model):
             ),
             models.Index(fields=["session", "created_at"]),
             models.Index(fields=["status", "dead_at"]),
+            # The purge finds delivered rows past the retention here (webhooks.retention); a row enters
+            # it once, when it is delivered.
+            models.Index(
+                fields=["delivered_at"], condition=models.Q(status="delivered"), name="delivery_delivered"
+            ),
             # Instance-webhook statistics: one session's deliveries of one kind over 7 days.
             models.Index(fields=["session", "kind", "created_at"], name="delivery_session_kind_created"),
         ]

@@ -34,7 +34,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from net.transport import PostResult, UnsafeTarget, http_session, safe_post
-from webhooks import lease, metrics, sql, throttle
+from webhooks import lease, metrics, retention, sql, throttle
 from webhooks.hints import enqueue_on_commit
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
@@ -44,7 +44,7 @@ from webhooks.sql import Claimed, Outcome
 
 logger = logging.getLogger(__name__)
 
-DEAD_LETTER_RETENTION = timedelta(days=7)
+DEAD_LETTER_RETENTION = retention.DEAD_LETTER_RETENTION
 WAITING = [Delivery.Status.PENDING, Delivery.Status.FAILED]
 FINISHED = [Delivery.Status.DELIVERED, Delivery.Status.DEAD]
 WEBHOOK_DELETED = "Webhook deleted before delivery."
@@ -318,16 +318,8 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
         seconds=settings.PONTE_WEBHOOK_CLAIM_LEASE_SECONDS if lease_seconds is None else lease_seconds
     )
     limit = int(settings.PONTE_WEBHOOK_SWEEP_BATCH)
-    overdue = list(
-        Delivery.objects.filter(status__in=WAITING, next_attempt_at__lte=now - grace)
-        .order_by("next_attempt_at")
-        .values_list("pk", "target_url")[:limit]
-    )
-    stuck = list(
-        Delivery.objects.filter(status=Delivery.Status.SENDING, claimed_at__lte=now - lease)
-        .order_by("claimed_at")
-        .values_list("pk", "target_url")[:limit]
-    )
+    overdue = sql.sweepable("overdue", before=now - grace, limit=limit)
+    stuck = sql.sweepable("stuck", before=now - lease, limit=limit)
     with transaction.atomic():
         Delivery.objects.filter(pk__in=[pk for pk, _ in overdue], status__in=WAITING).update(
             next_attempt_at=now
@@ -354,7 +346,7 @@ def next_lapse_in() -> float | None:
 
 
 def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:
-    """Delete dead letters kept longer than the retention (7 days); how many."""
-    cutoff = timezone.now() - older_than
-    deleted, _ = Delivery.objects.filter(status=Delivery.Status.DEAD, dead_at__lt=cutoff).delete()
-    return deleted
+    """Delete dead letters kept longer than the retention (7 days) and their attempts, in small batches
+    (webhooks.retention); how many dead letters."""
+    totals = retention.deliveries_purge(delivered=False, events=False, dead_kept_for=older_than)
+    return totals.dead_letters

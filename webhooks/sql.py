@@ -112,6 +112,15 @@ def execute(sql: str, params: Mapping[str, Any]) -> int:
         return cursor.rowcount
 
 
+def literal(value: str) -> str:
+    """A constant of the code (a status name) written into a statement: a partial index's condition is
+    matched against the statement's text, and SQLite cannot match a bound parameter, so a status passed
+    as one made it scan the whole table instead of the index of waiting rows."""
+    if not value.isidentifier():
+        raise ValueError(f"not a plain name: {value!r}")
+    return f"'{value}'"
+
+
 def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
     """`IN (...)` placeholders for `values` and their parameters, named `name_0`, `name_1`…"""
     params = {f"{name}_{n}": value for n, value in enumerate(values)}
@@ -233,7 +242,7 @@ def _waiting_sql() -> str:
     d = _models().Delivery
     status, target = column(d, "status"), column(d, "target_url")
     return (
-        f"{target} = %(target)s AND {status} IN (%(pending)s, %(failed)s)"
+        f"{target} = %(target)s AND {status} IN ({literal(d.Status.PENDING)}, {literal(d.Status.FAILED)})"
         f" AND {column(d, 'next_attempt_at')} <= %(now)s"
     )
 
@@ -244,7 +253,8 @@ def _stuck_sql() -> str:
     d = _models().Delivery
     status, target = column(d, "status"), column(d, "target_url")
     return (
-        f"{target} = %(target)s AND {status} = %(sending)s AND {column(d, 'claimed_at')} < %(lease_cutoff)s"
+        f"{target} = %(target)s AND {status} = {literal(d.Status.SENDING)}"
+        f" AND {column(d, 'claimed_at')} < %(lease_cutoff)s"
     )
 
 
@@ -253,8 +263,6 @@ def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) ->
     d = _models().Delivery
     return {
         "target": target_url,
-        "pending": d.Status.PENDING,
-        "failed": d.Status.FAILED,
         "sending": d.Status.SENDING,
         "now": to_db(d, "next_attempt_at", now),
         "lease_cutoff": to_db(d, "claimed_at", lease_cutoff),
@@ -284,7 +292,30 @@ def _worker_statements(vendor: str) -> dict[str, str]:
         f" UNION ALL SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {stuck}"
         f" ORDER BY {next_at}, {pk} LIMIT %(limit)s{skip_locked}) AS stuck"
     )
+    chosen = f"SELECT {pk} FROM ({candidates}) AS candidates ORDER BY due, {pk} LIMIT %(limit)s"
+    if connection.features.has_select_for_update_skip_locked:
+        # PostgreSQL: the sub-select locks the rows it picks and, for a row changed since the statement
+        # began, checks its condition again on the new version, so the ids it returns are claimable;
+        # they are chosen once (an ARRAY sub-select is an init plan) and the rows fetched by key.
+        # Written as `IN (sub-select) AND <condition again>`, the planner, its statistics behind a busy
+        # table, could start from that condition instead: a bitmap over every target's waiting and
+        # sending entries, dead row versions included until vacuum (8,000 pages for a claim of 16).
+        claimed_ids = f"{pk} = ANY(ARRAY({chosen}))"
+    else:
+        # Without row locks (SQLite serialises writers), the condition is repeated on the rows updated.
+        claimed_ids = f"{pk} IN ({chosen}) AND (({waiting}) OR ({stuck}))"
     return {
+        # The sweeper's: deliveries due before `before` (indexes delivery_waiting, delivery_sending).
+        "overdue": (
+            f"SELECT {pk} AS id, {target} AS target_url FROM {t} WHERE {column(d, 'status')} IN"
+            f" ({literal(d.Status.PENDING)}, {literal(d.Status.FAILED)}) AND {next_at} <= %(before)s"
+            f" ORDER BY {next_at} LIMIT %(limit)s"
+        ),
+        "stuck": (
+            f"SELECT {pk} AS id, {target} AS target_url FROM {t} WHERE {column(d, 'status')} ="
+            f" {literal(d.Status.SENDING)} AND {column(d, 'claimed_at')} <= %(before)s"
+            f" ORDER BY {column(d, 'claimed_at')} LIMIT %(limit)s"
+        ),
         "hint": (
             f"SELECT {column(d, 'status')} AS status, {target} AS target_url FROM {t} WHERE {pk} = %(id)s"
         ),
@@ -295,9 +326,7 @@ def _worker_statements(vendor: str) -> dict[str, str]:
         "claim": (
             f"UPDATE {t} SET {column(d, 'status')} = %(sending)s, {column(d, 'claimed_at')} = %(claimed_at)s,"
             f" {column(d, 'claim_token')} = %(token)s"
-            f" WHERE {pk} IN (SELECT {pk} FROM ({candidates}) AS candidates"
-            f" ORDER BY due, {pk} LIMIT %(limit)s)"
-            f" AND (({waiting}) OR ({stuck})) RETURNING {returned}, {secret}"
+            f" WHERE {claimed_ids} RETURNING {returned}, {secret}"
         ),
         "held": (
             f"SELECT {pk} AS id FROM {t} WHERE {column(d, 'claim_token')} = %(token)s"
@@ -322,6 +351,15 @@ def _worker_statements(vendor: str) -> dict[str, str]:
     }
 
 
+def sweepable(which: str, *, before: datetime, limit: int) -> list[tuple[int, str]]:
+    """The sweeper's rows: (id, target URL) of `overdue` deliveries (waiting, due before `before`) or
+    `stuck` ones (claimed before `before`), oldest first."""
+    d = _models().Delivery
+    params = {"before": to_db(d, "next_attempt_at", before), "limit": limit}
+    rows = fetch(_worker_statements(connection.vendor)[which], params)
+    return [(row["id"], row["target_url"]) for row in rows]
+
+
 def delivery_hint(delivery_id: int) -> tuple[str, str] | None:
     """(status, target URL) of a delivery, or None when it is gone."""
     rows = fetch(_worker_statements(connection.vendor)["hint"], {"id": delivery_id})
@@ -336,8 +374,8 @@ def due_exists(target_url: str, *, now: datetime, lease_cutoff: datetime) -> boo
 def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutoff: datetime) -> list[Claimed]:
     """Claim up to `limit` claimable deliveries of one target in one statement, oldest due first.
 
-    The condition is repeated outside the sub-select, so the claim stays exclusive where rows are not
-    locked (SQLite serialises writers instead)."""
+    Exclusive: on PostgreSQL the rows picked are locked (SKIP LOCKED) and rechecked; elsewhere the
+    condition is repeated on the rows updated (SQLite serialises writers)."""
     d = _models().Delivery
     params = {
         **_claimable_params(target_url, now, lease_cutoff),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from webhooks import outbox
+from webhooks import outbox, retention
 from webhooks.hints import DELIVER_TASK, SWEEP_TASK
 
 
@@ -22,3 +22,13 @@ def sweep_deliveries(grace_seconds: float | None = None) -> int:
 @shared_task(name="webhooks.purge_dead_letters", ignore_result=True)
 def purge_dead_letters() -> int:
     return outbox.dead_letters_purge()
+
+
+# A run stops after this long and the next one goes on, so a first purge of a large backlog does not hold
+# a worker for hours.
+PURGE_SECONDS_PER_RUN = 600
+
+
+@shared_task(name="webhooks.purge_delivered", ignore_result=True)
+def purge_delivered() -> int:
+    return retention.deliveries_purge(dead_letters=False, max_seconds=PURGE_SECONDS_PER_RUN).total

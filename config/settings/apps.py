@@ -180,6 +180,15 @@ PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS",
 PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
 )
+# Retention (webhooks.retention): delivered deliveries, their attempts and the events no delivery needs
+# any more are purged this many days after delivery (default 7, the statistics window; dead letters keep
+# their own 7 days), PURGE_BATCH rows per short transaction.
+PONTE_DELIVERY_RETENTION_DAYS = env_int("PONTE_DELIVERY_RETENTION_DAYS", 7)
+if PONTE_DELIVERY_RETENTION_DAYS < 1:
+    raise ImproperlyConfigured(
+        f"PONTE_DELIVERY_RETENTION_DAYS must be 1 or more; got {PONTE_DELIVERY_RETENTION_DAYS}."
+    )
+PONTE_DELIVERY_PURGE_BATCH = max(1, env_int("PONTE_DELIVERY_PURGE_BATCH", 1000))
 
 # The live event socket (/ws, webhooks.live, docs/events.md). Frames waiting for one client beyond
 # QUEUE_FRAMES close it as too slow (4008); without Redis each web process polls the outbox every

@@ -1,0 +1,213 @@
+"""Retention of the outbox: delivered deliveries, their attempts, dead letters and old events are purged,
+in small batches, so the hot tables stay the size of the retention window.
+
+* delivered deliveries (and their attempts) PONTE_DELIVERY_RETENTION_DAYS after delivery (default 7,
+  the statistics window: a delivery created inside the window was delivered inside it, so the counts
+  never lose a row they show);
+* dead letters (and their attempts) 7 days after they died, whatever the setting (docs/webhooks.md);
+* events older than the retention that no delivery refers to any more (a delivery still waiting, being
+  retried or kept as a dead letter keeps its event), except the latest event of each conversation
+  (session, chat): emit() numbers the next event after it, so the sequence never starts again at 1.
+
+Each batch is one short transaction of at most `batch_size` rows (PONTE_DELIVERY_PURGE_BATCH). A batch
+of deliveries selects them with FOR UPDATE SKIP LOCKED on PostgreSQL (a row being resent is left for
+the next run, never waited for), deletes their attempts, then them. The rows a purge touches are never
+the ones the worker claims (those wait or are being sent, in partial indexes of their own), so purging
+takes no lock the hot path waits on. Old rows are found through indexes of their own: the delivered
+rows' partial index on `delivered_at`, (status, dead_at) for dead letters, `created_at` for events.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from webhooks import sql
+from webhooks.models import Delivery, DeliveryAttempt, Event
+
+DEAD_LETTER_RETENTION = timedelta(days=7)
+
+# What was purged in one batch: (what, rows deleted in the batch, seconds the batch took).
+Progress = Callable[[str, int, float], None]
+
+
+@dataclass
+class PurgeTotals:
+    """Rows deleted by one purge run, per table; `complete` is False when it stopped on its time budget."""
+
+    delivered: int = 0
+    dead_letters: int = 0
+    attempts: int = 0
+    events: int = 0
+    batches: int = 0
+    complete: bool = True
+    largest_batch: int = 0
+    seconds: float = field(default=0.0)
+
+    @property
+    def total(self) -> int:
+        return self.delivered + self.dead_letters + self.attempts + self.events
+
+
+def retention() -> timedelta:
+    return timedelta(days=int(settings.PONTE_DELIVERY_RETENTION_DAYS))
+
+
+def batch_size() -> int:
+    return int(settings.PONTE_DELIVERY_PURGE_BATCH)
+
+
+def _skip_locked() -> str:
+    return " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+
+
+@cache
+def _statements(vendor: str) -> dict[str, str]:
+    d, a, e = Delivery, DeliveryAttempt, Event
+    dt, at, et = sql.table(d), sql.table(a), sql.table(e)
+    d_pk, status = sql.column(d, "id"), sql.column(d, "status")
+    e_pk, created = sql.column(e, "id"), sql.column(e, "created_at")
+    session, chat, sequence = sql.column(e, "session"), sql.column(e, "chat"), sql.column(e, "sequence")
+
+    def finished(status_value: str, moment: str) -> str:
+        # The status is written into the statement, so the partial index on it can be used.
+        when = sql.column(d, moment)
+        return (
+            f"SELECT {d_pk} AS id FROM {dt} WHERE {status} = {sql.literal(status_value)}"
+            f" AND {when} < %(cutoff)s"
+            f" ORDER BY {when} LIMIT %(limit)s{_skip_locked()}"
+        )
+
+    return {
+        "delivered": finished(Delivery.Status.DELIVERED, "delivered_at"),
+        "dead": finished(Delivery.Status.DEAD, "dead_at"),
+        "attempts": f"DELETE FROM {at} WHERE {sql.column(a, 'delivery')} IN ({{ids}})",
+        "deliveries": f"DELETE FROM {dt} WHERE {d_pk} IN ({{ids}})",
+        # Old events are walked in (creation, id) order from where the last batch stopped, by the index
+        # alone, then deleted if nothing needs them: one statement with both conditions let PostgreSQL,
+        # its statistics stale after a large purge, pick a hash anti-join over both whole tables for each
+        # batch. The events kept (still referred to, or last of their conversation) are walked past once
+        # per run, not once per batch.
+        "old_events": (
+            f"SELECT {e_pk} AS id, {created} AS created_at FROM {et}"
+            f" WHERE {created} < %(cutoff)s AND ({created}, {e_pk}) > (%(after)s, %(after_id)s)"
+            f" ORDER BY {created}, {e_pk} LIMIT %(limit)s"
+        ),
+        "delete_events": (
+            f"DELETE FROM {et} WHERE {e_pk} IN ({{ids}})"
+            f" AND NOT EXISTS (SELECT 1 FROM {dt} AS d WHERE d.{sql.column(d, 'event')} = {et}.{e_pk})"
+            f" AND EXISTS (SELECT 1 FROM {et} AS later WHERE later.{session} = {et}.{session}"
+            f" AND later.{chat} = {et}.{chat} AND later.{sequence} > {et}.{sequence})"
+        ),
+    }
+
+
+def _delete_in(statement: str, ids: list[Any]) -> int:
+    placeholders, params = sql.in_list("id", ids)
+    return sql.execute(_statements(connection.vendor)[statement].format(ids=placeholders), params)
+
+
+def _deliveries_batch(which: str, cutoff: datetime, limit: int) -> tuple[int, int]:
+    """Delete up to `limit` finished deliveries older than `cutoff` and their attempts, in one short
+    transaction: (deliveries, attempts)."""
+    params = {"cutoff": sql.to_db(Delivery, "delivered_at", cutoff), "limit": limit}
+    with transaction.atomic():
+        ids = [row["id"] for row in sql.fetch(_statements(connection.vendor)[which], params)]
+        if not ids:
+            return 0, 0
+        attempts = _delete_in("attempts", ids)
+        return _delete_in("deliveries", ids), attempts
+
+
+Position = tuple[datetime, uuid.UUID]
+
+
+def _events_batch(cutoff: datetime, after: Position, limit: int) -> tuple[int, int, Position | None]:
+    """Delete up to `limit` old events no delivery refers to: (examined, deleted, where to go on from)."""
+    params = {
+        "cutoff": sql.to_db(Event, "created_at", cutoff),
+        "after": sql.to_db(Event, "created_at", after[0]),
+        "after_id": sql.to_db(Event, "id", after[1]),
+        "limit": limit,
+    }
+    with transaction.atomic():
+        rows = sql.fetch(_statements(connection.vendor)["old_events"], params)
+        if not rows:
+            return 0, 0, None
+        deleted = _delete_in("delete_events", [row["id"] for row in rows])
+    last = rows[-1]
+    reached = (sql.from_db(Event, "created_at", last["created_at"]), sql.from_db(Event, "id", last["id"]))
+    return len(rows), deleted, reached
+
+
+def deliveries_purge(
+    *,
+    delivered: bool = True,
+    dead_letters: bool = True,
+    events: bool = True,
+    kept_for: timedelta | None = None,
+    dead_kept_for: timedelta = DEAD_LETTER_RETENTION,
+    limit: int | None = None,
+    max_seconds: float | None = None,
+    progress: Progress | None = None,
+) -> PurgeTotals:
+    """Purge what the retention rules let go, batch after batch, until nothing is left or `max_seconds`
+    have passed (the next run goes on): delivered deliveries delivered more than `kept_for` ago (default
+    PONTE_DELIVERY_RETENTION_DAYS), dead letters dead for more than `dead_kept_for`, and the events
+    older than `kept_for` that nothing needs any more."""
+    totals = PurgeTotals()
+    limit = limit or batch_size()
+    started = time.monotonic()
+    now = timezone.now()
+    kept = retention() if kept_for is None else kept_for
+
+    def out_of_time() -> bool:
+        if max_seconds is not None and time.monotonic() - started >= max_seconds:
+            totals.complete = False
+        return not totals.complete
+
+    def note(what: str, rows: int, began: float) -> None:
+        totals.batches += 1
+        totals.largest_batch = max(totals.largest_batch, rows)
+        if progress is not None:
+            progress(what, rows, time.monotonic() - began)
+
+    stages: list[tuple[str, str, timedelta]] = []
+    if delivered:
+        stages.append(("delivered", "delivered", kept))
+    if dead_letters:
+        stages.append(("dead", "dead_letters", dead_kept_for))
+    for which, total_name, older_than in stages:
+        while not out_of_time():
+            began = time.monotonic()
+            deleted, attempts = _deliveries_batch(which, now - older_than, limit)
+            if not deleted:
+                break
+            setattr(totals, total_name, getattr(totals, total_name) + deleted)
+            totals.attempts += attempts
+            note(total_name, deleted, began)
+            if deleted < limit:
+                break
+    if events:
+        after: Position = (datetime.min.replace(tzinfo=now.tzinfo), uuid.UUID(int=0))
+        while not out_of_time():
+            began = time.monotonic()
+            examined, deleted, reached = _events_batch(now - kept, after, limit)
+            if reached is None:
+                break
+            totals.events += deleted
+            note("events", deleted, began)
+            after = reached
+            if examined < limit:
+                break
+    totals.seconds = time.monotonic() - started
+    return totals
