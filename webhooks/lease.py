@@ -11,6 +11,9 @@ usual case, never touch the database here.
 If renewing fails (the database or the cache away for a moment) the claim may lapse and another drain
 may send the delivery again with the same id: at-least-once, as documented; the outcome is written only
 by the claim's holder.
+
+The Keeper is not tied to deliveries: another outbox (the Chatwoot mirror's jobs) builds its own with its
+lease and the UPDATE that renews its claims.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from django.conf import settings
 from django.core.cache import cache
@@ -37,8 +40,29 @@ def renew_interval() -> float:
     return max(0.2, lease_seconds() / 4)
 
 
+def _deliveries_renew(tokens: list[str]) -> int:
+    from webhooks.models import Delivery
+
+    return Delivery.objects.filter(claim_token__in=tokens, status=Delivery.Status.SENDING).update(
+        claimed_at=timezone.now()
+    )
+
+
 class Keeper:
-    def __init__(self, *, background: bool = True) -> None:
+    """Renews, from one daemon thread, the claims its holders registered (`claim`): `renew` takes the
+    claim tokens due and sets their `claimed_at` to now; `lease` gives the lease in seconds."""
+
+    def __init__(
+        self,
+        *,
+        background: bool = True,
+        lease: Callable[[], float] = lease_seconds,
+        renew: Callable[[list[str]], int] = _deliveries_renew,
+        name: str = "webhooks-lease",
+    ) -> None:
+        self._lease = lease
+        self._renew = renew
+        self._name = name
         self._lock = threading.Lock()
         self._claims: dict[str, float] = {}  # claim token -> when last renewed (monotonic)
         self._slots: dict[str, float] = {}  # slot cache key -> when last renewed
@@ -68,7 +92,7 @@ class Keeper:
         with self._lock:
             table[key] = time.monotonic()
             if self._background and (self._thread is None or not self._thread.is_alive()):
-                self._thread = threading.Thread(target=self._run, name="webhooks-lease", daemon=True)
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
 
     def _remove(self, table: dict[str, float], key: str) -> None:
@@ -77,35 +101,34 @@ class Keeper:
 
     def _due(self, table: dict[str, float], now: float) -> list[str]:
         with self._lock:
-            due = [key for key, renewed in table.items() if now - renewed >= renew_interval()]
+            due = [key for key, renewed in table.items() if now - renewed >= self.renew_interval()]
             for key in due:
                 table[key] = now
             return due
 
     def _run(self) -> None:
         while True:
-            time.sleep(renew_interval() / 2)
+            time.sleep(self.renew_interval() / 2)
             try:
                 self.renew_due()
             except Exception:  # never let the heartbeat die: the next beat tries again
-                logger.exception("Could not renew webhook delivery claims")
+                logger.exception("Could not renew claims (%s)", self._name)
             finally:
                 # A thread's connection is not closed by request or task signals: do not keep it open.
                 connection.close()
+
+    def renew_interval(self) -> float:
+        return max(0.2, self._lease() / 4)
 
     def renew_due(self) -> int:
         """Renew the claims and slots held for a quarter lease or more; how many claims were renewed."""
         now = time.monotonic()
         claims, slots = self._due(self._claims, now), self._due(self._slots, now)
         for key in slots:
-            cache.touch(key, timeout=int(lease_seconds()) or 1)
+            cache.touch(key, timeout=int(self._lease()) or 1)
         if not claims:
             return 0
-        from webhooks.models import Delivery
-
-        return Delivery.objects.filter(claim_token__in=claims, status=Delivery.Status.SENDING).update(
-            claimed_at=timezone.now()
-        )
+        return self._renew(claims)
 
 
 keeper = Keeper()

@@ -202,9 +202,10 @@ PONTE_WS_CHANNEL = os.environ.get("PONTE_WS_CHANNEL", "")
 
 # --- Integrations (docs/integrations.md) ----------------------------------------------------------
 
-# A Chatwoot mirror job held this long (seconds) by a worker that stopped answering may be taken again
-# (the sweeper hints it); longer than a job's calls can take (each Chatwoot call times out after 15 s).
-PONTE_CHATWOOT_CLAIM_LEASE_SECONDS = env_int("PONTE_CHATWOOT_CLAIM_LEASE_SECONDS", 120)
+# A Chatwoot mirror job's claim lease (seconds): renewed every quarter lease while the job runs, so a
+# job held by a killed worker is taken again (by the sweeper or a starting worker's sweep) this long
+# after the worker's last heartbeat, and a slow job is never run twice.
+PONTE_CHATWOOT_CLAIM_LEASE_SECONDS = env_int("PONTE_CHATWOOT_CLAIM_LEASE_SECONDS", 8)
 
 # --- Bonds --------------------------------------------------------------------------------------
 

@@ -7,8 +7,10 @@ rather than one POST:
   again by the sweeper (beat), so nothing is lost whatever happens to the broker;
 * order per chat: only the oldest unfinished job of a chat may be claimed; a job waiting for its retry
   holds the chat's later jobs back, a dead one lets them go;
-* a claim is a conditional UPDATE with a lease: two drains never run one job at once, and a job held by
-  a killed worker is claimable again once its lease lapses (the sweeper hints it);
+* a claim is a conditional UPDATE with a short lease (PONTE_CHATWOOT_CLAIM_LEASE_SECONDS, 8 s), renewed
+  by a heartbeat thread while the job runs (webhooks.lease's Keeper): two drains never run one job at
+  once however long its calls take, and a job held by a killed worker is claimable again one lease
+  after its last beat (the sweeper, or a starting worker's sweep, hints it);
 * a failure is retried with back-off (the registered-webhook schedule, scaled by
   PONTE_WEBHOOK_RETRY_DELAY_SCALE) up to `max_attempts`, then the job is a dead letter, visible and
   resendable in the admin. A refusal that repeating cannot change (a 4xx) is dead at once.
@@ -30,6 +32,7 @@ from django.utils import timezone
 
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import MirrorJob
+from webhooks.lease import Keeper
 from webhooks.policy import REGISTERED
 
 logger = logging.getLogger(__name__)
@@ -44,8 +47,21 @@ class JobRefused(Exception):
     """The job cannot succeed by being repeated (it becomes a dead letter at once)."""
 
 
+def lease_seconds() -> float:
+    return float(settings.PONTE_CHATWOOT_CLAIM_LEASE_SECONDS)
+
+
 def _lease() -> timedelta:
-    return timedelta(seconds=int(settings.PONTE_CHATWOOT_CLAIM_LEASE_SECONDS))
+    return timedelta(seconds=lease_seconds())
+
+
+def _claims_renew(tokens: list[str]) -> int:
+    return MirrorJob.objects.filter(claim_token__in=tokens, status=MirrorJob.Status.SENDING).update(
+        claimed_at=timezone.now()
+    )
+
+
+keeper = Keeper(lease=lease_seconds, renew=_claims_renew, name="chatwoot-lease")
 
 
 def hint(integration_id: int, chat: str, *, countdown: float = 0) -> None:
@@ -141,7 +157,8 @@ def drain(integration_id: int, chat: str, run: Callable[[MirrorJob], None]) -> i
     while (job := _claim_head(integration_id, chat)) is not None:
         error: Exception | None = None
         try:
-            run(job)
+            with keeper.claim(job.claim_token):  # renewed while the job's calls are on their way
+                run(job)
         except Exception as exc:
             if not isinstance(exc, (ChatwootError, JobRefused)):
                 logger.exception("Chatwoot mirror job %s failed", job.pk)
@@ -161,6 +178,20 @@ def sweep(*, grace_seconds: float = 15) -> int:
     for integration_id, chat in chats:
         hint(integration_id, chat)
     return len(chats)
+
+
+def next_lapse_in() -> float | None:
+    """Seconds until the oldest claim now held lapses, unless renewed (None: nothing is claimed). A
+    starting worker sweeps then: jobs a killed worker held are free from that moment."""
+    oldest = (
+        MirrorJob.objects.filter(status=MirrorJob.Status.SENDING)
+        .order_by("claimed_at")
+        .values_list("claimed_at", flat=True)
+        .first()
+    )
+    if oldest is None:
+        return None
+    return max(0.0, (oldest + _lease() - timezone.now()).total_seconds())
 
 
 DONE_RETENTION = timedelta(days=1)
