@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -18,13 +19,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import ReadOrAdmin
-from config.errors import NotFound, ValidationFailed
-from integrations.chatwoot import config, inbound, templates
+from config.errors import NotAuthenticated, NotFound, ValidationFailed
+from integrations.chatwoot import config, inbound, signature, templates
 from integrations.chatwoot.models import ChatwootIntegration
 from messaging.api.common import SuccessSerializer
 from messaging.api.sessions import SessionKeyedView
 from webhooks.instance_api import InstanceAPIView, StrictBooleanField
 from webhooks.instance_guard import instance_session_for
+
+logger = logging.getLogger(__name__)
 
 
 class ChatwootConfigSerializer(serializers.Serializer):
@@ -145,7 +148,8 @@ class InstanceChatwootTemplatesSyncApi(InstanceAPIView):
 
 
 class ChatwootWebhookApi(APIView):
-    """Chatwoot's webhooks: the token in the path names (and authorises) the integration."""
+    """Chatwoot's webhooks: the token in the path names (and authorises) the integration; when Chatwoot
+    gave the integration a signing secret, the request must also be signed with it (signature.py)."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -162,5 +166,17 @@ class ChatwootWebhookApi(APIView):
         integration = ChatwootIntegration.objects.filter(webhook_token=token).first()
         if integration is None:
             raise NotFound("No Chatwoot integration at this address.")
+        if integration.webhook_secret and not signature.signature_valid(
+            integration.webhook_secret,
+            request.headers.get(signature.TIMESTAMP_HEADER),
+            request.body,  # read before request.data: the raw bytes are what was signed
+            request.headers.get(signature.SIGNATURE_HEADER),
+        ):
+            logger.warning(
+                "Chatwoot webhook for integration %s refused: %s",
+                integration.pk,
+                "badly signed" if request.headers.get(signature.SIGNATURE_HEADER) else "unsigned",
+            )
+            raise NotAuthenticated("The webhook is not signed with this integration's Chatwoot secret.")
         payload = request.data if isinstance(request.data, dict) else {}
         return Response({"result": inbound.webhook_receive(integration, payload)})

@@ -112,11 +112,16 @@ class ChatwootClient:
         body = self._request("GET", f"/api/v1/accounts/{account_id}/inboxes") or {}
         return list(body.get("payload") or [])
 
-    def inbox_update(self, account_id: int, inbox_id: int, webhook_url: str) -> None:
-        self._request(
-            "PATCH",
-            f"/api/v1/accounts/{account_id}/inboxes/{inbox_id}",
-            json_body={"channel": {"webhook_url": webhook_url}},
+    def inbox_update(self, account_id: int, inbox_id: int, webhook_url: str) -> dict[str, Any]:
+        """Point the inbox's webhook at `webhook_url`; the inbox as answered (with its webhook `secret`
+        on Chatwoot 4.13+)."""
+        return (
+            self._request(
+                "PATCH",
+                f"/api/v1/accounts/{account_id}/inboxes/{inbox_id}",
+                json_body={"channel": {"webhook_url": webhook_url}},
+            )
+            or {}
         )
 
     # --- Contacts and conversations ---------------------------------------------------------------

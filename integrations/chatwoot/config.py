@@ -137,9 +137,17 @@ def integration_configure(*, session: Session, values: dict[str, Any]) -> Chatwo
         integration.updated_at = timezone.now()
         integration.save()
     try:  # the inbox's webhook → Ponte; where that is refused, `webhookUrl` is pasted by hand
-        client_for(integration).inbox_update(found.account_id, found.inbox_id, webhook_url(integration))
+        inbox = client_for(integration).inbox_update(
+            found.account_id, found.inbox_id, webhook_url(integration)
+        )
     except (ChatwootError, UnsafeTarget) as exc:
         logger.info("Chatwoot inbox %s webhook not updated: %s", found.inbox_id, exc)
+    else:
+        secret = inbox.get("secret") or inbox.get("webhook_secret") if isinstance(inbox, dict) else None
+        if isinstance(secret, str) and secret and secret != integration.webhook_secret:
+            # From now on this inbox's webhooks must be signed with it.
+            integration.webhook_secret = secret
+            integration.save(update_fields=["webhook_secret"])
     return integration
 
 

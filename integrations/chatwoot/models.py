@@ -39,6 +39,9 @@ class ChatwootIntegration(models.Model):
     status = models.CharField(max_length=30, choices=Status.choices, default=Status.INBOX_NOT_FOUND)
     status_reason = models.CharField(max_length=500, blank=True)
     webhook_token = models.CharField(max_length=64, unique=True, default=new_webhook_token, editable=False)
+    # The secret Chatwoot signs this inbox's webhooks with, when its API returned one (Chatwoot 4.13+);
+    # known → unsigned or badly signed webhooks are refused. Encrypted, never returned.
+    webhook_secret = EncryptedTextField(blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
 

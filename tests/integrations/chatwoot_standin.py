@@ -53,6 +53,8 @@ class ChatwootStandIn:
     # (status, body) answered to the next message posts, one each; seconds the next message post hangs
     message_failures: list[tuple[int, dict]] = field(default_factory=list)
     hang_next_message: float = 0.0
+    # Chatwoot 4.13+: the inbox's webhook secret, returned when its webhook is set; "" as older versions
+    webhook_secret: str = ""
 
     def __post_init__(self) -> None:
         if not self.accounts:
@@ -215,7 +217,7 @@ class ChatwootStandIn:
         if head == "inboxes" and method == "PATCH":
             inbox = next(i for i in self.accounts[account] if i["id"] == int(rest[1]))
             inbox["webhook_url"] = body.get("channel", {}).get("webhook_url", inbox.get("webhook_url"))
-            return 200, inbox, {}
+            return 200, {**inbox, **({"secret": self.webhook_secret} if self.webhook_secret else {})}, {}
         if head == "contacts":
             return self._contacts(method, account, rest, query, body)
         if head == "conversations":

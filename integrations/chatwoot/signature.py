@@ -1,0 +1,28 @@
+"""Chatwoot's webhook signatures: Chatwoot 4.11+ (account webhooks) and 4.13+ (API inboxes) sign each
+POST with the webhook's secret, which the API returns when the webhook is set.
+
+Headers: `X-Chatwoot-Signature: sha256=<hex>` and `X-Chatwoot-Timestamp`; the signature is
+HMAC-SHA256 with the secret over `"{timestamp}.{raw body}"`. When Ponte knows an integration's secret,
+a request without a valid signature is refused; with no secret known (older Chatwoot, or a webhook
+pasted by hand), the unguessable token in the receiving URL stays the only credential.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+SIGNATURE_HEADER = "X-Chatwoot-Signature"
+TIMESTAMP_HEADER = "X-Chatwoot-Timestamp"
+
+
+def signature_of(secret: str, timestamp: str, body: bytes) -> str:
+    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return f"sha256={digest}"
+
+
+def signature_valid(secret: str, timestamp: str | None, body: bytes, signature: str | None) -> bool:
+    """Whether `signature` is Chatwoot's signature of `body` at `timestamp` (constant-time compare)."""
+    if not timestamp or not signature:
+        return False
+    return hmac.compare_digest(signature_of(secret, timestamp, body), signature.strip())
