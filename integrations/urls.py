@@ -14,6 +14,11 @@ api_urlpatterns: list[URLPattern] = [
         api.ChatwootConfigApi.as_view(),
         name="chatwoot-config",
     ),
+    path(
+        "sessions/<str:session_id>/integrations/chatwoot/templates/sync",
+        api.ChatwootTemplatesSyncApi.as_view(),
+        name="chatwoot-templates-sync",
+    ),
 ]
 instance_urlpatterns: list[URLPattern] = [
     path("<str:instance_key>/chatwoot", api.InstanceChatwootApi.as_view(), name="instance-chatwoot"),

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import ReadOrAdmin
+from accounts.permissions import IsOperator, ReadOrAdmin
 from config.errors import NotAuthenticated, NotFound, ValidationFailed
 from integrations.chatwoot import config, inbound, signature, templates
 from integrations.chatwoot.models import ChatwootIntegration
@@ -138,6 +138,27 @@ _SYNC_REPLY = inline_serializer(
         ),
     },
 )
+
+
+_SYNC_DATA = inline_serializer(
+    "ChatwootTemplatesSync",
+    {
+        "created": serializers.ListField(child=serializers.CharField()),
+        "updated": serializers.ListField(child=serializers.CharField()),
+        "unchanged": serializers.ListField(child=serializers.CharField()),
+    },
+)
+
+
+class ChatwootTemplatesSyncApi(SessionKeyedView):
+    """Publish the session's approved templates as Chatwoot canned responses `tpl_<name>` (idempotent:
+    updated, never duplicated); the same service as the instance interface's sync."""
+
+    permission_classes = [IsOperator]
+
+    @extend_schema(operation_id="chatwoot_templates_sync", request=None, responses=_SYNC_DATA)
+    def post(self, request: Request, session_id: str) -> Response:
+        return Response(templates.templates_publish(session=self.session(session_id)))
 
 
 class InstanceChatwootTemplatesSyncApi(InstanceAPIView):

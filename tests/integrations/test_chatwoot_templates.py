@@ -1,5 +1,5 @@
 """Template sync: the session's approved templates published as Chatwoot canned responses `tpl_<name>`,
-idempotently (updated, never duplicated), through the instance interface."""
+idempotently (updated, never duplicated), through the instance interface and the REST API."""
 
 from __future__ import annotations
 
@@ -54,3 +54,29 @@ def test_template_sync_without_an_integration_says_so(api_client, paired_session
     response = api_client.post(f"/instances/{paired_session.instance_key}/chatwoot/templates/sync")
     assert response.status_code == 404
     assert response.json()["error"] == "CHATWOOT_NOT_CONFIGURED"
+
+
+def test_the_rest_api_syncs_through_the_same_service(keyed_client, operator_key, viewer_key, cloud, chatwoot):
+    session, _ = cloud
+    url = f"/api/sessions/{session.pk}/integrations/chatwoot/templates/sync"
+    assert keyed_client(viewer_key).post(url).status_code == 403  # viewers only read
+    first = keyed_client(operator_key).post(url)
+    assert first.status_code == 200, first.json()
+    assert first.json() == {"created": ["tpl_order_shipped", "tpl_welcome"], "updated": [], "unchanged": []}
+    again = keyed_client(operator_key).post(url).json()
+    assert again == {"created": [], "updated": [], "unchanged": ["tpl_order_shipped", "tpl_welcome"]}
+    assert len(chatwoot.canned) == 2
+
+
+def test_rest_template_sync_without_an_integration_says_so(admin_client, paired_session):
+    response = admin_client.post(f"/api/sessions/{paired_session.pk}/integrations/chatwoot/templates/sync")
+    assert response.status_code == 404
+    assert response.json()["error"] == "CHATWOOT_NOT_CONFIGURED"
+
+
+def test_the_rest_template_sync_is_declared_in_openapi():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    operation = schema["paths"]["/api/sessions/{session_id}/integrations/chatwoot/templates/sync"]["post"]
+    assert operation["operationId"] == "chatwoot_templates_sync"
