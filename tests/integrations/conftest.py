@@ -3,7 +3,7 @@ with its Chatwoot integration configured through the REST API, and real Celery w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from rest_framework.test import APIClient
@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from integrations.chatwoot.models import ChatwootIntegration
 from messaging.models import Session
 from tests.integrations.chatwoot_standin import INBOX_IDENTIFIER, TOKEN, ChatwootStandIn
-from tests.webhooks.support import LOOPBACK, Worker, purge_queues
+from tests.webhooks.support import LOOPBACK
 
 
 @pytest.fixture
@@ -61,21 +61,8 @@ def integration(admin_client, paired_session, chatwoot) -> ChatwootIntegration:
     return ChatwootIntegration.objects.get(session=paired_session)
 
 
-@pytest.fixture
-def start_worker(transactional_db) -> Iterator[Callable[..., Worker]]:
-    workers: list[Worker] = []
-
-    def start(**kwargs) -> Worker:
-        if not workers:
-            purge_queues()
-        worker = Worker(**kwargs).start()
-        workers.append(worker)
-        return worker
-
-    yield start
-    for worker in workers:
-        worker.stop()
-
-
 # The Graph API stand-in and official sessions of the messaging tests (for the 24-hour window).
 from tests.messaging.conftest import graph, official_session  # noqa: E402, F401
+
+# Real Celery workers on the test database, as the webhook tests start them.
+from tests.webhooks.conftest import start_worker  # noqa: E402, F401

@@ -45,6 +45,10 @@ def test_a_failing_platform_is_retried_then_dead_lettered_and_resent_from_the_ad
     chatwoot.message_failures = [(503, {"error": "maintenance"})] * 2
     inbound(admin_client, integration.session, text="depois de duas falhas")
     wait_for(lambda: _contents(chatwoot) == ["depois de duas falhas"], timeout=60, what="the retried message")
+    # The platform has the message before the worker records the job done: wait for the record.
+    wait_for(
+        lambda: _job("depois de duas falhas").status == MirrorJob.Status.DONE, timeout=60, what="the job done"
+    )
     assert _job("depois de duas falhas").attempt_count == 3
     chatwoot.message_failures = [(500, {"error": "boom"})] * 5
     inbound(admin_client, integration.session, text="nunca chega")
