@@ -25,7 +25,8 @@ def _now_ms() -> int:
 
 
 def _registered_deliveries(event: Event, webhooks: list[tuple[str, str, list[str], int]]) -> list[Delivery]:
-    """One delivery per webhook of the session listening to the event (names are stored canonical)."""
+    """One delivery per webhook of the session listening to the event (names are stored canonical),
+    not yet written."""
     hooks = [
         (hook_id, url, retry_count) for hook_id, url, events, retry_count in webhooks if event.name in events
     ]
@@ -45,8 +46,7 @@ def _registered_deliveries(event: Event, webhooks: list[tuple[str, str, list[str
             timeout_seconds=REGISTERED.timeout_seconds,
             next_attempt_at=event.created_at,
         )
-        sql.insert(delivery)
-        deliveries.append(delivery)
+        deliveries.append(delivery)  # written with the event (emit)
     return deliveries
 
 
@@ -75,8 +75,9 @@ def emit(
         event_ms=event_ms or received,
         received_at_ms=received,
     )
-    sql.insert(event)
     deliveries = _registered_deliveries(event, context.webhooks)
+    # The event and its registered deliveries in one statement (one round trip on PostgreSQL).
+    sql.insert_with_children(event, deliveries, unique="dispatch_id")
     if context.instance_webhooks_enabled:
         deliveries += instance.instance_deliveries(event)  # the session's instance webhook
     outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in deliveries])

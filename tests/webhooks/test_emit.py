@@ -122,3 +122,15 @@ def test_an_engine_message_reaches_the_outbox_with_the_seeds_fields(session):
     payload = Delivery.objects.get().payload
     assert payload["event"] == "message"
     assert payload["data"] == report
+
+
+def test_the_event_and_its_deliveries_written_together_carry_their_own_keys(session):
+    hooks = [_hook(session, ["message"]) for _ in range(3)]
+
+    with transaction.atomic():
+        event = emit(session_id=session.id, name="message", data={"id": "M9", "text": "hi"}, chat="5511@s")
+
+    stored = {d.webhook_id: (d.pk, d.dispatch_id) for d in Delivery.objects.filter(event=event)}
+    assert set(stored) == {hook.id for hook in hooks}
+    assert len({pk for pk, _ in stored.values()}) == 3
+    assert Event.objects.filter(pk=event.pk).exists()
