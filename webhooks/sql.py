@@ -15,154 +15,28 @@ PostgreSQL and SQLite (3.35 or later, for RETURNING).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Any
 
 from django.db import connection
-from django.db.models import Field, Model
 
-
-def qn(name: str) -> str:
-    return connection.ops.quote_name(name)
-
-
-def table(model: type[Model]) -> str:
-    return qn(model._meta.db_table)
-
-
-def column(model: type[Model], name: str) -> str:
-    return qn(model._meta.get_field(name).column)
-
-
-def to_db(model: type[Model], name: str, value: Any) -> Any:
-    """A value as the database wants it for a comparison with field `name` (UUIDs, datetimes…)."""
-    return model._meta.get_field(name).get_db_prep_value(value, connection)
-
-
-@cache
-def _converters(model: type[Model], name: str, vendor: str) -> tuple[Field, Any, list[Callable]]:
-    field = model._meta.get_field(name)
-    expression = field.get_col(model._meta.db_table)
-    converters = connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
-    return field, expression, converters
-
-
-def from_db(model: type[Model], name: str, value: Any) -> Any:
-    """A value read from column `name` as the ORM would give it (JSON parsed, datetimes aware…)."""
-    _field, expression, converters = _converters(model, name, connection.vendor)
-    for converter in converters:
-        value = converter(value, expression, connection)
-    return value
-
-
-@cache
-def _insert(model: type[Model], vendor: str) -> tuple[str, list[Field], Field | None]:
-    """INSERT text for every local column but a database-generated key (the caller may return it)."""
-    meta = model._meta
-    generated = meta.pk if meta.pk.db_returning else None
-    fields = [f for f in meta.local_concrete_fields if f is not generated]
-    names = ", ".join(qn(f.column) for f in fields)
-    placeholders = ", ".join(f"%({f.column})s" for f in fields)
-    return f"INSERT INTO {table(model)} ({names}) VALUES ({placeholders})", fields, generated
-
-
-def _row(obj: Model, fields: list[Field]) -> dict[str, Any]:
-    return {f.column: f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields}
-
-
-def insert(obj: Model) -> None:
-    """Write one new model instance (its constructor filled the defaults) and set its generated key.
-
-    As `save()` on a new row would, without its signals (the outbox models have none)."""
-    sql, fields, generated = _insert(type(obj), connection.vendor)
-    if generated is not None:
-        sql += f" RETURNING {qn(generated.column)}"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, _row(obj, fields))
-        if generated is not None:
-            setattr(obj, generated.attname, cursor.fetchone()[0])
-    obj._state.adding = False
-    obj._state.db = connection.alias
-
-
-def insert_many(objs: Sequence[Model]) -> None:
-    """`insert` for several instances of one model whose keys are not needed afterwards."""
-    if not objs:
-        return
-    sql, fields, _generated = _insert(type(objs[0]), connection.vendor)
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, [_row(obj, fields) for obj in objs])
-
-
-def insert_with_children(parent: Model, children: Sequence[Model], *, unique: str) -> None:
-    """Write a new instance whose key the caller set and new instances of one other model in one round
-    trip (PostgreSQL: a data-modifying WITH, multi-row VALUES, RETURNING the generated keys matched by
-    the children's client-set `unique` field); elsewhere one statement each. Sets the children's keys.
-
-    emit() writes an event and its deliveries so: a round trip less for every event."""
-    if not children or connection.vendor != "postgresql":
-        insert(parent)
-        for child in children:
-            insert(child)
-        return
-    parent_sql, parent_fields, parent_generated = _insert(type(parent), connection.vendor)
-    child_sql, child_fields, generated = _insert(type(children[0]), connection.vendor)
-    if parent_generated is not None or generated is None:
-        raise ValueError("the parent's key must be set by the caller and the children's generated")
-    params = {f"p_{key}": value for key, value in _row(parent, parent_fields).items()}
-    rows = []
-    for n, child in enumerate(children):
-        row = _row(child, child_fields)
-        params.update({f"c{n}_{key}": value for key, value in row.items()})
-        rows.append("(" + ", ".join(f"%(c{n}_{f.column})s" for f in child_fields) + ")")
-    head, _values = child_sql.split(" VALUES ", 1)
-    unique_column = qn(type(children[0])._meta.get_field(unique).column)
-    statement = (
-        "WITH parent AS (" + parent_sql.replace("%(", "%(p_") + ") "
-        f"{head} VALUES {', '.join(rows)} RETURNING {qn(generated.column)}, {unique_column}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        keys = {value: key for key, value in cursor.fetchall()}
-    for obj in (parent, *children):
-        obj._state.adding = False
-        obj._state.db = connection.alias
-    for child in children:
-        setattr(child, generated.attname, keys[getattr(child, unique)])
-
-
-def fetch(sql: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Run one statement with named parameters; its rows as {column name: value}."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        names = [column[0] for column in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
-def execute(sql: str, params: Mapping[str, Any]) -> int:
-    """Run one statement with named parameters; how many rows it touched."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
-
-
-def literal(value: str) -> str:
-    """A constant of the code (a status name) written into a statement: a partial index's condition is
-    matched against the statement's text, and SQLite cannot match a bound parameter, so a status passed
-    as one made it scan the whole table instead of the index of waiting rows."""
-    if not value.isidentifier():
-        raise ValueError(f"not a plain name: {value!r}")
-    return f"'{value}'"
-
-
-def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
-    """`IN (...)` placeholders for `values` and their parameters, named `name_0`, `name_1`…"""
-    params = {f"{name}_{n}": value for n, value in enumerate(values)}
-    return ", ".join(f"%({key})s" for key in params), params
-
+# The row helpers live in webhooks.rows; callers reach them through this module too (sql.column...).
+from webhooks.rows import (  # noqa: F401
+    column,
+    execute,
+    fetch,
+    from_db,
+    in_list,
+    insert,
+    insert_many,
+    insert_with_children,
+    literal,
+    qn,
+    table,
+    to_db,
+)
 
 # --- emit() --------------------------------------------------------------------------------------
 # Imported late: webhooks.models does not need this module, and this one is about those models.
