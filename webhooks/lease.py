@@ -23,10 +23,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.db.models import QuerySet
 from django.utils import timezone
 
 logger = logging.getLogger(__name__)
@@ -132,3 +134,13 @@ class Keeper:
 
 
 keeper = Keeper()
+
+
+def oldest_claim_lapse_in(claims: QuerySet, lease: timedelta) -> float | None:
+    """Seconds until the oldest of `claims` (rows being sent, with `claimed_at`) lapses unless renewed;
+    None when nothing is claimed. A starting worker sweeps then: what a killed worker held is free from
+    that moment."""
+    oldest = claims.order_by("claimed_at").values_list("claimed_at", flat=True).first()
+    if oldest is None:
+        return None
+    return max(0.0, (oldest + lease - timezone.now()).total_seconds())

@@ -334,15 +334,7 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
 def next_lapse_in() -> float | None:
     """Seconds until the oldest claim now held lapses, unless renewed (None: nothing is claimed). A
     starting worker sweeps then: claims a killed worker left are free from that moment."""
-    oldest = (
-        Delivery.objects.filter(status=Delivery.Status.SENDING)
-        .order_by("claimed_at")
-        .values_list("claimed_at", flat=True)
-        .first()
-    )
-    if oldest is None:
-        return None
-    return max(0.0, (oldest + _lease() - timezone.now()).total_seconds())
+    return lease.oldest_claim_lapse_in(Delivery.objects.filter(status=Delivery.Status.SENDING), _lease())
 
 
 def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import MirrorJob
-from webhooks.lease import Keeper
+from webhooks.lease import Keeper, oldest_claim_lapse_in
 from webhooks.policy import REGISTERED
 
 logger = logging.getLogger(__name__)
@@ -183,15 +183,7 @@ def sweep(*, grace_seconds: float = 15) -> int:
 def next_lapse_in() -> float | None:
     """Seconds until the oldest claim now held lapses, unless renewed (None: nothing is claimed). A
     starting worker sweeps then: jobs a killed worker held are free from that moment."""
-    oldest = (
-        MirrorJob.objects.filter(status=MirrorJob.Status.SENDING)
-        .order_by("claimed_at")
-        .values_list("claimed_at", flat=True)
-        .first()
-    )
-    if oldest is None:
-        return None
-    return max(0.0, (oldest + _lease() - timezone.now()).total_seconds())
+    return oldest_claim_lapse_in(MirrorJob.objects.filter(status=MirrorJob.Status.SENDING), _lease())
 
 
 DONE_RETENTION = timedelta(days=1)
