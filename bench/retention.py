@@ -176,10 +176,9 @@ STATEMENTS = ("emit", "due", "claim", "record", "sweep")
 def hot_rounds(session_id, rounds: int, stop: threading.Event | None = None) -> Timings:
     """Each round: emit a batch of events (one delivery each, to TARGET), then run a drain's statements
     on them and the sweeper's query. Per statement: ms per call (emit: per event)."""
-    from django.db import transaction
     from django.utils import timezone
 
-    from webhooks import outbox, sql
+    from webhooks import outbox, recording
     from webhooks.services import emit
     from webhooks.sql import Outcome
 
@@ -203,9 +202,7 @@ def hot_rounds(session_id, rounds: int, stop: threading.Event | None = None) -> 
         states = [(d.pk, Outcome("delivered", 1, 200, "", delivered_at=now)) for d in batch]
 
         def record(states=states, token=token) -> None:
-            with transaction.atomic():
-                sql.held([pk for pk, _ in states], token=token)
-                sql.record(states, token=token, now=timezone.now())
+            recording.record_batch(states, [], token=token, now=timezone.now())
 
         timings.time("record", record)
         timings.time("sweep", lambda: outbox.deliveries_sweep())

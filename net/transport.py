@@ -22,9 +22,10 @@ from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3 import BaseHTTPResponse, PoolManager, Timeout
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+from urllib3.exceptions import ConnectTimeoutError, HTTPError, NewConnectionError, ReadTimeoutError
 
 from config.errors import ValidationFailed
 from net.addresses import RefusedAddress, resolve_vetted
@@ -117,10 +118,25 @@ class _VettedHTTPSPool(HTTPSConnectionPool):
     ConnectionCls = VettedHTTPSConnection
 
 
+VETTED_POOLS = {"http": _VettedHTTPPool, "https": _VettedHTTPSPool}
+
+
 class VettedAdapter(HTTPAdapter):
     def init_poolmanager(self, *args, **kwargs) -> None:
         super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {"http": _VettedHTTPPool, "https": _VettedHTTPSPool}
+        self.poolmanager.pool_classes_by_scheme = VETTED_POOLS
+
+
+def _post_pools() -> PoolManager:
+    """Keep-alive pools of vetted connections, one per target (host, port), for safe_post; shared by
+    the threads of a process (urllib3's pools are thread-safe). The same limits and CA bundle as
+    http_session's adapter; no environment proxies."""
+    manager = PoolManager(num_pools=64, maxsize=16, block=False, ca_certs=requests.certs.where())
+    manager.pool_classes_by_scheme = VETTED_POOLS
+    return manager
+
+
+_pools = _post_pools()
 
 
 _local = threading.local()
@@ -170,18 +186,15 @@ class PostResult:
         return self.error is None and self.status is not None and self.status < 400
 
 
-def safe_post(
-    url: str,
-    *,
-    body: bytes,
-    headers: dict[str, str],
-    timeout: float,
-    session: requests.Session | None = None,
-) -> PostResult:
+def safe_post(url: str, *, body: bytes, headers: dict[str, str], timeout: float) -> PostResult:
     """POST `body` to `url` within `timeout` seconds in all (connect, send, answer and read).
 
     Never raises for network trouble: the result carries the error. Raises UnsafeTarget when the
     address is refused at connection time, which callers record as a failed attempt.
+
+    Straight on urllib3's pools rather than through a requests.Session: a webhook worker POSTs for
+    every event, and requests' own layer (preparing, merging settings, choosing the adapter) cost
+    more CPU than the POST itself (bench/webhooks.py, docs/webhooks.md).
     """
     started = time.monotonic()
     deadline = started + timeout
@@ -190,41 +203,56 @@ def safe_post(
         return int((time.monotonic() - started) * 1000)
 
     try:
-        response = (session or http_session()).post(
-            url, data=body, headers=headers, timeout=timeout, allow_redirects=False, stream=True
+        response = _pools.urlopen(
+            "POST",
+            url,
+            body=body,
+            headers=headers,
+            timeout=Timeout(connect=timeout, read=timeout),
+            retries=False,
+            redirect=False,
+            preload_content=False,
         )
-    except requests.RequestException as exc:
+    except (HTTPError, OSError) as exc:
         refusal = _refusal_in(exc)
         if refusal is not None:
             logger.warning("Refused %s at connection time: %s", url, refusal)
             raise UnsafeTarget(CONNECT_REFUSED_MESSAGE) from None
-        kind = "timeout" if isinstance(exc, requests.Timeout) else "connection error"
+        timed_out = isinstance(exc, ConnectTimeoutError | ReadTimeoutError | TimeoutError)
+        kind = "timeout" if timed_out and not isinstance(exc, NewConnectionError) else "connection error"
         return PostResult(None, "", elapsed_ms(), f"{kind}: {exc}"[:500])
     try:
         excerpt = _read_excerpt(response, deadline)
-    except (requests.RequestException, TimeoutError) as exc:
-        return PostResult(response.status_code, "", elapsed_ms(), f"timeout while reading the answer: {exc}")
+    except (HTTPError, OSError) as exc:
+        return PostResult(response.status, "", elapsed_ms(), f"timeout while reading the answer: {exc}")
     finally:
-        response.close()
+        _release(response)
     if time.monotonic() > deadline:
-        return PostResult(
-            response.status_code, excerpt, elapsed_ms(), f"no complete answer within {timeout:g} s"
-        )
-    return PostResult(response.status_code, excerpt, elapsed_ms(), None)
+        return PostResult(response.status, excerpt, elapsed_ms(), f"no complete answer within {timeout:g} s")
+    return PostResult(response.status, excerpt, elapsed_ms(), None)
 
 
-def _read_excerpt(response: requests.Response, deadline: float) -> str:
+def _read_excerpt(response: BaseHTTPResponse, deadline: float) -> str:
     """Read the first ~2 KB of the answer (all we store); the rest is discarded unread."""
     chunks: list[bytes] = []
     size = 0
-    for chunk in response.iter_content(chunk_size=1024):
+    while size < RESPONSE_EXCERPT_BYTES:
+        chunk = response.read(1024)
+        if not chunk:
+            break
         chunks.append(chunk)
         size += len(chunk)
-        if size >= RESPONSE_EXCERPT_BYTES:
-            break
-        if time.monotonic() > deadline:
+        if size < RESPONSE_EXCERPT_BYTES and time.monotonic() > deadline:
             raise TimeoutError("answer body too slow")
     return b"".join(chunks)[:RESPONSE_EXCERPT_BYTES].decode("utf-8", errors="replace")
+
+
+def _release(response: BaseHTTPResponse) -> None:
+    """Give the connection back for the next POST when its answer was read to the end; otherwise
+    close it (the rest of a long answer is never read)."""
+    if not response.isclosed():
+        response.close()
+    response.release_conn()
 
 
 def safe_get(url: str, *, max_bytes: int, timeout: float) -> tuple[bytes, str]:

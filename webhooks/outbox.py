@@ -33,8 +33,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from net.transport import PostResult, UnsafeTarget, http_session, safe_post
-from webhooks import lease, metrics, retention, sql, throttle
+from net.transport import PostResult, UnsafeTarget, safe_post
+from webhooks import lease, metrics, recording, retention, sql, throttle
 from webhooks.hints import enqueue_on_commit
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
@@ -110,7 +110,6 @@ def _post(delivery: Claimed) -> Sent:
             body=body,
             headers=headers,
             timeout=delivery.timeout_seconds,
-            session=http_session(),
         )
     except UnsafeTarget as exc:  # the address was refused when connecting: a failed attempt
         result = PostResult(status=None, body_excerpt="", duration_ms=0, error=f"Refused target: {exc}")
@@ -176,32 +175,22 @@ def _apply(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | No
     return outcome, state, attempt, delay
 
 
-@transaction.atomic
 def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
-    """Write the batch's attempts and outcomes in one transaction: {delivery id: outcome}.
+    """Write the batch's attempts and outcomes at once (webhooks.recording): {delivery id: outcome}.
 
     Only deliveries still held by this claim are written: one whose lease ran out and was claimed again
-    belongs to its new holder.
+    belongs to its new holder ("not-claimed" here).
     """
-    held = sql.held([s.delivery.pk for s in sent], token=token)
+    applied = {item.delivery.pk: (item.delivery, *_apply(item)) for item in sent}
+    states = [(pk, state) for pk, (_d, _o, state, _a, _r) in applied.items()]
+    attempts = [attempt for _d, _o, _s, attempt, _r in applied.values() if attempt is not None]
+    held = recording.record_batch(states, attempts, token=token, now=timezone.now())
     outcomes: dict[int, str] = {}
-    states: list[tuple[int, Outcome]] = []
-    attempts: list[DeliveryAttempt] = []
     retries: dict[float, tuple[int, str]] = {}
-    for item in sent:
-        delivery = item.delivery
-        if delivery.pk not in held:
-            outcomes[delivery.pk] = "not-claimed"
-            continue
-        outcome, state, attempt, delay = _apply(item)
-        outcomes[delivery.pk] = outcome
-        states.append((delivery.pk, state))
-        if attempt is not None:
-            attempts.append(attempt)
-        if delay is not None:
-            retries.setdefault(delay, (delivery.pk, delivery.target_url))
-    sql.insert_many(attempts)
-    sql.record(states, token=token, now=timezone.now())
+    for pk, (delivery, outcome, _state, _attempt, delay) in applied.items():
+        outcomes[pk] = outcome if pk in held else "not-claimed"
+        if pk in held and delay is not None:
+            retries.setdefault(delay, (pk, delivery.target_url))
     for delay, hint in retries.items():
         enqueue_on_commit([hint], countdown=delay)
     return outcomes

@@ -8,12 +8,44 @@ parameters (`%(name)s`, given a dict) and rows are read by column name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Field, Model
+
+
+@cache
+def _preparing_cursor_class() -> type:
+    """psycopg's server-binding cursor whose statements are prepared on their first run: PostgreSQL
+    then parses and plans each hot statement once per connection, not once per event (a third of the
+    database's CPU for emit(), bench/webhooks.py)."""
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class PreparingCursor(ServerBindingCursor):
+        def execute(self, query, params=None, *, prepare=None, binary=None):
+            return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
+
+    return PreparingCursor
+
+
+@contextmanager
+def cursor(*, prepare: bool = False) -> Iterator[CursorWrapper]:
+    """A cursor for the outbox's statements. `prepare`: a statement of fixed text run for every event,
+    prepared on PostgreSQL (unless PONTE_DB_PREPARE is off, as behind a pooler in transaction mode that
+    cannot keep prepared statements). Either way it goes through Django's cursor wrapper (execute
+    wrappers, the debug log, assertNumQueries)."""
+    if not prepare or connection.vendor != "postgresql" or not settings.PONTE_DB_PREPARE:
+        with connection.cursor() as wrapper:
+            yield wrapper
+        return
+    connection.ensure_connection()
+    with connection._prepare_cursor(_preparing_cursor_class()(connection.connection)) as wrapper:
+        yield wrapper
 
 
 def qn(name: str) -> str:
@@ -71,10 +103,10 @@ def insert(obj: Model) -> None:
     sql, fields, generated = _insert(type(obj), connection.vendor)
     if generated is not None:
         sql += f" RETURNING {qn(generated.column)}"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, _row(obj, fields))
+    with cursor(prepare=True) as cur:
+        cur.execute(sql, _row(obj, fields))
         if generated is not None:
-            setattr(obj, generated.attname, cursor.fetchone()[0])
+            setattr(obj, generated.attname, cur.fetchone()[0])
     obj._state.adding = False
     obj._state.db = connection.alias
 
@@ -84,8 +116,8 @@ def insert_many(objs: Sequence[Model]) -> None:
     if not objs:
         return
     sql, fields, _generated = _insert(type(objs[0]), connection.vendor)
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, [_row(obj, fields) for obj in objs])
+    with cursor(prepare=True) as cur:
+        cur.executemany(sql, [_row(obj, fields) for obj in objs])
 
 
 def insert_with_children(parent: Model, children: Sequence[Model], *, unique: str) -> None:
@@ -115,9 +147,9 @@ def insert_with_children(parent: Model, children: Sequence[Model], *, unique: st
         "WITH parent AS (" + parent_sql.replace("%(", "%(p_") + ") "
         f"{head} VALUES {', '.join(rows)} RETURNING {qn(generated.column)}, {unique_column}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        keys = {value: key for key, value in cursor.fetchall()}
+    with cursor(prepare=True) as cur:  # one text per number of children: a handful
+        cur.execute(statement, params)
+        keys = {value: key for key, value in cur.fetchall()}
     for obj in (parent, *children):
         obj._state.adding = False
         obj._state.db = connection.alias
@@ -125,19 +157,19 @@ def insert_with_children(parent: Model, children: Sequence[Model], *, unique: st
         setattr(child, generated.attname, keys[getattr(child, unique)])
 
 
-def fetch(sql: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+def fetch(sql: str, params: Mapping[str, Any], *, prepare: bool = False) -> list[dict[str, Any]]:
     """Run one statement with named parameters; its rows as {column name: value}."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        names = [column[0] for column in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    with cursor(prepare=prepare) as cur:
+        cur.execute(sql, params)
+        names = [column[0] for column in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
-def execute(sql: str, params: Mapping[str, Any]) -> int:
+def execute(sql: str, params: Mapping[str, Any], *, prepare: bool = False) -> int:
     """Run one statement with named parameters; how many rows it touched."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
+    with cursor(prepare=prepare) as cur:
+        cur.execute(sql, params)
+        return cur.rowcount
 
 
 def literal(value: str) -> str:

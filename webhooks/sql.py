@@ -85,7 +85,8 @@ class EmitContext:
 def emit_context(session_id: Any, chat: str) -> EmitContext:
     m = _models()
     session = to_db(m.Event, "session", session_id)
-    rows = fetch(_emit_statement(connection.vendor), {"session": session, "chat": chat, "on": True})
+    params = {"session": session, "chat": chat, "on": True}
+    rows = fetch(_emit_statement(connection.vendor), params, prepare=True)
     hooks = [
         (
             row["hook_id"],
@@ -273,13 +274,13 @@ def sweepable(which: str, *, before: datetime, limit: int) -> list[tuple[int, st
 
 def delivery_hint(delivery_id: int) -> tuple[str, str] | None:
     """(status, target URL) of a delivery, or None when it is gone."""
-    rows = fetch(_worker_statements(connection.vendor)["hint"], {"id": delivery_id})
+    rows = fetch(_worker_statements(connection.vendor)["hint"], {"id": delivery_id}, prepare=True)
     return (rows[0]["status"], rows[0]["target_url"]) if rows else None
 
 
 def due_exists(target_url: str, *, now: datetime, lease_cutoff: datetime) -> bool:
     params = _claimable_params(target_url, now, lease_cutoff)
-    return bool(fetch(_worker_statements(connection.vendor)["due"], params)[0]["due"])
+    return bool(fetch(_worker_statements(connection.vendor)["due"], params, prepare=True)[0]["due"])
 
 
 def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutoff: datetime) -> list[Claimed]:
@@ -326,32 +327,13 @@ def unclaim(ids: list[int], *, token: str, status: str) -> None:
         execute(sql, {"status": status, "token": token, **id_params})
 
 
-def held(ids: list[int], *, token: str) -> set[int]:
-    """Which of `ids` this claim still holds, locked until the transaction ends (PostgreSQL)."""
-    placeholders, id_params = in_list("id", ids)
-    sql = _worker_statements(connection.vendor)["held"].format(ids=placeholders)
-    return {row["id"] for row in fetch(sql, {"token": token, **id_params})}
+def held_statement() -> str:
+    """Which of `{ids}` a claim (`%(token)s`) still holds, locked until the transaction ends
+    (PostgreSQL); the ids go in with str.format (webhooks.recording)."""
+    return _worker_statements(connection.vendor)["held"]
 
 
-def record(outcomes: list[tuple[int, Outcome]], *, token: str, now: datetime) -> None:
-    """Write each delivery's new state, releasing its claim."""
-    d = _models().Delivery
-    rows = [
-        {
-            "status": outcome.status,
-            "attempts": outcome.attempt_count,
-            "status_code": outcome.last_status_code,
-            "error": outcome.last_error,
-            "resend_pending": to_db(d, "resend_pending", False),
-            "delivered_at": to_db(d, "delivered_at", outcome.delivered_at),
-            "dead_at": to_db(d, "dead_at", outcome.dead_at),
-            "next_at": to_db(d, "next_attempt_at", outcome.next_attempt_at),
-            "now": to_db(d, "updated_at", now),
-            "id": pk,
-            "token": token,
-        }
-        for pk, outcome in outcomes
-    ]
-    if rows:
-        with connection.cursor() as cursor:
-            cursor.executemany(_worker_statements(connection.vendor)["record"], rows)
+def record_statement() -> str:
+    """One delivery's new state, releasing its claim (webhooks.recording, where no single statement
+    writes a batch)."""
+    return _worker_statements(connection.vendor)["record"]

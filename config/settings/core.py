@@ -121,6 +121,9 @@ DATABASES = {
 # Every request runs in one transaction, so an error rolls back everything the request wrote.
 DATABASES["default"]["ATOMIC_REQUESTS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The outbox's hot statements are prepared once per PostgreSQL connection (webhooks.rows). Off behind a
+# pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
+PONTE_DB_PREPARE = env_bool("DB_PREPARE", True)
 
 # --- Web tier (config/asgi.py, docs/operations.md "Web tier") -------------------------------------
 

@@ -233,3 +233,39 @@ def test_a_failed_fetch_tells_the_caller_no_internal_detail(resolver) -> None:
     with LOOPBACK_ALLOWED, pytest.raises(TransportError) as failed:
         safe_get("http://images.example:9/x.png", max_bytes=1000, timeout=2)
     assert str(failed.value) == "the URL could not be reached"
+
+
+class _KeepAliveHandler(_Handler):
+    protocol_version = "HTTP/1.1"  # answers keep the connection open, as real receivers do
+
+    def _answer(self) -> None:
+        self.server.peers.append(self.client_address[1])
+        super()._answer()
+
+    do_GET = do_POST = _answer
+
+
+@pytest.fixture
+def keep_alive_receiver() -> Iterator[ThreadingHTTPServer]:
+    with serving(_KeepAliveHandler) as server:
+        server.received, server.peers = [], []
+        yield server
+
+
+def test_posts_to_one_target_reuse_one_keep_alive_connection(keep_alive_receiver) -> None:
+    with LOOPBACK_ALLOWED:
+        results = [
+            safe_post(url_of(keep_alive_receiver, "/hook"), body=b"{}", headers={}, timeout=5)
+            for _ in range(3)
+        ]
+    assert [r.status for r in results] == [200, 200, 200]
+    assert len(set(keep_alive_receiver.peers)) == 1
+
+
+def test_a_long_answer_read_only_in_part_does_not_spoil_the_next_post(keep_alive_receiver) -> None:
+    with LOOPBACK_ALLOWED:
+        big = safe_post(url_of(keep_alive_receiver, "/big"), body=b"{}", headers={}, timeout=5)
+        after = safe_post(url_of(keep_alive_receiver, "/hook"), body=b'{"n":2}', headers={}, timeout=5)
+    assert len(big.body_excerpt) == RESPONSE_EXCERPT_BYTES
+    assert (after.status, after.body_excerpt, after.error) == (200, "thanks", None)
+    assert keep_alive_receiver.received[-1][2] == b'{"n":2}'

@@ -1,0 +1,169 @@
+"""The worker's write of a batch's outcomes: attempts, new states, claims released.
+
+Only deliveries still held by the batch's claim (`claim_token`) are written: one whose lease ran out and
+was claimed again belongs to its new holder. On PostgreSQL that is one statement in autocommit (one
+round trip): the UPDATE of the held rows from a VALUES list returns their ids, and the attempts of just
+those rows are inserted from a second VALUES list in the same statement. Before, the same write was
+BEGIN, a locking SELECT of the held rows, the INSERT, the UPDATE and COMMIT: five round trips per
+batch (bench/webhooks.py). Elsewhere (SQLite serialises writers) the statements run one after another
+in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import Model
+
+from webhooks.rows import _insert, _row, column, cursor, fetch, in_list, insert_many, qn, table, to_db
+from webhooks.sql import Outcome, held_statement, record_statement
+
+# The outcome columns of the VALUES list, each with the Delivery field it is cast to.
+_OUTCOME_FIELDS = (
+    ("id", "id"),
+    ("status", "status"),
+    ("attempts", "attempt_count"),
+    ("status_code", "last_status_code"),
+    ("error", "last_error"),
+    ("delivered_at", "delivered_at"),
+    ("dead_at", "dead_at"),
+    ("next_at", "next_attempt_at"),
+)
+
+
+def _models():
+    from webhooks import models
+
+    return models
+
+
+def _cast(model: type[Model], name: str) -> str:
+    """A VALUES list types its columns from the values alone, and a column of NULLs would be text."""
+    return "::" + model._meta.get_field(name).db_type(connection)
+
+
+def _values(model: type[Model], prefix: str, rows: int, names: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(
+        "(" + ", ".join(f"%({prefix}{n}_{key})s{_cast(model, field)}" for key, field in names) + ")"
+        for n in range(rows)
+    )
+
+
+@cache
+def _statement(outcomes: int, attempts: int) -> str:
+    m = _models()
+    d, a = m.Delivery, m.DeliveryAttempt
+    t = table(d)
+    outcome_columns = ", ".join(key for key, _ in _OUTCOME_FIELDS)
+
+    def kept(name: str, value: str) -> str:  # a NULL in the outcome leaves the column as it is
+        return f"{column(d, name)} = COALESCE(outcome.{value}, {t}.{column(d, name)})"
+
+    statement = (
+        f"WITH outcome ({outcome_columns}) AS (VALUES {_values(d, 'o', outcomes, _OUTCOME_FIELDS)}),"
+        f" written AS (UPDATE {t} SET {column(d, 'status')} = outcome.status,"
+        f" {column(d, 'attempt_count')} = outcome.attempts,"
+        f" {column(d, 'last_status_code')} = outcome.status_code, {column(d, 'last_error')} = outcome.error,"
+        f" {column(d, 'claimed_at')} = NULL, {column(d, 'claim_token')} = '',"
+        f" {column(d, 'resend_pending')} = %(resend_pending)s, {kept('delivered_at', 'delivered_at')},"
+        f" {kept('dead_at', 'dead_at')}, {kept('next_attempt_at', 'next_at')},"
+        f" {column(d, 'updated_at')} = %(now)s"
+        f" FROM outcome WHERE {t}.{column(d, 'id')} = outcome.id"
+        f" AND {t}.{column(d, 'claim_token')} = %(token)s"
+        f" RETURNING {t}.{column(d, 'id')} AS id)"
+    )
+    if attempts:
+        _sql, fields, _generated = _insert(a, connection.vendor)
+        names = [(f.column, f.name) for f in fields]
+        columns = ", ".join(qn(f.column) for f in fields)
+        statement += (
+            f", attempt ({columns}) AS (VALUES {_values(a, 'a', attempts, names)}),"
+            f" inserted AS (INSERT INTO {table(a)} ({columns}) SELECT attempt.* FROM attempt"
+            f" JOIN written ON attempt.{column(a, 'delivery')} = written.id)"
+        )
+    return statement + " SELECT id FROM written"
+
+
+def _outcome_params(n: int, pk: int, outcome: Outcome) -> dict[str, Any]:
+    d = _models().Delivery
+    values = {
+        "id": pk,
+        "status": outcome.status,
+        "attempts": outcome.attempt_count,
+        "status_code": outcome.last_status_code,
+        "error": outcome.last_error,
+        "delivered_at": to_db(d, "delivered_at", outcome.delivered_at),
+        "dead_at": to_db(d, "dead_at", outcome.dead_at),
+        "next_at": to_db(d, "next_attempt_at", outcome.next_attempt_at),
+    }
+    return {f"o{n}_{key}": value for key, value in values.items()}
+
+
+def _in_one_statement(
+    states: list[tuple[int, Outcome]], attempts: list[Model], *, token: str, now: datetime
+) -> set[int]:
+    d = _models().Delivery
+    params: dict[str, Any] = {
+        "token": token,
+        "now": to_db(d, "updated_at", now),
+        "resend_pending": to_db(d, "resend_pending", False),
+    }
+    for n, (pk, outcome) in enumerate(states):
+        params.update(_outcome_params(n, pk, outcome))
+    if attempts:
+        _sql, fields, _generated = _insert(type(attempts[0]), connection.vendor)
+        for n, attempt in enumerate(attempts):
+            params.update({f"a{n}_{key}": value for key, value in _row(attempt, fields).items()})
+    # One text per (batch size, attempts): a handful, each prepared once per connection.
+    with cursor(prepare=True) as cur:
+        cur.execute(_statement(len(states), len(attempts)), params)
+        return {row[0] for row in cur.fetchall()}
+
+
+def _one_by_one(
+    states: list[tuple[int, Outcome]], attempts: list[Model], *, token: str, now: datetime
+) -> set[int]:
+    with transaction.atomic():
+        placeholders, id_params = in_list("id", [pk for pk, _ in states])
+        rows = fetch(held_statement().format(ids=placeholders), {"token": token, **id_params})
+        held = {row["id"] for row in rows}
+        insert_many([a for a in attempts if a.delivery_id in held])
+        written = [(pk, outcome) for pk, outcome in states if pk in held]
+        if written:
+            rows = [_record_params(pk, outcome, token, now) for pk, outcome in written]
+            with cursor(prepare=True) as cur:
+                cur.executemany(record_statement(), rows)
+    return held
+
+
+def _record_params(pk: int, outcome: Outcome, token: str, now: datetime) -> dict[str, Any]:
+    d = _models().Delivery
+    return {
+        "status": outcome.status,
+        "attempts": outcome.attempt_count,
+        "status_code": outcome.last_status_code,
+        "error": outcome.last_error,
+        "resend_pending": to_db(d, "resend_pending", False),
+        "delivered_at": to_db(d, "delivered_at", outcome.delivered_at),
+        "dead_at": to_db(d, "dead_at", outcome.dead_at),
+        "next_at": to_db(d, "next_attempt_at", outcome.next_attempt_at),
+        "now": to_db(d, "updated_at", now),
+        "id": pk,
+        "token": token,
+    }
+
+
+def record_batch(
+    states: list[tuple[int, Outcome]], attempts: list[Model], *, token: str, now: datetime
+) -> set[int]:
+    """Write each delivery's new state and its attempt (`attempts`: DeliveryAttempt rows, at most one
+    per delivery), releasing the claim, for the deliveries `token` still holds; their ids."""
+    if not states:
+        return set()
+    if connection.vendor == "postgresql":
+        return _in_one_statement(states, attempts, token=token, now=now)
+    return _one_by_one(states, attempts, token=token, now=now)
