@@ -70,6 +70,8 @@ class Keeper:
         self._slots: dict[str, float] = {}  # slot cache key -> when last renewed
         self._background = background
         self._thread: threading.Thread | None = None
+        # Called on every beat after the renewals (the outbox's helper for batches out for long).
+        self.on_beat: Callable[[], None] | None = None
 
     @contextlib.contextmanager
     def claim(self, token: str) -> Iterator[None]:
@@ -113,6 +115,8 @@ class Keeper:
             time.sleep(self.renew_interval() / 2)
             try:
                 self.renew_due()
+                if self.on_beat is not None:
+                    self.on_beat()
             except Exception:  # never let the heartbeat die: the next beat tries again
                 logger.exception("Could not renew claims (%s)", self._name)
             finally:

@@ -199,35 +199,86 @@ def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
 # --- Draining a target ---------------------------------------------------------------------------
 
 
-def _drain(target_url: str, *, deadline: float) -> tuple[dict[int, str], bool]:
-    """Send what is due at one target while holding one of its slots: (outcomes, stopped early).
+@dataclass
+class _InFlight:
+    target_url: str
+    hint_id: int
+    since: float  # monotonic
+    helped: bool = False
 
-    Stopped early: the target is slow, or the drain used its time; the caller hands over to a new hint.
+
+# Batches on their way in this process, by claim token: the lease keeper's beat looks for long ones.
+_in_flight: dict[str, _InFlight] = {}
+
+
+def _help_long_batches() -> None:
+    """A drain keeps its target's hint flag while it runs (delivery_attempt), so events committed
+    meanwhile wait for its next batch. When a batch has been out for half of PONTE_WEBHOOK_SLOW_SECONDS
+    (a slow or hanging receiver), what waits behind it gets a hint of its own, once per batch: another
+    worker thread sends it, up to the target's slot cap, as when each event brought its own hint."""
+    now = time.monotonic()
+    threshold = float(settings.PONTE_WEBHOOK_SLOW_SECONDS) / 2
+    for batch in list(_in_flight.values()):
+        if batch.helped or now - batch.since < threshold:
+            continue
+        batch.helped = True
+        throttle.hint_taken(batch.target_url)
+        if _due_exists(batch.target_url):
+            enqueue_on_commit([(batch.hint_id, batch.target_url)], force=True)
+
+
+lease.keeper.on_beat = _help_long_batches
+
+
+@dataclass
+class Drained:
+    """What one drain did: outcomes by delivery id; `stopped`: the target is slow or the time is up
+    (the caller hands over to a new hint); `no_slot`: every send slot was held, nothing was tried."""
+
+    outcomes: dict[int, str]
+    stopped: bool = False
+    no_slot: bool = False
+
+
+def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
+    """Send what is due at one target while holding one of its slots.
+
+    A full batch means a backlog: the drain asks once for a helper (a hint for the same target), so
+    up to the target's slot cap of worker threads share it, each with full batches.
     """
-    outcomes: dict[int, str] = {}
+    drained = Drained({})
     was_slow = throttle.is_slow(target_url)
     slot = throttle.slot_acquire(target_url, slow=was_slow)
     if slot is None:
-        return outcomes, False  # every slot is held, and each holder looks again when it lets go
-    slow = answered = False
+        drained.no_slot = True  # every slot is held, and each holder looks again when it lets go
+        return drained
+    slow = answered = recruited = False
     try:
         with lease.keeper.slot(slot):
             while True:  # at least one batch, however short the time left
                 limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
                 token, batch = deliveries_claim(target_url, limit=limit)
                 if not batch:
-                    return outcomes, False
+                    return drained
+                if len(batch) == limit and not was_slow and not recruited:
+                    enqueue_on_commit([(hint_id, target_url)], force=True)
+                    recruited = True
                 with lease.keeper.claim(token):  # renewed while the batch is on its way
-                    sent, unsent, slow = _send_batch(batch, deadline=deadline)
+                    _in_flight[token] = _InFlight(target_url, hint_id, time.monotonic())
+                    try:
+                        sent, unsent, slow = _send_batch(batch, deadline=deadline)
+                    finally:
+                        _in_flight.pop(token, None)
                     if unsent:
                         _unclaim(unsent, token)
-                    outcomes.update(_record_batch(sent, token))
-                metrics.attempts_recorded(sent, outcomes)  # counts and a log line per attempt
+                    drained.outcomes.update(_record_batch(sent, token))
+                metrics.attempts_recorded(sent, drained.outcomes)  # counts and a log line per attempt
                 answered = answered or any(s.result is not None and s.result.ok for s in sent)
                 if slow or time.monotonic() >= deadline:
-                    return outcomes, True
+                    drained.stopped = True
+                    return drained
                 if len(batch) < limit:
-                    return outcomes, False  # that was all; the caller looks again once the slot is free
+                    return drained  # that was all; the caller looks again once the slot is free
     finally:
         throttle.slot_release(slot)
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
@@ -236,6 +287,11 @@ def _drain(target_url: str, *, deadline: float) -> tuple[dict[int, str], bool]:
 def delivery_attempt(*, delivery_id: int) -> str:
     """Handle a hint: drain the delivery's target if anything is due there; what became of the delivery.
 
+    The target's hint flag (webhooks.throttle) stays set while the drain runs, so the events committed
+    meanwhile add no hints: this drain takes them in its next batch. Only when it finds nothing more
+    does it clear the flag, then looks once more: a delivery committed just before the flag was cleared
+    is sent here, one committed after publishes its own hint.
+
     "delivered", "retry" or "dead" when it was attempted here; "done" when it had already finished;
     "not-claimed" when it was not due, or held, or left for another drain; "missing" when it is gone.
     """
@@ -243,22 +299,24 @@ def delivery_attempt(*, delivery_id: int) -> str:
     if row is None:
         return "missing"
     status, target_url = row
-    throttle.hint_taken(target_url)
     deadline = time.monotonic() + float(settings.PONTE_WEBHOOK_DRAIN_SECONDS)
     outcomes: dict[int, str] = {}
-    hand_over = False
-    while _due_exists(target_url):
-        if hand_over:
-            # A new hint waits behind other targets' hints (a slow target's, a moment more).
-            slow = throttle.is_slow(target_url)
-            delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if slow else 0
-            enqueue_on_commit([(delivery_id, target_url)], countdown=delay, force=True)
+    while True:
+        drained = _drain(target_url, deadline=deadline, hint_id=delivery_id)
+        outcomes.update(drained.outcomes)
+        if drained.no_slot:
+            break  # the slots' holders clear the flag and look again when they let go
+        if drained.stopped or time.monotonic() >= deadline:
+            if _due_exists(target_url):
+                # A new hint waits behind other targets' hints (a slow target's, a moment more).
+                slow = throttle.is_slow(target_url)
+                delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if slow else 0
+                enqueue_on_commit([(delivery_id, target_url)], countdown=delay, force=True)
             break
-        drained, stopped = _drain(target_url, deadline=deadline)
-        if not drained:
-            break  # every slot is held (their holders look again when they let go), or nothing was left
-        outcomes.update(drained)
-        hand_over = stopped or time.monotonic() >= deadline
+        # The last claim found no more than it took: nothing else was due then.
+        throttle.hint_taken(target_url)
+        if not _due_exists(target_url) or not throttle.hint_wanted(target_url):
+            break  # nothing left, or a newer hint is on its way for what is
     if delivery_id in outcomes:
         return outcomes[delivery_id]
     return "done" if status in FINISHED else "not-claimed"

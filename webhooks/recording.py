@@ -2,8 +2,8 @@
 
 Only deliveries still held by the batch's claim (`claim_token`) are written: one whose lease ran out and
 was claimed again belongs to its new holder. On PostgreSQL that is one statement in autocommit (one
-round trip): the UPDATE of the held rows from a VALUES list returns their ids, and the attempts of just
-those rows are inserted from a second VALUES list in the same statement. Before, the same write was
+round trip): the UPDATE of the held rows from the outcomes (arrays, one per column) returns their ids,
+and the attempts of just those rows are inserted in the same statement. Before, the same write was
 BEGIN, a locking SELECT of the held rows, the INSERT, the UPDATE and COMMIT: five round trips per
 batch (bench/webhooks.py). Elsewhere (SQLite serialises writers) the statements run one after another
 in one transaction.
@@ -11,7 +11,6 @@ in one transaction.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -22,7 +21,7 @@ from django.db.models import Model
 from webhooks.rows import _insert, _row, column, cursor, fetch, in_list, insert_many, qn, table, to_db
 from webhooks.sql import Outcome, held_statement, record_statement
 
-# The outcome columns of the VALUES list, each with the Delivery field it is cast to.
+# The outcome columns, each with the Delivery field whose type it has.
 _OUTCOME_FIELDS = (
     ("id", "id"),
     ("status", "status"),
@@ -41,87 +40,81 @@ def _models():
     return models
 
 
-def _cast(model: type[Model], name: str) -> str:
-    """A VALUES list types its columns from the values alone, and a column of NULLs would be text."""
-    return "::" + model._meta.get_field(name).db_type(connection)
-
-
-def _values(model: type[Model], prefix: str, rows: int, names: Sequence[tuple[str, str]]) -> str:
-    return ", ".join(
-        "(" + ", ".join(f"%({prefix}{n}_{key})s{_cast(model, field)}" for key, field in names) + ")"
-        for n in range(rows)
-    )
+def _array(model: type[Model], name: str) -> str:
+    """An array parameter's type: a list of NULLs alone would not say it."""
+    return "::" + model._meta.get_field(name).db_type(connection) + "[]"
 
 
 @cache
-def _statement(outcomes: int, attempts: int) -> str:
+def _statement() -> str:
+    """One text for every batch: each column of the outcomes and of the attempts travels as one array
+    parameter, unnested into rows. A VALUES list with a placeholder per value gave a text per batch
+    size with hundreds of parameters, which psycopg parses again on every call (it caches statements
+    of at most 50 parameters) and PostgreSQL plans again."""
     m = _models()
     d, a = m.Delivery, m.DeliveryAttempt
     t = table(d)
+    outcome_arrays = ", ".join(f"%(o_{key})s{_array(d, field)}" for key, field in _OUTCOME_FIELDS)
     outcome_columns = ", ".join(key for key, _ in _OUTCOME_FIELDS)
 
     def kept(name: str, value: str) -> str:  # a NULL in the outcome leaves the column as it is
         return f"{column(d, name)} = COALESCE(outcome.{value}, {t}.{column(d, name)})"
 
-    statement = (
-        f"WITH outcome ({outcome_columns}) AS (VALUES {_values(d, 'o', outcomes, _OUTCOME_FIELDS)}),"
-        f" written AS (UPDATE {t} SET {column(d, 'status')} = outcome.status,"
+    _sql, fields, _generated = _insert(a, connection.vendor)
+    columns = ", ".join(qn(f.column) for f in fields)
+    attempt_arrays = ", ".join(f"%(a_{f.column})s{_array(a, f.name)}" for f in fields)
+    return (
+        f"WITH written AS (UPDATE {t} SET {column(d, 'status')} = outcome.status,"
         f" {column(d, 'attempt_count')} = outcome.attempts,"
         f" {column(d, 'last_status_code')} = outcome.status_code, {column(d, 'last_error')} = outcome.error,"
         f" {column(d, 'claimed_at')} = NULL, {column(d, 'claim_token')} = '',"
         f" {column(d, 'resend_pending')} = %(resend_pending)s, {kept('delivered_at', 'delivered_at')},"
         f" {kept('dead_at', 'dead_at')}, {kept('next_attempt_at', 'next_at')},"
         f" {column(d, 'updated_at')} = %(now)s"
-        f" FROM outcome WHERE {t}.{column(d, 'id')} = outcome.id"
-        f" AND {t}.{column(d, 'claim_token')} = %(token)s"
-        f" RETURNING {t}.{column(d, 'id')} AS id)"
+        f" FROM unnest({outcome_arrays}) AS outcome ({outcome_columns})"
+        f" WHERE {t}.{column(d, 'id')} = outcome.id AND {t}.{column(d, 'claim_token')} = %(token)s"
+        f" RETURNING {t}.{column(d, 'id')} AS id),"
+        f" inserted AS (INSERT INTO {table(a)} ({columns}) SELECT attempt.* FROM"
+        f" unnest({attempt_arrays}) AS attempt ({columns})"
+        f" JOIN written ON attempt.{column(a, 'delivery')} = written.id)"
+        " SELECT id FROM written"
     )
-    if attempts:
-        _sql, fields, _generated = _insert(a, connection.vendor)
-        names = [(f.column, f.name) for f in fields]
-        columns = ", ".join(qn(f.column) for f in fields)
-        statement += (
-            f", attempt ({columns}) AS (VALUES {_values(a, 'a', attempts, names)}),"
-            f" inserted AS (INSERT INTO {table(a)} ({columns}) SELECT attempt.* FROM attempt"
-            f" JOIN written ON attempt.{column(a, 'delivery')} = written.id)"
-        )
-    return statement + " SELECT id FROM written"
-
-
-def _outcome_params(n: int, pk: int, outcome: Outcome) -> dict[str, Any]:
-    d = _models().Delivery
-    values = {
-        "id": pk,
-        "status": outcome.status,
-        "attempts": outcome.attempt_count,
-        "status_code": outcome.last_status_code,
-        "error": outcome.last_error,
-        "delivered_at": to_db(d, "delivered_at", outcome.delivered_at),
-        "dead_at": to_db(d, "dead_at", outcome.dead_at),
-        "next_at": to_db(d, "next_attempt_at", outcome.next_attempt_at),
-    }
-    return {f"o{n}_{key}": value for key, value in values.items()}
 
 
 def _in_one_statement(
     states: list[tuple[int, Outcome]], attempts: list[Model], *, token: str, now: datetime
 ) -> set[int]:
-    d = _models().Delivery
+    d, a = _models().Delivery, _models().DeliveryAttempt
     params: dict[str, Any] = {
         "token": token,
         "now": to_db(d, "updated_at", now),
         "resend_pending": to_db(d, "resend_pending", False),
     }
-    for n, (pk, outcome) in enumerate(states):
-        params.update(_outcome_params(n, pk, outcome))
-    if attempts:
-        _sql, fields, _generated = _insert(type(attempts[0]), connection.vendor)
-        for n, attempt in enumerate(attempts):
-            params.update({f"a{n}_{key}": value for key, value in _row(attempt, fields).items()})
-    # One text per (batch size, attempts): a handful, each prepared once per connection.
+    outcome_rows = [_outcome_values(pk, outcome) for pk, outcome in states]
+    for index, (key, _field) in enumerate(_OUTCOME_FIELDS):
+        params[f"o_{key}"] = [row[index] for row in outcome_rows]
+    _sql, fields, _generated = _insert(a, connection.vendor)
+    attempt_rows = [_row(attempt, fields) for attempt in attempts]
+    for f in fields:
+        params[f"a_{f.column}"] = [row[f.column] for row in attempt_rows]
     with cursor(prepare=True) as cur:
-        cur.execute(_statement(len(states), len(attempts)), params)
+        cur.execute(_statement(), params)
         return {row[0] for row in cur.fetchall()}
+
+
+def _outcome_values(pk: int, outcome: Outcome) -> tuple[Any, ...]:
+    """In the order of _OUTCOME_FIELDS."""
+    d = _models().Delivery
+    return (
+        pk,
+        outcome.status,
+        outcome.attempt_count,
+        outcome.last_status_code,
+        outcome.last_error,
+        to_db(d, "delivered_at", outcome.delivered_at),
+        to_db(d, "dead_at", outcome.dead_at),
+        to_db(d, "next_attempt_at", outcome.next_attempt_at),
+    )
 
 
 def _one_by_one(

@@ -8,6 +8,8 @@ import hashlib
 import hmac
 import itertools
 import json
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -357,3 +359,52 @@ def test_dead_letters_are_purged_after_seven_days(hook, session):
     )
     assert outbox.dead_letters_purge() >= 1
     assert set(Delivery.objects.values_list("pk", flat=True)) == {recent.pk, delivered.pk}
+
+
+@pytest.fixture
+def shared_cache(settings, tmp_path):
+    """A cache every process could share (as Redis is): the hint flag is in force."""
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": tmp_path}
+    }
+
+
+def test_a_drain_keeps_the_hint_flag_until_nothing_is_left_then_clears_it(
+    session, make_receiver, allow_loopback, shared_cache
+):
+    receiver = make_receiver(hang=0.5)
+    Webhook.objects.create(account=session.account, session=session, url=receiver.url, events=["message"])
+    delivery = _delivery(session)
+    url = delivery.target_url
+    assert throttle.hint_wanted(url)  # as emit() does: the flag is set and one hint is on its way
+    during: list[bool] = []
+    # While the POST is out, an event committed now would find the flag up: no hint of its own, it
+    # goes in the drain's next batch.
+    looker = threading.Thread(
+        target=lambda: receiver.arrived.wait(5) and during.append(throttle.hint_wanted(url))
+    )
+    looker.start()
+    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"
+    looker.join()
+    assert during == [False]
+    # Nothing left: the flag is down, so the next event brings a hint of its own.
+    assert throttle.hint_wanted(url)
+
+
+def test_what_waits_behind_a_batch_out_for_long_gets_one_hint(
+    hook, session, shared_cache, settings, django_capture_on_commit_callbacks
+):
+    settings.PONTE_WEBHOOK_SLOW_SECONDS = 1
+    waiting = _delivery(session)
+    url = waiting.target_url
+    assert throttle.hint_wanted(url)  # held by the drain whose batch is out
+    long_out = outbox._InFlight(url, waiting.pk, time.monotonic() - 0.6)
+    just_out = outbox._InFlight("https://receiver.example/other", waiting.pk, time.monotonic())
+    outbox._in_flight.update({"long": long_out, "short": just_out})
+    try:
+        with django_capture_on_commit_callbacks(execute=False) as callbacks:
+            outbox._help_long_batches()
+            outbox._help_long_batches()  # once per batch
+        assert len(callbacks) == 1 and long_out.helped and not just_out.helped
+    finally:
+        outbox._in_flight.clear()
