@@ -22,7 +22,7 @@ import os
 import queue
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -138,7 +138,9 @@ class _Publisher:
                 self.client = redis.Redis.from_url(
                     settings.REDIS_URL, socket_connect_timeout=0.5, socket_timeout=2
                 )
-            body = json.dumps([asdict(event) for event in batch], ensure_ascii=False, separators=(",", ":"))
+            # A shallow dict per event: asdict() deep-copies the payload for nothing (json reads it once).
+            rows = [{name: getattr(event, name) for name in _FIELDS} for event in batch]
+            body = json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
             self.client.publish(channel(), body)
         except Exception as error:
             self.breaker.failed(error)
@@ -147,6 +149,7 @@ class _Publisher:
         self.breaker.succeeded()
 
 
+_FIELDS = tuple(LiveEvent.__dataclass_fields__)
 _publisher = _Publisher()
 
 

@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.backends.utils import CursorWrapper
 from django.db.models import Field, Model
 
@@ -62,7 +62,7 @@ def column(model: type[Model], name: str) -> str:
 
 def to_db(model: type[Model], name: str, value: Any) -> Any:
     """A value as the database wants it for a comparison with field `name` (UUIDs, datetimes…)."""
-    return model._meta.get_field(name).get_db_prep_value(value, connection)
+    return model._meta.get_field(name).get_db_prep_value(value, connections[DEFAULT_DB_ALIAS])
 
 
 @cache
@@ -75,9 +75,10 @@ def _converters(model: type[Model], name: str, vendor: str) -> tuple[Field, Any,
 
 def from_db(model: type[Model], name: str, value: Any) -> Any:
     """A value read from column `name` as the ORM would give it (JSON parsed, datetimes aware…)."""
-    _field, expression, converters = _converters(model, name, connection.vendor)
+    db = connections[DEFAULT_DB_ALIAS]
+    _field, expression, converters = _converters(model, name, db.vendor)
     for converter in converters:
-        value = converter(value, expression, connection)
+        value = converter(value, expression, db)
     return value
 
 
@@ -93,7 +94,10 @@ def _insert(model: type[Model], vendor: str) -> tuple[str, list[Field], Field | 
 
 
 def _row(obj: Model, fields: list[Field]) -> dict[str, Any]:
-    return {f.column: f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields}
+    # The thread's connection itself: through the `connection` proxy every attribute the fields read
+    # is a thread-local lookup (a third of this function's time).
+    db = connections[DEFAULT_DB_ALIAS]
+    return {f.column: f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields}
 
 
 def insert(obj: Model) -> None:

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar
 
 # --- building blocks --------------------------------------------------------------------------------
 
 
+@cache  # a field name's wire key is asked for every field of every event
 def _camel(name: str) -> str:
     name = name.rstrip("_")
     head, *rest = name.split("_")
