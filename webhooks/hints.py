@@ -1,7 +1,7 @@
 """Hints: the Celery messages that tell a worker to drain a delivery's target.
 
-A hint carries only a delivery id; the `Delivery` row is the truth (webhooks.outbox). The tasks are
-published by name, so this module never imports webhooks.tasks (which calls webhooks.outbox).
+A hint carries a delivery id and its target URL; the `Delivery` row is the truth (webhooks.outbox).
+The tasks are published by name, so this module never imports webhooks.tasks (which calls webhooks.outbox).
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ SWEEP_TASK = "webhooks.sweep_deliveries"
 broker_breaker = Breaker("Celery broker", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
 
 
-def enqueue(delivery_id: int, *, countdown: float = 0) -> bool:
-    """Publish a hint for one delivery. A failed publish is logged, not raised: the sweeper finds it."""
+def enqueue(delivery_id: int, *, countdown: float = 0, target_url: str = "") -> bool:
+    """Publish a hint for one delivery (with its target, which spares the worker a lookup). A failed
+    publish is logged, not raised: the sweeper finds it."""
     if not broker_breaker.available():
         return False
     try:
-        signature(DELIVER_TASK, args=[delivery_id]).apply_async(
-            countdown=countdown if countdown > 0 else None
-        )
+        args = [delivery_id, target_url] if target_url else [delivery_id]
+        signature(DELIVER_TASK, args=args).apply_async(countdown=countdown if countdown > 0 else None)
     except Exception as error:  # the broker is down: the row is safe in the database
         broker_breaker.failed(error)
         logger.warning("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
@@ -50,8 +50,10 @@ def enqueue(delivery_id: int, *, countdown: float = 0) -> bool:
 def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
     for target_url, delivery_id in per_target.items():
         if countdown > 0:  # a hint due later: the flag speaks only of hints waiting to run now
-            enqueue(delivery_id, countdown=countdown)
-        elif throttle.hint_wanted(target_url, force=force) and not enqueue(delivery_id):
+            enqueue(delivery_id, countdown=countdown, target_url=target_url)
+        elif throttle.hint_wanted(target_url, force=force) and not enqueue(
+            delivery_id, target_url=target_url
+        ):
             throttle.hint_failed(target_url)
 
 

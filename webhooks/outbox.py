@@ -284,7 +284,7 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
 
 
-def delivery_attempt(*, delivery_id: int) -> str:
+def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
     """Handle a hint: drain the delivery's target if anything is due there; what became of the delivery.
 
     The target's hint flag (webhooks.throttle) stays set while the drain runs, so the events committed
@@ -294,11 +294,13 @@ def delivery_attempt(*, delivery_id: int) -> str:
 
     "delivered", "retry" or "dead" when it was attempted here; "done" when it had already finished;
     "not-claimed" when it was not due, or held, or left for another drain; "missing" when it is gone.
+    `target_url`: the delivery's target, as the hint carries it (else it is looked up).
     """
-    row = sql.delivery_hint(delivery_id)
-    if row is None:
-        return "missing"
-    status, target_url = row
+    if not target_url:
+        row = sql.delivery_hint(delivery_id)
+        if row is None:
+            return "missing"
+        target_url = row[1]
     deadline = time.monotonic() + float(settings.PONTE_WEBHOOK_DRAIN_SECONDS)
     outcomes: dict[int, str] = {}
     while True:
@@ -319,6 +321,13 @@ def delivery_attempt(*, delivery_id: int) -> str:
             break  # nothing left, or a newer hint is on its way for what is
     if delivery_id in outcomes:
         return outcomes[delivery_id]
+    row = sql.delivery_hint(delivery_id)  # not sent here: say why
+    if row is None:
+        return "missing"
+    status, current_url = row
+    if current_url != target_url and status in WAITING:
+        # The webhook's URL was changed after the hint left: drain where the delivery goes now.
+        return delivery_attempt(delivery_id=delivery_id, target_url=current_url)
     return "done" if status in FINISHED else "not-claimed"
 
 

@@ -10,8 +10,9 @@ from webhooks.hints import DELIVER_TASK, SWEEP_TASK
 
 
 @shared_task(name=DELIVER_TASK, acks_late=True, ignore_result=True)
-def deliver(delivery_id: int) -> str:
-    return outbox.delivery_attempt(delivery_id=delivery_id)
+def deliver(delivery_id: int, target_url: str = "") -> str:
+    # Hints published before the target URL travelled with them carry the id alone.
+    return outbox.delivery_attempt(delivery_id=delivery_id, target_url=target_url)
 
 
 @shared_task(name=SWEEP_TASK, ignore_result=True)

@@ -408,3 +408,12 @@ def test_what_waits_behind_a_batch_out_for_long_gets_one_hint(
         assert len(callbacks) == 1 and long_out.helped and not just_out.helped
     finally:
         outbox._in_flight.clear()
+
+
+def test_a_hint_carrying_the_url_from_before_a_patch_still_reaches_the_new_url(hook, session, make_receiver):
+    delivery = _delivery(session)
+    old_url = delivery.target_url
+    moved = make_receiver()
+    webhook_update(webhook=hook, url=moved.url)
+    assert outbox.delivery_attempt(delivery_id=delivery.pk, target_url=old_url) == "delivered"
+    assert len(moved.received) == 1
