@@ -6,7 +6,7 @@ import time
 from typing import Any
 from uuid import UUID
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Account
@@ -50,7 +50,6 @@ def _registered_deliveries(event: Event, webhooks: list[tuple[str, str, list[str
     return deliveries
 
 
-@transaction.atomic
 def emit(
     *, session_id: UUID | str, name: str, data: dict[str, Any], chat: str = "", event_ms: int | None = None
 ) -> Event:
@@ -63,9 +62,34 @@ def emit(
     same transaction and enqueued on commit, so a rolled-back caller sends nothing, and a lost enqueue
     is found again by the sweeper. Every event, with or without targets, is also published on commit
     to the live socket (`/ws`, webhooks.broadcast).
+
+    Called outside a transaction, it opens its own, except where the writes are one statement on
+    PostgreSQL (the event with its registered deliveries, no instance webhook): one statement is atomic
+    by itself, and BEGIN and COMMIT would double its round trips.
     """
     received = _now_ms()
-    context = sql.emit_context(session_id, chat)
+    args = (session_id, name, data, chat, event_ms, received)
+    if connection.in_atomic_block:  # the caller's transaction (no savepoint: it rolls back as one)
+        return _emit(sql.emit_context(session_id, chat), *args)
+    if connection.vendor == "postgresql":
+        context = sql.emit_context(session_id, chat)  # READ COMMITTED: as fresh as inside BEGIN
+        if not context.instance_webhooks_enabled:
+            return _emit(context, *args)
+        with transaction.atomic():
+            return _emit(context, *args)
+    with transaction.atomic():  # SQLite: the read inside, under the write lock, numbers chats in order
+        return _emit(sql.emit_context(session_id, chat), *args)
+
+
+def _emit(
+    context: sql.EmitContext,
+    session_id: UUID | str,
+    name: str,
+    data: dict[str, Any],
+    chat: str,
+    event_ms: int | None,
+    received: int,
+) -> Event:
     event = Event(
         session_id=session_id,
         name=canonical_event(name) or name,

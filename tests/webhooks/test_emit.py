@@ -134,3 +134,17 @@ def test_the_event_and_its_deliveries_written_together_carry_their_own_keys(sess
     assert set(stored) == {hook.id for hook in hooks}
     assert len({pk for pk, _ in stored.values()}) == 3
     assert Event.objects.filter(pk=event.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_event_and_its_deliveries_are_written_whole(session, account):
+    """Top level (a worker, a command): one statement on PostgreSQL, a transaction of its own elsewhere;
+    either way the event and every delivery are there at once, numbered in order, hinted after."""
+    _hook(session, ["message"])
+    _hook(session, ["message"])
+    first = emit(session_id=session.id, name="message", data={"id": "M1", "text": "hi"}, chat="c")
+    second = emit(session_id=session.id, name="message", data={"id": "M2", "text": "hi"}, chat="c")
+    assert (first.sequence, second.sequence) == (1, 2)
+    for event in (first, second):
+        assert Delivery.objects.filter(event=event).count() == 2
+    assert Event.objects.filter(session=session).count() == 2
