@@ -1,9 +1,14 @@
-"""Django's Redis cache, reusing one Redis client per connection pool, and surviving a Redis outage.
+"""Django's Redis cache, with one Redis client and connection pool per process, surviving a Redis outage.
 
 Django's backend builds a new `redis.Redis` (and its table of response callbacks) for every cache
 operation; on the CI machine that was about 0.2 ms of CPU per `get`/`add`, paid on every API key check,
 bond request and webhook hint. A `redis.Redis` is safe to share between threads (it takes connections
-from its pool per command), so one per pool is kept.
+from its pool per command), so one per pool is kept. And Django builds one cache backend per thread *or
+async context*: the web process runs each request in a copy of the event loop's context
+(config/wsgi_bridge.py), so every request got a new backend, hence a new pool and a new TCP connection
+to Redis (connect, HELLO, CLIENT SETINFO, close: ~2 ms of the web process's CPU per request that touched
+the cache). The clients, and so their pools, are therefore shared by every backend instance of one
+location and options in the process.
 
 While Redis is unreachable every operation goes to a per-process local-memory cache instead (see
 docs/operations.md, "Redis outages"), behind a circuit breaker so a request does not wait on a dead
@@ -26,6 +31,7 @@ from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
+from django.utils.functional import cached_property
 
 from config.breaker import Breaker
 
@@ -49,6 +55,22 @@ class PooledRedisCacheClient(RedisCacheClient):
             # A race here builds two clients for one pool; both work, one is kept.
             client = self._clients[index] = self._client(connection_pool=self._get_connection_pool(write))
         return client
+
+
+_clients: dict[tuple[tuple[str, ...], str], PooledRedisCacheClient] = {}
+_clients_lock = threading.Lock()
+
+
+def _shared_client(servers: list[str], options: dict[str, Any]) -> PooledRedisCacheClient:
+    """The process's client (and connection pools) for these servers and options."""
+    key = (tuple(servers), repr(sorted(options.items())))
+    client = _clients.get(key)
+    if client is None:
+        with _clients_lock:
+            client = _clients.get(key)
+            if client is None:
+                client = _clients[key] = PooledRedisCacheClient(servers, **options)
+    return client
 
 
 @dataclass
@@ -78,7 +100,6 @@ def _outage_for(location: str) -> _Outage:
 class RedisCache(DjangoRedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
-        self._class = PooledRedisCacheClient
         self._outage = _outage_for(server)
         self.breaker = self._outage.breaker
         self._fallback = LocMemCache(
@@ -90,6 +111,10 @@ class RedisCache(DjangoRedisCache):
                 "OPTIONS": {"MAX_ENTRIES": 10_000},
             },
         )
+
+    @cached_property
+    def _cache(self) -> PooledRedisCacheClient:
+        return _shared_client(self._servers, self._options)
 
     # --- the switch ---------------------------------------------------------------------------
 

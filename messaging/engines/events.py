@@ -30,6 +30,7 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
+@cache  # fields are hashed by identity; every event's fields are keyed again each time it is loaded
 def _key(f: dataclasses.Field) -> str:
     return f.metadata.get("key") or _camel(f.name)
 
@@ -42,13 +43,22 @@ def _dump(value: Any) -> Any:
     return value
 
 
+@cache
+def _wire_fields(cls: type) -> tuple[tuple[str, str, bool], ...]:
+    """(attribute, wire key, left out while None) for each field of `cls`: worked out once per class,
+    as every event is dumped several times on its way (recorded, emitted, answered)."""
+    return tuple(
+        (f.name, _key(f), f.default is None and not f.metadata.get("always")) for f in dataclasses.fields(cls)
+    )
+
+
 def _dump_fields(obj: Any) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    for f in dataclasses.fields(obj):
-        value = getattr(obj, f.name)
-        if value is None and f.default is None and not f.metadata.get("always"):
+    for name, key, omit_none in _wire_fields(type(obj)):
+        value = getattr(obj, name)
+        if value is None and omit_none:
             continue
-        data[_key(f)] = _dump(value)
+        data[key] = _dump(value)
     return data
 
 

@@ -210,3 +210,46 @@ def test_a_history_message_is_marked_and_routed_to_the_history_webhook(inject, s
     (delivery,) = Delivery.objects.filter(session=session, kind=Delivery.Kind.INSTANCE)
     assert delivery.target_url == "http://127.0.0.1:9/history"
     assert inject(event="message", **{"from": CUSTOMER, "text": "x", "isHistory": "yes"}).status_code == 400
+
+
+def test_a_message_id_received_twice_keeps_its_first_row_and_is_emitted_twice(inject, session):
+    first = inject(event="message", messageId="3EB0REPEATED", text="first", **{"from": CUSTOMER})
+    again = inject(event="message", messageId="3EB0REPEATED", text="again", **{"from": CUSTOMER})
+    assert (first.status_code, again.status_code) == (201, 201)
+    (message,) = Message.objects.filter(session=session, message_id="3EB0REPEATED")
+    assert message.content["text"] == "first"
+    assert Event.objects.filter(name="message", data__id="3EB0REPEATED").count() == 2
+
+
+def test_one_inbound_message_runs_a_fixed_list_of_sql_statements(inject, session):
+    """The web tier's cost per inbound event (docs/operations.md, "Web tier"): pinned statement by
+    statement, so a query that creeps in (or a savepoint) shows here first."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from webhooks.models import Webhook
+
+    Webhook.objects.create(
+        account=session.account, session=session, url="http://127.0.0.1:9/hook", events=["message"]
+    )
+    inject(event="message", text="warm up", **{"from": CUSTOMER})  # the key is resolved and touched
+    with CaptureQueriesContext(connection) as captured:
+        assert inject(event="message", text="counted", **{"from": CUSTOMER}).status_code == 201
+    kinds = [query["sql"].split()[0].upper() for query in captured.captured_queries]
+    # emit(): its context, then the event and its delivery (one statement on PostgreSQL).
+    emit = (
+        ["SAVEPOINT", "SELECT", "WITH", "RELEASE"]
+        if connection.vendor == "postgresql"
+        else ["SAVEPOINT", "SELECT", "INSERT", "INSERT", "RELEASE"]
+    )
+    assert kinds == [
+        "SAVEPOINT",  # the request's transaction (a savepoint inside the test's)
+        "SELECT",  # the session, for the key
+        "SELECT",  # the sandbox device, locked
+        "UPDATE",  # its message counter (the new message id)
+        "SELECT",  # the session, locked while its event is recorded
+        "INSERT",  # the message row (ON CONFLICT DO NOTHING)
+        *emit,
+        "SELECT",  # the Chatwoot mirror: none for this session
+        "RELEASE",
+    ]
