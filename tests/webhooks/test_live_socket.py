@@ -254,19 +254,30 @@ def test_since_replays_the_outbox_then_continues_live_without_gaps_or_duplicates
     emitter.start()
     started.wait()
     client = Client(web.ws_url(sessionId=str(session.id), since=str(before[1].id)), key=viewer_key)
+    # The client reads while the events keep coming, as a client does: one that stopped reading would
+    # be closed as too slow once more than the queue's frames wait (a test of its own, below).
+    frames: list = []
+
+    def read_until_after() -> None:  # the "after" event and the replay's end ("ready"), in any order
+        seen_after = seen_ready = False
+        while not (seen_after and seen_ready):
+            frame = client.frame()
+            frames.append(frame)
+            if not isinstance(frame, dict):
+                return
+            seen_after = seen_after or frame.get("data", {}).get("text") == "after"
+            seen_ready = seen_ready or frame.get("type") == "ready"
+
+    reader = threading.Thread(target=read_until_after)
+    reader.start()
     try:
         emitter.join()
         after = _message(session, "after")
+        reader.join(timeout=60)
         expected = [str(e.id) for e in [*before[2:], *during, after]]
-        ids = []
-        ready = None
-        while len(ids) < len(expected) or ready is None:
-            frame = client.frame()
-            assert isinstance(frame, dict), frame
-            if "event" in frame:
-                ids.append(frame["id"])
-            elif frame.get("type") == "ready":
-                ready = frame
+        assert all(isinstance(frame, dict) for frame in frames), frames[-1]
+        ids = [frame["id"] for frame in frames if "event" in frame]
+        ready = next(frame for frame in frames if frame.get("type") == "ready")
         assert ids == expected
         assert ready["replayed"] >= 3
         last = _message(session, "live")
