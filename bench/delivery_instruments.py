@@ -143,6 +143,23 @@ class OwnCpu:
         return None
 
 
+def redis_server_pid() -> int | None:
+    """The pid of the Redis server REDIS_URL names, when it runs on this machine (its CPU is then read
+    like the bench's own processes'); None without Redis or for a remote one."""
+    from urllib.parse import urlsplit
+
+    url = os.environ.get("REDIS_URL", "")
+    if urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    import redis
+
+    try:
+        pid = int(redis.Redis.from_url(url, socket_timeout=2).info("server")["process_id"])
+    except Exception:  # no answer: leave Redis out rather than fail the bench
+        return None
+    return pid if Path(f"/proc/{pid}/stat").exists() else None
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
