@@ -303,7 +303,8 @@ def main() -> None:
         )
         print(
             f"    CPU per request    : {raw_cpu:.2f} ms, with the receiver {raw_own_ms:.2f} ms "
-            f"(machine {raw_machine:.2f} ms, {os.cpu_count()} cores)"
+            f"(machine {raw_machine:.2f} ms: {raw_machine * raw_rate / 1000:.2f} of {os.cpu_count()} cores"
+            " busy)"
         )
         own_pids = [os.getpid(), worker.pid, healthy.process.pid, second.process.pid, hanging.process.pid]
         redis_pid = redis_server_pid()
@@ -322,7 +323,7 @@ def main() -> None:
         print(
             f"    CPU per event      : emitting {emit_cpu:.2f} ms, worker {worker_cpu:.2f} ms; "
             f"all Ponte's processes, receiver and database {own_cpu:.2f} ms (target <= 2); "
-            f"machine {machine_cpu:.2f} ms"
+            f"machine {machine_cpu:.2f} ms ({machine_cpu * rate / 1000:.2f} of {os.cpu_count()} cores busy)"
         )
         if redis_pid:  # shared with whatever else uses that server, so kept out of the sum above
             print(f"    Redis server       : {redis_ms:.2f} ms per event (broker, hint flags, live events)")
@@ -369,6 +370,7 @@ def main() -> None:
             print(
                 f"    CPU per event      : web {web_ms:.2f} ms, worker {http_worker_ms:.2f} ms; "
                 f"all processes {http_own:.2f} ms; machine {http_machine:.2f} ms"
+                f" ({http_machine * http_rate / 1000:.2f} of {os.cpu_count()} cores busy)"
             )
             print(f"  ratio HTTP API end to end / raw        : {http_rate / raw_rate:.2f}  (target >= 0.5)")
         print(f"  ratio throughput Ponte / raw             : {rate / raw_rate:.2f}  (target >= 0.5)")
