@@ -108,8 +108,21 @@ def filterset_parameters(
             if is_field(annotation):
                 # A filter checked by a serializer field has that field's limits (maxLength...).
                 auto_schema._insert_field_validators(force_instance(annotation), parameter["schema"])
+            if name in blank_refusing_filters(filterset_class):
+                parameter["schema"]["minLength"] = max(parameter["schema"].get("minLength", 0), 1)
             parameters.append(parameter)
     return parameters
+
+
+def blank_refusing_filters(filterset_class: type[django_filters.FilterSet]) -> set[str]:
+    """The query names of a FilterSet's filters checked by a text field that refuses "" (`?status=`
+    answers 400), which the schema must declare non-empty."""
+    names = set()
+    for name, filter_field in filterset_class.base_filters.items():
+        field = get_override(filter_field, "field")
+        if isinstance(field, serializers.CharField) and not field.allow_blank:
+            names.add(name)
+    return names
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -156,11 +169,16 @@ class AutoSchema(SpectacularAutoSchema):
 
     def _get_parameters(self) -> list[dict[str, Any]]:
         parameters = super()._get_parameters()
+        filterset_class = getattr(self.view, "filterset_class", None)
+        refusing = (
+            blank_refusing_filters(filterset_class) if filterset_class and self.method == "GET" else set()
+        )
         for parameter in parameters:
-            # DRF reads an empty optional query value (`?status=`) as an absent one, so "" is accepted.
+            # DRF reads an empty optional query value as an absent one, so "" is accepted, except by
+            # the filters whose field refuses it (`?status=` is a 400).
             schema = parameter.get("schema", {})
             optional_query = parameter.get("in") == "query" and not parameter.get("required")
-            if optional_query and schema.get("minLength") == 1:
+            if optional_query and schema.get("minLength") == 1 and parameter.get("name") not in refusing:
                 del schema["minLength"]
         return parameters
 

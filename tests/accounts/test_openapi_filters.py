@@ -44,10 +44,10 @@ def test_every_filter_of_a_list_is_a_query_parameter_of_its_get(schema, path, fi
         ("/bonds/api/", "bank", {"type": "string"}, False),
         ("/bonds/api/", "tax_free", {"type": "integer", "enum": [0, 1]}, False),
         ("/bonds/api/", "fgc", {"type": "integer", "enum": [0, 1]}, False),
-        ("/api/sessions", "status", {"type": "string"}, False),
-        ("/gateway/sessions", "status", {"type": "string"}, False),
+        ("/api/sessions", "status", {"type": "string", "minLength": 1}, False),
+        ("/gateway/sessions", "status", {"type": "string", "minLength": 1}, False),
         ("/api/messages", "sessionId", {"type": "string", "minLength": 1, "maxLength": 64}, True),
-        ("/api/messages", "chat", {"type": "string", "maxLength": 100}, False),
+        ("/api/messages", "chat", {"type": "string", "minLength": 1, "maxLength": 100}, False),
         ("/gateway/webhooks", "sessionId", {"type": "string"}, False),
     ],
 )
@@ -72,3 +72,30 @@ def test_the_bond_filter_descriptions_name_the_accepted_values(schema) -> None:
 )
 def test_operations_that_do_not_list_take_no_filter_parameters(schema, path, method) -> None:
     assert not set(query_parameters(schema, path, method)) & {"status", "sessionId"}
+
+
+def admits_empty(parameter_schema: dict[str, Any]) -> bool:
+    """Whether a query value of "" is valid by the declared schema (as a client generator reads it)."""
+    if parameter_schema.get("type") in {"integer", "number", "boolean"}:
+        return False
+    if "enum" in parameter_schema:
+        return "" in parameter_schema["enum"]
+    return parameter_schema.get("minLength", 0) == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/sessions", "/gateway/sessions", "/api/messages", "/gateway/webhooks"])
+def test_an_optional_filter_the_server_refuses_empty_is_declared_non_empty(
+    schema, keyed_client, admin_key, account, path
+) -> None:
+    from messaging.models import Session
+
+    session = Session.objects.create(account=account, name="listed")
+    client = keyed_client(admin_key)
+    base = {"sessionId": str(session.pk)} if path == "/api/messages" else {}
+    optional = {name: p for name, p in query_parameters(schema, path).items() if not p.get("required")}
+    assert optional
+    for name, parameter in optional.items():
+        reply = client.get(path, {**base, name: ""})
+        assert reply.status_code in (200, 400), (name, reply.status_code)
+        assert (reply.status_code == 200) == admits_empty(parameter["schema"]), (name, reply.content[:200])
