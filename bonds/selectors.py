@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -31,6 +32,8 @@ from bonds.rendering import (
     render_csv,
     render_json,
 )
+
+logger = logging.getLogger(__name__)
 
 DATA_VERSION_KEY = "bonds:data-version"
 # How long a process trusts the cached data version before re-deriving it from the database. With a
@@ -223,7 +226,12 @@ def _sent_then_cached(
         rest.close()  # a consumer that stopped early (a client gone) closes the database cursor now
     # Only reached after the last piece: a consumer that stops early closes this generator at a
     # `yield`, and an error raises out of the loop, so neither leaves a partial body in the cache.
-    _reply_store(key, Reply(status, content_type, body.getvalue()))
+    try:
+        _reply_store(key, Reply(status, content_type, body.getvalue()))
+    except Exception:
+        # The client has every byte already: raising now would cut the reply before its last chunk,
+        # so a cache refusing it (full, or a value too large) costs the next call a render instead.
+        logger.exception("A streamed bond list could not be stored in the reply cache")
 
 
 def bond_list_reply_streamed(

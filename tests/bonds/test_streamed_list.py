@@ -9,6 +9,7 @@ import tracemalloc
 from datetime import date
 
 import pytest
+from django.core.cache.backends.locmem import LocMemCache
 from django.db import DatabaseError, connection
 from django.http import StreamingHttpResponse
 
@@ -135,6 +136,21 @@ def kill_the_connection_of(victim) -> None:
     params.pop("context", None)
     with psycopg.connect(**params, autocommit=True) as killer:
         killer.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+class ReplyRefusingCache(LocMemCache):
+    """A cache that refuses the bond replies (as a full Redis refuses a write), and keeps the rest."""
+
+    def set(self, key, value, *args, **kwargs) -> None:
+        if key.startswith("bonds:reply:"):
+            raise ConnectionError("OOM command not allowed when used memory > 'maxmemory'")
+        super().set(key, value, *args, **kwargs)
+
+
+def test_a_cache_refusing_the_finished_reply_does_not_cut_it(api_client, many, key, settings):
+    settings.CACHES = {"default": {"BACKEND": f"{__name__}.ReplyRefusingCache", "LOCATION": "refusing"}}
+    response = api_client.get(f"{URL}?format=csv", **bearer(key))
+    assert b"".join(response.streaming_content) == render_csv(rows=every_row(), locale=None)
 
 
 # --- Memory ---------------------------------------------------------------------------------------
