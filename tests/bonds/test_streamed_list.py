@@ -23,6 +23,11 @@ from bonds.services import bond_offers_upsert
 from tests.bonds.test_list_api import URL, bearer, bonds, offer  # noqa: F401  (bonds: the fixture)
 
 pytestmark = pytest.mark.django_db
+# DB_SERVER_SIDE_CURSORS=false (behind a pooler in transaction mode): Django then fetches every row at once.
+needs_server_side_cursors = pytest.mark.skipif(
+    connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS", False),
+    reason="without server-side cursors PostgreSQL's rows are all fetched before the first piece",
+)
 # Cells a CSV writer must quote or a spreadsheet would run, accents, and an empty rating.
 ODD_NAMES = ['Quote " and, comma', "Semi;colon", "Line\r\nbreak", "=SUM(A1)", "Ação Ñ €", "-", "@home"]
 CASES = [
@@ -101,6 +106,7 @@ def test_an_interrupted_stream_caches_nothing(api_client, many, key):
 
 
 @pytest.mark.django_db(transaction=True)
+@needs_server_side_cursors
 def test_a_database_error_mid_stream_raises_to_the_server_and_caches_nothing(api_client, many, key):
     """The error reaches the WSGI server (config/wsgi_bridge.py then ends the response without its last
     chunk), and the next call renders again. The fault: the database connection killed under the cursor
@@ -187,6 +193,7 @@ def traced_peak(work) -> int:
         tracemalloc.stop()
 
 
+@needs_server_side_cursors
 @pytest.mark.parametrize("fmt", ["json", "csv"])
 def test_a_streamed_list_peaks_at_a_fraction_of_the_whole_render(db, settings, fmt):
     """Python memory (tracemalloc) while a 3,000-bond list is rendered and the pieces dropped as sent:
