@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from datetime import date
 from itertools import islice
 from typing import Any
@@ -131,7 +131,7 @@ def _batches(rows: Iterable[Sequence[Any]], size: int) -> Iterator[tuple[list[Se
 
 def json_pieces(
     *, status: str, description: str, rows: Iterable[Sequence[Any]], rows_per_piece: int
-) -> Iterator[bytes]:
+) -> Generator[bytes, None, None]:
     """`render_json`'s bytes in pieces of `rows_per_piece` bonds (the list's brackets and commas are
     json.dumps's own: `[` + items joined by `,` + `]` with these separators)."""
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -139,16 +139,13 @@ def json_pieces(
     opening = head[:-1] + ',"bonds":['  # the same object, its closing brace moved to the end
     for number, (batch, last) in enumerate(_batches(rows, rows_per_piece)):
         text = ",".join(encode(bond_dict(row)) for row in batch)
-        if number == 0:
-            text = opening + text
-        elif batch:
-            text = "," + text
+        text = opening + text if number == 0 else "," + text  # later batches are never empty
         yield (text + "]}" if last else text).encode()
 
 
 def csv_pieces(
     *, rows: Iterable[Sequence[Any]], locale: str | None, bom: bool = False, rows_per_piece: int
-) -> Iterator[bytes]:
+) -> Generator[bytes, None, None]:
     """`render_csv`'s bytes in pieces of `rows_per_piece` rows (the first also has the BOM and the
     header row)."""
     buffer = io.StringIO()
