@@ -170,6 +170,22 @@ def counted_rows(count: int, pulled: list[int]):
                date(2030, 1, 1), False, "brAA", 0.99, 0.12, 0.07, 0, 0, 1.1)  # fmt: skip
 
 
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 7])
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_the_pieces_join_to_the_whole_render_whatever_the_lengths(count, size):
+    rows = [
+        (f'Bond "{n}", =x\r\né', n, "Banco; S.A.", "cdb", "cdi*", 1.05 + n / 1e5, n % 2 == 0, False, True,
+         1000.0, date(2030, 1, 1), False, None if n % 3 else "-", 0.97, None, 0.05, None, 3, 1.1)
+        for n in range(count)
+    ]  # fmt: skip
+    json_joined = b"".join(json_pieces(status="ok", description="d é", rows=iter(rows), rows_per_piece=size))
+    assert json_joined == render_json(status="ok", description="d é", rows=rows)
+    for locale, bom in ((None, False), (None, True), ("pt-BR", True)):
+        pieces = list(csv_pieces(rows=iter(rows), locale=locale, bom=bom, rows_per_piece=size))
+        assert len(pieces) == max(1, -(-count // size))
+        assert b"".join(pieces) == render_csv(rows=rows, locale=locale, bom=bom)
+
+
 @pytest.mark.parametrize("render", ["json", "csv"])
 def test_the_renderers_take_rows_one_piece_at_a_time(render):
     pulled = [0]
