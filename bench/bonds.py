@@ -2,7 +2,9 @@
 prebuilt body of the same size, on the same uvicorn server in the same run, printed as ratios
 (target >= 0.8).
 
-    .venv/bin/python bench/bonds.py [--seconds 3] [--clients 4] [--rounds 2] [--offers 2000]
+    .venv/bin/python bench/bonds.py [--seconds 3] [--clients 4] [--rounds 2] [--offers 2000] [--uncached 5]
+
+(`--rounds 0` skips the cached cases, `--uncached 0` the uncached ones.)
 
 The web process's memory (resident, and its peak) is printed after each case: with replies cached
 whole, it grows with the size of the list once, not with the number of requests.
@@ -11,9 +13,16 @@ Keyed cases are also compared with a bare view that first looks the key up (acco
 api_key_authenticate, one query), which a keyed call cannot skip, to separate that cost from the
 list's own.
 
+Then the uncached full lists (--uncached N calls each, 0 skips them): every call finds the reply cache
+emptied (a bench-only view clears it), so it renders the whole list, streamed. Each format runs on a
+fresh web process, and again on one with BONDS_STREAM_ROWS past the list's length, which renders it
+whole (the way every miss was rendered before streaming): the peak resident memory's growth over the
+N calls is printed for both, the memory a render costs a request.
+
 Runs on a throw-away SQLite database in a temporary directory (REDIS_URL is kept when set, so the
-reply cache is Redis then). Keyed calls run with BONDS_KEY_INTERVAL_SECONDS=0: with the 5-second rule
-on, a key could make one call every 5 s, which measures nothing.
+reply cache is Redis then: give the bench a Redis database of its own, the uncached case empties it).
+Keyed calls run with BONDS_KEY_INTERVAL_SECONDS=0: with the 5-second rule on, a key could make one call
+every 5 s, which measures nothing.
 """
 
 from __future__ import annotations
@@ -51,6 +60,15 @@ def memory_mb(pid: int) -> tuple[float, float]:
         if line.startswith("VmRSS") or line.startswith("VmHWM")
     }
     return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
+
+
+def peak_reset(pid: int) -> bool:
+    """Restart a process's peak resident figure (VmHWM) from its current one (Linux, own processes)."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
 
 
 def prepare(workdir: Path) -> tuple[str, dict[str, str]]:
@@ -95,7 +113,8 @@ def prepare(workdir: Path) -> tuple[str, dict[str, str]]:
         status = response["X-Ponte-Status"]
         assert status == ("preview" if name.startswith("preview") else "ok"), (name, status)
         suffix = ".csv" if "csv" in name else ".json"
-        (bodies / f"{name}{suffix}").write_bytes(response.content)
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        (bodies / f"{name}{suffix}").write_bytes(body)
     return key, cases
 
 
@@ -126,6 +145,113 @@ def hammer(port: int, path: str, headers: dict[str, str], seconds: float, client
     return sum(counts) / (time.monotonic() - started), max(sizes)
 
 
+def serve(env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    """A uvicorn web process (Ponte's ASGI app, bench settings) with `env`, once it accepts connections."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
+         "--no-access-log", "--log-level", "warning"],
+        cwd=ROOT,
+        env=env,
+    )  # fmt: skip
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    return server, port
+
+
+def stop(server: subprocess.Popen) -> None:
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def cached_cases(server: subprocess.Popen, port: int, cases: dict[str, str], auth: dict, args) -> float:
+    """Every case against its bare view, alternating short slices; prints ratios and the web process's
+    memory after each case. Returns the worst ratio."""
+    results: dict[str, list[tuple[float, float, float, int]]] = {name: [] for name in cases}
+    memory: dict[str, tuple[float, float]] = {}
+    before = memory_mb(server.pid)
+    for name, path in cases.items():  # warm both (first call renders and caches)
+        hammer(port, path, {} if name.startswith("preview") else auth, 0.3, 1)
+    warm = memory_mb(server.pid)
+    print(f"  web process memory: {before[0]:.0f} MB idle, {warm[0]:.0f} MB with every reply cached")
+    # Short alternating slices, so the load of other processes on the machine hits both sides alike.
+    slices = max(1, int(args.seconds / 0.5))
+    for _ in range(args.rounds):
+        for name, path in cases.items():
+            keyed = not name.startswith("preview")
+            headers = auth if keyed else {}
+            for _slice in range(slices):
+                ponte, size = hammer(port, path, headers, 0.5, args.clients)
+                bare, bare_size = hammer(port, f"/bench/bare/{name}", {}, 0.5, args.clients)
+                assert size == bare_size, (name, size, bare_size)
+                lookup = 0.0
+                if keyed:
+                    lookup, _ = hammer(port, f"/bench/bare-after-key-lookup/{name}", auth, 0.5, args.clients)
+                results[name].append((ponte, bare, lookup, size))
+            memory[name] = memory_mb(server.pid)
+    worst = 10.0
+    for name, runs in results.items():
+        ponte = sum(r[0] for r in runs) / len(runs)
+        bare = sum(r[1] for r in runs) / len(runs)
+        lookup = sum(r[2] for r in runs) / len(runs)
+        ratio = ponte / bare
+        worst = min(worst, ratio)
+        extra = ""
+        if lookup:
+            extra = f"  (bare after a key lookup {lookup:6.1f} req/s, ratio {ponte / lookup:.2f})"
+        rss, peak = memory[name]
+        print(f"  {name:<15} {runs[0][3]:>9,} bytes  ponte {ponte:7.1f} req/s  bare {bare:7.1f} req/s  "
+              f"ratio {ratio:.2f}  memory {rss:.0f} MB (peak {peak:.0f}){extra}")  # fmt: skip
+    after = memory_mb(server.pid)
+    print(f"  web process memory after the run: {after[0]:.0f} MB (peak {after[1]:.0f} MB)")
+    return worst
+
+
+def uncached_calls(port: int, path: str, auth: dict, calls: int) -> tuple[float, int, bool]:
+    """`calls` keyed calls of `path`, each after the reply cache was emptied; returns (seconds per call,
+    body size, whether every reply was streamed)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    streamed = True
+    size = 0
+    took = 0.0
+    for _ in range(calls):
+        connection.request("GET", "/bench/forget-replies")
+        connection.getresponse().read()
+        started = time.monotonic()
+        connection.request("GET", path, headers=auth)
+        response = connection.getresponse()
+        size = len(response.read())
+        took += time.monotonic() - started
+        assert response.status == 200 and response.getheader("X-Ponte-Status") == "ok", response.status
+        streamed = streamed and response.getheader("Content-Length") is None
+    connection.close()
+    return took / calls, size, streamed
+
+
+def uncached_case(env: dict[str, str], path: str, auth: dict, calls: int, whole: bool) -> str:
+    """One fresh web process: one uncached call to warm it, then `calls` more, with the growth of its
+    peak resident memory over its resident memory before them."""
+    if whole:  # a piece longer than the list: rendered whole, as every miss was before streaming
+        env = {**env, "BONDS_STREAM_ROWS": str(10 * OFFERS)}
+    server, port = serve(env)
+    try:
+        uncached_calls(port, path, auth, 1)
+        rss, _ = memory_mb(server.pid)
+        reset = peak_reset(server.pid)
+        seconds, size, streamed = uncached_calls(port, path, auth, calls)
+        after, peak = memory_mb(server.pid)
+    finally:
+        stop(server)
+    since = "the calls" if reset else "the process started"
+    how = "streamed" if streamed else "whole"
+    return (f"{how:>8}: {size:>9,} bytes  {seconds * 1000:6.0f} ms a call  memory {rss:.0f} MB before, "
+            f"{after:.0f} MB after, peak {peak:.0f} MB (+{peak - rss:.0f} MB since {since})")  # fmt: skip
+
+
 def main() -> None:
     global OFFERS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -133,6 +259,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--offers", type=int, default=OFFERS)
+    parser.add_argument("--uncached", type=int, default=5, help="uncached calls per format (0: none)")
     args = parser.parse_args()
     OFFERS = args.offers
 
@@ -151,66 +278,25 @@ def main() -> None:
         }
     )
     key, cases = prepare(workdir)
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
-         "--no-access-log", "--log-level", "warning"],
-        cwd=ROOT,
-        env=os.environ.copy(),
-    )  # fmt: skip
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        cache = "Redis" if os.environ.get("REDIS_URL") else "local memory"
-        print(f"bonds bench: {OFFERS} active offers, uvicorn (1 process), {args.clients} keep-alive clients, "
-              f"{args.seconds:g} s x {args.rounds} rounds per case, SQLite, {cache} cache")  # fmt: skip
-        auth = {"Authorization": f"Bearer {key}"}
-        results: dict[str, list[tuple[float, float, float, int]]] = {name: [] for name in cases}
-        before = memory_mb(server.pid)
-        for name, path in cases.items():  # warm both (first call renders and caches)
-            hammer(port, path, {} if name.startswith("preview") else auth, 0.3, 1)
-        warm = memory_mb(server.pid)
-        print(f"  web process memory: {before[0]:.0f} MB idle, {warm[0]:.0f} MB with every reply cached")
-        # Short alternating slices, so the load of other processes on the machine hits both sides alike.
-        slices = max(1, int(args.seconds / 0.5))
-        for _ in range(args.rounds):
-            for name, path in cases.items():
-                keyed = not name.startswith("preview")
-                headers = auth if keyed else {}
-                for _slice in range(slices):
-                    ponte, size = hammer(port, path, headers, 0.5, args.clients)
-                    bare, bare_size = hammer(port, f"/bench/bare/{name}", {}, 0.5, args.clients)
-                    assert size == bare_size, (name, size, bare_size)
-                    lookup = 0.0
-                    if keyed:
-                        lookup, _ = hammer(
-                            port, f"/bench/bare-after-key-lookup/{name}", auth, 0.5, args.clients
-                        )
-                    results[name].append((ponte, bare, lookup, size))
-        worst = 10.0
-        for name, runs in results.items():
-            ponte = sum(r[0] for r in runs) / len(runs)
-            bare = sum(r[1] for r in runs) / len(runs)
-            lookup = sum(r[2] for r in runs) / len(runs)
-            ratio = ponte / bare
-            worst = min(worst, ratio)
-            extra = (
-                f"  (bare after a key lookup {lookup:6.1f} req/s, ratio {ponte / lookup:.2f})"
-                if lookup
-                else ""
-            )
-            print(f"  {name:<15} {runs[0][3]:>9,} bytes  ponte {ponte:7.1f} req/s  bare {bare:7.1f} req/s  "
-                  f"ratio {ratio:.2f}{extra}")  # fmt: skip
-        after = memory_mb(server.pid)
-        print(f"  web process memory after the run: {after[0]:.0f} MB (peak {after[1]:.0f} MB)")
+    auth = {"Authorization": f"Bearer {key}"}
+    cache = "Redis" if os.environ.get("REDIS_URL") else "local memory"
+    print(f"bonds bench: {OFFERS} active offers, uvicorn (1 process), {args.clients} keep-alive clients, "
+          f"{args.seconds:g} s x {args.rounds} rounds per case, SQLite, {cache} cache")  # fmt: skip
+    worst = None
+    if args.rounds:  # --rounds 0: the uncached lists only
+        server, port = serve(os.environ.copy())
+        try:
+            worst = cached_cases(server, port, cases, auth, args)
+        finally:
+            stop(server)
+    if args.uncached:
+        print(f"uncached full lists: {args.uncached} calls each, one at a time, cache emptied before each")
+        for name in ("keyed_csv", "keyed_json"):
+            for whole in (False, True):
+                line = uncached_case(os.environ.copy(), cases[name], auth, args.uncached, whole)
+                print(f"  {name:<15} {line}")
+    if worst is not None:
         print(f"worst ratio {worst:.2f} (target >= 0.80): {'OK' if worst >= 0.8 else 'BELOW TARGET'}")
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 if __name__ == "__main__":

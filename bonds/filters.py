@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 import django_filters
@@ -173,9 +174,24 @@ class BondFilterSet(django_filters.FilterSet):
         )
 
 
+FILTER_NAMES: tuple[str, ...] = tuple(BondFilterSet.base_filters)
+# What a query without any filter parameter parses to (the empty FilterSet's normalised form).
+NO_FILTERS = BondFilters()
+
+
 def parse_filters(query: Mapping[str, list[str]]) -> BondFilters:
     """Parse a query given as name -> list of raw values (e.g. `dict(request.GET.lists())`)."""
-    data = MultiValueDict({name: list(values) for name, values in query.items() if values})
+    # Only the filter parameters matter (format, locale, key... do not), so they alone are the memo's key.
+    given = tuple((name, tuple(query[name])) for name in FILTER_NAMES if query.get(name))
+    return _parsed(given) if given else NO_FILTERS
+
+
+# Building a FilterSet (deep copies of its filters, a form) costs ~0.3 ms, about as much as serving a
+# cached reply: a keyless preview was 0.4 x a bare view at 20,000 offers. Parsing is pure, so equal
+# queries are parsed once per process; the memo is bounded, odd queries only push out older ones.
+@lru_cache(maxsize=512)
+def _parsed(given: tuple[tuple[str, tuple[str, ...]], ...]) -> BondFilters:
+    data = MultiValueDict({name: list(values) for name, values in given})
     return BondFilterSet(data=data, queryset=Bond.objects.none()).normalized()
 
 

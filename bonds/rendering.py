@@ -3,6 +3,10 @@
 Rows are plain tuples in JSON_FIELDS order (from `selectors.bond_rows`), so rendering 2,000 offers
 is a loop over tuples, not over model instances. The CSV keeps exactly the published columns
 (BOND_FIELDS, the first ones of each row); the JSON adds the fields after them.
+
+Each body has two renders with the same bytes: whole (`render_json`, `render_csv`) and in pieces of
+a few hundred rows (`json_pieces`, `csv_pieces`), which pull rows from their iterable only as each
+piece is made, so a long list is never held whole as rows, dicts or text.
 """
 
 from __future__ import annotations
@@ -10,8 +14,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from datetime import date
+from itertools import islice
 from typing import Any
 
 # The published CSV column order, which is also the order of the Bond fields.
@@ -109,3 +114,46 @@ def render_csv(*, rows: Iterable[Sequence[Any]], locale: str | None, bom: bool =
         writer.writerow(csv_cells(row, locale=locale))
     body = buffer.getvalue().encode()
     return UTF8_BOM + body if bom else body
+
+
+def _batches(rows: Iterable[Sequence[Any]], size: int) -> Iterator[tuple[list[Sequence[Any]], bool]]:
+    """Lists of `size` rows, each with whether it is the last; one batch is read ahead to know that
+    (an empty `rows` gives one empty last batch), so the last piece can carry a body's tail."""
+    iterator = iter(rows)
+    batch = list(islice(iterator, size))
+    while True:
+        following = list(islice(iterator, size)) if len(batch) == size else []
+        yield batch, not following
+        if not following:
+            return
+        batch = following
+
+
+def json_pieces(
+    *, status: str, description: str, rows: Iterable[Sequence[Any]], rows_per_piece: int
+) -> Generator[bytes, None, None]:
+    """`render_json`'s bytes in pieces of `rows_per_piece` bonds (the list's brackets and commas are
+    json.dumps's own: `[` + items joined by `,` + `]` with these separators)."""
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    head = encode({"response": {"status": status, "description": description}})
+    opening = head[:-1] + ',"bonds":['  # the same object, its closing brace moved to the end
+    for number, (batch, last) in enumerate(_batches(rows, rows_per_piece)):
+        text = ",".join(encode(bond_dict(row)) for row in batch)
+        text = opening + text if number == 0 else "," + text  # later batches are never empty
+        yield (text + "]}" if last else text).encode()
+
+
+def csv_pieces(
+    *, rows: Iterable[Sequence[Any]], locale: str | None, bom: bool = False, rows_per_piece: int
+) -> Generator[bytes, None, None]:
+    """`render_csv`'s bytes in pieces of `rows_per_piece` rows (the first also has the BOM and the
+    header row)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=";" if locale == PT_BR else ",", lineterminator="\r\n")
+    writer.writerow(BOND_FIELDS)
+    for number, (batch, _last) in enumerate(_batches(rows, rows_per_piece)):
+        writer.writerows(csv_cells(row, locale=locale) for row in batch)
+        piece = buffer.getvalue().encode()
+        buffer.seek(0)
+        buffer.truncate()
+        yield UTF8_BOM + piece if bom and number == 0 else piece

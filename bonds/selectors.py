@@ -5,11 +5,15 @@ MCP server share them."""
 from __future__ import annotations
 
 import hashlib
+import io
+import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from datetime import date
+from itertools import islice
 
 from django.conf import settings
 from django.core.cache import cache
@@ -23,9 +27,13 @@ from bonds.rendering import (
     CSV_CONTENT_TYPE,
     JSON_CONTENT_TYPE,
     JSON_FIELDS,
+    csv_pieces,
+    json_pieces,
     render_csv,
     render_json,
 )
+
+logger = logging.getLogger(__name__)
 
 DATA_VERSION_KEY = "bonds:data-version"
 # How long a process trusts the cached data version before re-deriving it from the database. With a
@@ -118,6 +126,16 @@ class Reply:
     body: bytes
 
 
+@dataclass(frozen=True)
+class StreamedReply:
+    """A full list rendered while it is sent: `pieces` yields the body. Once the last piece has been
+    taken the whole body is in the reply cache; an iteration stopped early or failed caches nothing."""
+
+    status: str
+    content_type: str
+    pieces: Iterator[bytes]
+
+
 def _render(status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date) -> Reply:
     if status in statuses.WITH_BONDS:
         limit = settings.BONDS_PREVIEW_LIMIT if status == statuses.PREVIEW else None
@@ -128,6 +146,19 @@ def _render(status: str, filters: BondFilters, fmt: str, locale: str | None, bom
         return Reply(status, CSV_CONTENT_TYPE, render_csv(rows=rows, locale=locale, bom=bom))
     body = render_json(status=status, description=statuses.description(status), rows=rows)
     return Reply(status, JSON_CONTENT_TYPE, body)
+
+
+def _pieces(
+    status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date
+) -> Generator[bytes, None, None]:
+    """The full list's body in pieces of BONDS_STREAM_ROWS rows, read from a database cursor one
+    piece at a time (a server-side cursor on PostgreSQL), so its rows are never all in memory."""
+    size = settings.BONDS_STREAM_ROWS
+    rows = bond_list(filters=filters, today=today).values_list(*JSON_FIELDS).iterator(chunk_size=size)
+    if fmt == "csv":
+        return csv_pieces(rows=rows, locale=locale, bom=bom, rows_per_piece=size)
+    description = statuses.description(status)
+    return json_pieces(status=status, description=description, rows=rows, rows_per_piece=size)
 
 
 # A small per-process memo in front of the shared cache: a full list is ~750 kB, and fetching and
@@ -154,29 +185,91 @@ def _local_put(key: str, reply: Reply) -> None:
             _local_replies.popitem(last=False)
 
 
-def bond_list_reply(
-    *, status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool = False
-) -> Reply:
-    """The reply body for a status and a query, cached per (data version, day, normalised query,
-    format, locale, BOM, status): the day is in the key so a bond that matured since the reply was
-    cached is not served. Statuses without bonds need no database at all. A repeated query with
-    bonds costs no database query while the data version is cached."""
-    today = timezone.localdate()
-    if status not in statuses.WITH_BONDS:
-        return _render(status, filters, fmt, locale, bom, today)
+def _reply_key(
+    status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date
+) -> str:
     token = (
         f"{filters.cache_token()}|{fmt}|{locale or ''}|{int(bom)}|{status}|{settings.BONDS_PREVIEW_LIMIT}"
         f"|{today.isoformat()}"
     )
-    key = f"bonds:reply:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
+    return f"bonds:reply:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
+
+
+def _reply_cached(key: str) -> Reply | None:
     reply = _local_get(key)
+    if reply is None:
+        reply = cache.get(key)
+        if reply is not None:
+            _local_put(key, reply)
+    return reply
+
+
+def _reply_store(key: str, reply: Reply) -> None:
+    cache.set(key, reply, settings.BONDS_REPLY_CACHE_SECONDS)
+    _local_put(key, reply)
+
+
+def _sent_then_cached(
+    key: str, status: str, content_type: str, head: list[bytes], rest: Generator[bytes, None, None]
+) -> Iterator[bytes]:
+    """`head` then `rest`, keeping a copy of the bytes so the finished body goes to the reply cache."""
+    # BytesIO hands its buffer over at getvalue() (trimmed in place), so the copy costs the body once.
+    body = io.BytesIO()
+    try:
+        for piece in head:
+            body.write(piece)
+            yield piece
+        for piece in rest:
+            body.write(piece)
+            yield piece
+    finally:
+        rest.close()  # a consumer that stopped early (a client gone) closes the database cursor now
+    # Only reached after the last piece: a consumer that stops early closes this generator at a
+    # `yield`, and an error raises out of the loop, so neither leaves a partial body in the cache.
+    try:
+        _reply_store(key, Reply(status, content_type, body.getvalue()))
+    except Exception:
+        # The client has every byte already: raising now would cut the reply before its last chunk,
+        # so a cache refusing it (full, or a value too large) costs the next call a render instead.
+        logger.exception("A streamed bond list could not be stored in the reply cache")
+
+
+def bond_list_reply_streamed(
+    *, status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool = False
+) -> Reply | StreamedReply:
+    """The reply for a status and a query, cached per (data version, day, normalised query, format,
+    locale, BOM, status): the day is in the key so a bond that matured since the reply was cached is
+    not served. Statuses without bonds need no database at all. A repeated query with bonds costs no
+    database query while the data version is cached. A full list missing from the cache and longer
+    than BONDS_STREAM_ROWS comes as a StreamedReply, cached once it has been sent whole."""
+    today = timezone.localdate()
+    if status not in statuses.WITH_BONDS:
+        return _render(status, filters, fmt, locale, bom, today)
+    key = _reply_key(status, filters, fmt, locale, bom, today)
+    reply = _reply_cached(key)
     if reply is not None:
         return reply
-    reply = cache.get(key)
-    if reply is None:
+    if status == statuses.PREVIEW:  # a few bonds: whole
         reply = _render(status, filters, fmt, locale, bom, today)
-        cache.set(key, reply, settings.BONDS_REPLY_CACHE_SECONDS)
-    _local_put(key, reply)
+        _reply_store(key, reply)
+        return reply
+    content_type = CSV_CONTENT_TYPE if fmt == "csv" else JSON_CONTENT_TYPE
+    pieces = _pieces(status, filters, fmt, locale, bom, today)
+    head = list(islice(pieces, 2))  # the renderers always yield at least one piece
+    if len(head) == 1:  # the whole list fits in one piece: answered whole, as a cached reply is
+        reply = Reply(status, content_type, head[0])
+        _reply_store(key, reply)
+        return reply
+    return StreamedReply(status, content_type, _sent_then_cached(key, status, content_type, head, pieces))
+
+
+def bond_list_reply(
+    *, status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool = False
+) -> Reply:
+    """`bond_list_reply_streamed`, its body whole (for callers that need the bytes at once)."""
+    reply = bond_list_reply_streamed(status=status, filters=filters, fmt=fmt, locale=locale, bom=bom)
+    if isinstance(reply, StreamedReply):
+        return Reply(reply.status, reply.content_type, b"".join(reply.pieces))
     return reply
 
 

@@ -3,11 +3,13 @@
 import os
 from pathlib import Path
 
+from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
 from accounts.authentication import authenticate_presented, presented_bearer_or_query_key
+from bonds.selectors import data_version_bump
 from config.urls import urlpatterns as ponte_urlpatterns
 
 BODIES_DIR = Path(os.environ["BENCH_BODIES_DIR"])
@@ -35,3 +37,15 @@ def bare_after_key_lookup(request: HttpRequest, name: str) -> HttpResponse:
 
 
 urlpatterns.insert(0, path("bench/bare-after-key-lookup/<str:name>", bare_after_key_lookup))
+
+
+@transaction.non_atomic_requests
+def forget_replies(request: HttpRequest) -> HttpResponse:
+    """Empty the reply cache (shared and per process), so the next list call renders: the bench's
+    uncached case. Clears the whole cache, which on the bench's own database only holds its keys."""
+    cache.clear()
+    data_version_bump()
+    return HttpResponse(b"forgotten", content_type="text/plain")
+
+
+urlpatterns.insert(0, path("bench/forget-replies", forget_replies))

@@ -223,3 +223,6 @@ BONDS_HTTP_TIMEOUT = env_int("BONDS_HTTP_TIMEOUT", 30)  # seconds, per provider 
 BONDS_KEY_INTERVAL_SECONDS = env_int("BONDS_KEY_INTERVAL_SECONDS", 5)  # keyed calls 5 s apart
 BONDS_PREVIEW_LIMIT = env_int("BONDS_PREVIEW_LIMIT", 5)  # bonds in a keyless preview
 BONDS_REPLY_CACHE_SECONDS = env_int("BONDS_REPLY_CACHE_SECONDS", 300)
+# Rows per rendered piece of a full list on a cache miss: a list longer than this is streamed (pieces
+# pulled from a database cursor as the client takes them), a shorter one is answered whole.
+BONDS_STREAM_ROWS = env_int("BONDS_STREAM_ROWS", 500)
