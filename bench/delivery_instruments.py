@@ -115,14 +115,15 @@ class OwnCpu:
     the count starts and ends). On a machine shared with other jobs the whole machine's busy time
     (machine_cpu_seconds) counts theirs too; this does not. Redis is shared and left out."""
 
-    def __init__(self, pids: list[int]) -> None:
+    def __init__(self, pids: list[int], *, database: bool = True) -> None:
         self.pids = pids
+        self.database = database  # False: these processes alone (a Redis server's, say)
         self.start: dict[int, float] = {}
 
     def _backends(self) -> list[int]:
         from django.db import connection
 
-        if connection.vendor != "postgresql":
+        if not self.database or connection.vendor != "postgresql":
             return []
         with connection.cursor() as cursor:
             cursor.execute(

@@ -308,7 +308,7 @@ def main() -> None:
         )
         own_pids = [os.getpid(), worker.pid, healthy.process.pid, second.process.pid, hanging.process.pid]
         redis_pid = redis_server_pid()
-        redis_own = OwnCpu([redis_pid] if redis_pid else []).__enter__()
+        redis_own = OwnCpu([redis_pid] if redis_pid else [], database=False).__enter__()
         own = OwnCpu(own_pids).__enter__()
         cpu_before = cpu_seconds(os.getpid()), cpu_seconds(worker.pid), machine_cpu_seconds()
         rate, p50, p99 = emit_and_measure(
