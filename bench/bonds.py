@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,14 +37,10 @@ import threading
 import time
 from pathlib import Path
 
+from serving import free_port, wait_for_port  # bench/ is sys.path[0]
+
 ROOT = Path(__file__).resolve().parent.parent
 OFFERS = 2000
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def memory_mb(pid: int) -> tuple[float, float]:
@@ -154,12 +149,7 @@ def serve(env: dict[str, str]) -> tuple[subprocess.Popen, int]:
         cwd=ROOT,
         env=env,
     )  # fmt: skip
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    wait_for_port(port, what="the web process")
     return server, port
 
 

@@ -14,7 +14,6 @@ import argparse
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,14 +22,10 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from serving import free_port, wait_for_port  # bench/ is sys.path[0]
+
 ROOT = Path(__file__).resolve().parent.parent
 OFFERS = 2000
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def prepare() -> tuple[str, int, str]:
@@ -130,12 +125,7 @@ def main() -> None:
     }
     floor_body = rpc("tools/list", {})
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_port(port, what="the web process")
         print(
             f"mcp bench: {OFFERS} active offers, uvicorn (1 process), {args.clients} keep-alive clients, "
             f"{args.seconds:g} s per case in 0.5 s slices alternating with the tools/list floor, SQLite"

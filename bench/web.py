@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,17 +28,13 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+from serving import free_port  # bench/ is sys.path[0]
+
 ROOT = Path(__file__).resolve().parent.parent
 # (numerator, denominator) of the ratios printed per case; the target is ponte / gunicorn-sync >= 0.8.
 RATIOS = [("ponte", "gunicorn-sync"), ("ponte", "gunicorn-gthread"), ("django-asgi", "gunicorn-sync")]
 UVICORN = [sys.executable, "-m", "uvicorn", "--no-access-log", "--log-level", "warning"]
 GUNICORN = [sys.executable, "-m", "gunicorn", "--log-level", "warning", "config.wsgi:application"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def bench_database() -> str | None:

@@ -44,6 +44,7 @@ from delivery_instruments import (  # noqa: E402
     redis_server_pid,
     wait_count,
 )
+from serving import free_port, wait_for_port  # noqa: E402
 
 
 def emit_and_measure(
@@ -119,24 +120,15 @@ def idle_receipts(healthy: ReceiverProcess, session_id, *, events: int, pause: f
 
 def start_web(env: dict[str, str]) -> tuple[subprocess.Popen, int]:
     """The web process (uvicorn serving config.asgi, as in production) on a free port."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     log = open(Path(env["PONTE_VAR_DIR"]) / "web.log", "wb")  # noqa: SIM115 (kept open for the server)
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
          "--no-access-log", "--log-level", "warning"],
         cwd=ROOT, env={**env, "RATELIMIT_ENABLE": "0"}, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process, port
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("the web process did not start")
+    wait_for_port(port, what="the web process")
+    return process, port
 
 
 def pair_sandbox(port: int, session_id, key: str) -> None:
