@@ -37,7 +37,7 @@ import threading
 import time
 from pathlib import Path
 
-from serving import free_port, wait_for_port  # bench/ is sys.path[0]
+from serving import start_web  # bench/ is sys.path[0]
 
 ROOT = Path(__file__).resolve().parent.parent
 OFFERS = 2000
@@ -140,19 +140,6 @@ def hammer(port: int, path: str, headers: dict[str, str], seconds: float, client
     return sum(counts) / (time.monotonic() - started), max(sizes)
 
 
-def serve(env: dict[str, str]) -> tuple[subprocess.Popen, int]:
-    """A uvicorn web process (Ponte's ASGI app, bench settings) with `env`, once it accepts connections."""
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
-         "--no-access-log", "--log-level", "warning"],
-        cwd=ROOT,
-        env=env,
-    )  # fmt: skip
-    wait_for_port(port, what="the web process")
-    return server, port
-
-
 def stop(server: subprocess.Popen) -> None:
     server.terminate()
     server.wait(timeout=10)
@@ -227,7 +214,7 @@ def uncached_case(env: dict[str, str], path: str, auth: dict, calls: int, whole:
     peak resident memory over its resident memory before them."""
     if whole:  # a piece longer than the list: rendered whole, as every miss was before streaming
         env = {**env, "BONDS_STREAM_ROWS": str(10 * OFFERS)}
-    server, port = serve(env)
+    server, port = start_web(env)
     try:
         uncached_calls(port, path, auth, 1)
         rss, _ = memory_mb(server.pid)
@@ -274,7 +261,7 @@ def main() -> None:
           f"{args.seconds:g} s x {args.rounds} rounds per case, SQLite, {cache} cache")  # fmt: skip
     worst = None
     if args.rounds:  # --rounds 0: the uncached lists only
-        server, port = serve(os.environ.copy())
+        server, port = start_web(os.environ.copy())
         try:
             worst = cached_cases(server, port, cases, auth, args)
         finally:

@@ -14,7 +14,6 @@ import argparse
 import http.client
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -22,7 +21,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from serving import free_port, wait_for_port  # bench/ is sys.path[0]
+from serving import start_web  # bench/ is sys.path[0]
 
 ROOT = Path(__file__).resolve().parent.parent
 OFFERS = 2000
@@ -100,13 +99,7 @@ def main() -> None:
         }
     )
     key, bond_id, in_two_years = prepare()
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
-         "--no-access-log", "--log-level", "warning"],
-        cwd=ROOT,
-        env=os.environ.copy(),
-    )  # fmt: skip
+    server, port = start_web(os.environ.copy())
     base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     keyed = {**base, "Authorization": f"Bearer {key}"}
     window = {"min_maturity": in_two_years[:8] + "01", "max_maturity": in_two_years}
@@ -125,7 +118,6 @@ def main() -> None:
     }
     floor_body = rpc("tools/list", {})
     try:
-        wait_for_port(port, what="the web process")
         print(
             f"mcp bench: {OFFERS} active offers, uvicorn (1 process), {args.clients} keep-alive clients, "
             f"{args.seconds:g} s per case in 0.5 s slices alternating with the tools/list floor, SQLite"

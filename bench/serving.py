@@ -1,10 +1,17 @@
-"""What the benches share about the servers they start: a free local port, and waiting for it to accept
-connections. (A bench runs as a script, so bench/ is its sys.path[0]: `from serving import ...`.)"""
+"""What the benches share about the servers they start: a free local port, waiting for it to accept
+connections, and Ponte's web process on one. (A bench runs as a script, so bench/ is its sys.path[0]:
+`from serving import ...`.)"""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -24,3 +31,20 @@ def wait_for_port(port: int, *, seconds: float = 20, what: str = "the server") -
         except OSError:
             time.sleep(0.1)
     raise SystemExit(f"{what} did not listen on port {port} within {seconds:.0f} s")
+
+
+def start_web(env: dict[str, str], *, log: IO[bytes] | None = None) -> tuple[subprocess.Popen, int]:
+    """Ponte's web process as production runs it (uvicorn serving config.asgi) with `env`, on a free
+    port, once it accepts connections; its output to `log` (default: the bench's own)."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
+         "--no-access-log", "--log-level", "warning"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT if log else None,
+    )  # fmt: skip
+    try:
+        wait_for_port(port, what="the web process")
+    except SystemExit:
+        process.kill()  # never listened: not left behind the bench
+        raise
+    return process, port

@@ -44,7 +44,7 @@ from delivery_instruments import (  # noqa: E402
     redis_server_pid,
     wait_count,
 )
-from serving import free_port, wait_for_port  # noqa: E402
+from serving import start_web  # noqa: E402
 
 
 def emit_and_measure(
@@ -116,19 +116,6 @@ def idle_receipts(healthy: ReceiverProcess, session_id, *, events: int, pause: f
     finally:
         connection.close()
     return latencies
-
-
-def start_web(env: dict[str, str]) -> tuple[subprocess.Popen, int]:
-    """The web process (uvicorn serving config.asgi, as in production) on a free port."""
-    port = free_port()
-    log = open(Path(env["PONTE_VAR_DIR"]) / "web.log", "wb")  # noqa: SIM115 (kept open for the server)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
-         "--no-access-log", "--log-level", "warning"],
-        cwd=ROOT, env={**env, "RATELIMIT_ENABLE": "0"}, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    wait_for_port(port, what="the web process")
-    return process, port
 
 
 def pair_sandbox(port: int, session_id, key: str) -> None:
@@ -337,7 +324,8 @@ def main() -> None:
                 " (target <= 50 ms)"
             )
         if "http" not in skip:
-            web, port = start_web({**os.environ})
+            log = open(tmp / "web.log", "wb")  # noqa: SIM115 (kept open for the server)
+            web, port = start_web({**os.environ, "RATELIMIT_ENABLE": "0"}, log=log)
             try:
                 key = api_key_create(account=account, role="admin")[1]
                 pair_sandbox(port, inbound_session.id, key)
