@@ -100,6 +100,7 @@ def filterset_parameters(
     list views (an APIView with an envelope, a cached reply), which spectacular does not introspect."""
     extension = DjangoFilterExtension(DjangoFilterBackend())
     model = filterset_class._meta.model
+    refusing = blank_refusing_filters(filterset_class)
     parameters = []
     for name, filter_field in filterset_class.base_filters.items():
         annotation = get_override(filter_field, "field")
@@ -108,7 +109,7 @@ def filterset_parameters(
             if is_field(annotation):
                 # A filter checked by a serializer field has that field's limits (maxLength...).
                 auto_schema._insert_field_validators(force_instance(annotation), parameter["schema"])
-            if name in blank_refusing_filters(filterset_class):
+            if name in refusing:
                 parameter["schema"]["minLength"] = max(parameter["schema"].get("minLength", 0), 1)
             parameters.append(parameter)
     return parameters
@@ -169,16 +170,14 @@ class AutoSchema(SpectacularAutoSchema):
 
     def _get_parameters(self) -> list[dict[str, Any]]:
         parameters = super()._get_parameters()
+        # A list's filters are declared as the server reads them (filterset_parameters, "" included).
         filterset_class = getattr(self.view, "filterset_class", None)
-        refusing = (
-            blank_refusing_filters(filterset_class) if filterset_class and self.method == "GET" else set()
-        )
+        filters = set(filterset_class.base_filters) if filterset_class and self.method == "GET" else set()
         for parameter in parameters:
-            # DRF reads an empty optional query value as an absent one, so "" is accepted, except by
-            # the filters whose field refuses it (`?status=` is a 400).
+            # DRF reads another empty optional query value as an absent one, so "" is accepted.
             schema = parameter.get("schema", {})
             optional_query = parameter.get("in") == "query" and not parameter.get("required")
-            if optional_query and schema.get("minLength") == 1 and parameter.get("name") not in refusing:
+            if optional_query and schema.get("minLength") == 1 and parameter.get("name") not in filters:
                 del schema["minLength"]
         return parameters
 
