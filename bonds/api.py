@@ -20,7 +20,7 @@ from bonds import statuses
 from bonds.filters import BondFilterSet, parse_filters, parse_format, parse_locale
 from bonds.models import Index, Product
 from bonds.rendering import PT_BR
-from bonds.selectors import StreamedReply, bond_list_reply_streamed
+from bonds.selectors import StreamedReply, bond_list_reply
 from bonds.services import bonds_access_status
 
 STATUS_HEADER = "X-Ponte-Status"
@@ -137,7 +137,7 @@ class BondListApi(APIView):
             plaintext_key=presented_bearer_or_query_key(request._request),
             client_ip=client_address(request._request),
         )
-        reply = bond_list_reply_streamed(
+        reply = bond_list_reply(
             status=status,
             filters=parse_filters(query),
             fmt=fmt,

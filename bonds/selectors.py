@@ -234,7 +234,7 @@ def _sent_then_cached(
         logger.exception("A streamed bond list could not be stored in the reply cache")
 
 
-def bond_list_reply_streamed(
+def bond_list_reply(
     *, status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool = False
 ) -> Reply | StreamedReply:
     """The reply for a status and a query, cached per (data version, day, normalised query, format,
@@ -261,16 +261,6 @@ def bond_list_reply_streamed(
         _reply_store(key, reply)
         return reply
     return StreamedReply(status, content_type, _sent_then_cached(key, status, content_type, head, pieces))
-
-
-def bond_list_reply(
-    *, status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool = False
-) -> Reply:
-    """`bond_list_reply_streamed`, its body whole (for callers that need the bytes at once)."""
-    reply = bond_list_reply_streamed(status=status, filters=filters, fmt=fmt, locale=locale, bom=bom)
-    if isinstance(reply, StreamedReply):
-        return Reply(reply.status, reply.content_type, b"".join(reply.pieces))
-    return reply
 
 
 # --- Projections ------------------------------------------------------------------------------------

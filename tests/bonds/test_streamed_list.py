@@ -18,7 +18,7 @@ from bonds import statuses
 from bonds.filters import BondFilters
 from bonds.models import Bond
 from bonds.rendering import csv_pieces, json_pieces, render_csv, render_json
-from bonds.selectors import bond_list, bond_list_reply_streamed, bond_rows, data_version_bump
+from bonds.selectors import bond_list, bond_list_reply, bond_rows, data_version_bump
 from bonds.services import bond_offers_upsert
 from tests.bonds.test_list_api import URL, bearer, bonds, offer  # noqa: F401  (bonds: the fixture)
 
@@ -224,7 +224,7 @@ def test_a_streamed_list_peaks_at_a_fraction_of_the_whole_render(db, settings, f
     settings.BONDS_STREAM_ROWS = 100
 
     def streamed() -> None:
-        reply = bond_list_reply_streamed(status="ok", filters=BondFilters(), fmt=fmt, locale=None)
+        reply = bond_list_reply(status="ok", filters=BondFilters(), fmt=fmt, locale=None)
         for _piece in reply.pieces:
             pass
 
