@@ -112,13 +112,17 @@ def machine_cpu_seconds() -> float:
 class OwnCpu:
     """CPU time of every process serving the bench, summed: this process (emit), the worker, the web
     process, the receivers and the PostgreSQL backends connected to the bench's database (found when
-    the count starts and ends). On a machine shared with other jobs the whole machine's busy time
-    (machine_cpu_seconds) counts theirs too; this does not. Redis is shared and left out."""
+    the count starts and ends, plus those that closed meanwhile through close_connection_counted). On
+    a machine shared with other jobs the whole machine's busy time (machine_cpu_seconds) counts theirs
+    too; this does not. Redis is shared and left out."""
 
     def __init__(self, pids: list[int], *, database: bool = True) -> None:
         self.pids = pids
         self.database = database  # False: these processes alone (a Redis server's, say)
         self.start: dict[int, float] = {}
+        # Backends gone before the count ends (an emitting thread's connection, closed with its thread):
+        # their CPU read just before they closed, else they would be missed.
+        self.closed: dict[int, float] = {}
 
     def _backends(self) -> list[int]:
         from django.db import connection
@@ -134,14 +138,40 @@ class OwnCpu:
 
     def __enter__(self) -> OwnCpu:
         self.start = {pid: cpu_seconds(pid) for pid in [*self.pids, *self._backends()]}
+        if self.database:
+            _counting.append(self)
         return self
 
+    def backend_closing(self, pid: int) -> None:
+        self.closed[pid] = max(0.0, cpu_seconds(pid) - self.start.get(pid, 0.0))
+
     def seconds(self) -> float:
-        pids = set(self.pids) | set(self._backends()) | set(self.start)
-        return sum(max(0.0, cpu_seconds(pid) - self.start.get(pid, 0.0)) for pid in pids)
+        """The CPU so far; the count of backends closing ends here."""
+        if self in _counting:
+            _counting.remove(self)
+        live = (set(self.pids) | set(self._backends()) | set(self.start)) - set(self.closed)
+        return sum(max(0.0, cpu_seconds(pid) - self.start.get(pid, 0.0)) for pid in live) + sum(
+            self.closed.values()
+        )
 
     def __exit__(self, *exc) -> None:
         return None
+
+
+# The counts running, told of each backend that closes (close_connection_counted).
+_counting: list[OwnCpu] = []
+
+
+def close_connection_counted() -> None:
+    """Close this thread's database connection, its backend's CPU handed first to the counts running:
+    a thread's connection opened and closed within a phase would otherwise be missed by them."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql" and connection.connection is not None:
+        pid = connection.connection.info.backend_pid
+        for own in list(_counting):
+            own.backend_closing(pid)
+    connection.close()
 
 
 def redis_server_pid() -> int | None:

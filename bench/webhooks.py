@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from delivery_instruments import (  # noqa: E402
     OwnCpu,
     ReceiverProcess,
+    close_connection_counted,
     cpu_seconds,
     data_of,
     machine_cpu_seconds,
@@ -53,7 +54,6 @@ def emit_and_measure(
     """Emit `events` on the measured session (and as many on another one, interleaved) from
     `emitters` threads, as web and engine processes would: events/s, p50, p99 (ms) at the measured
     session's receiver."""
-    from django.db import connection
 
     from webhooks.services import emit
 
@@ -64,7 +64,7 @@ def emit_and_measure(
                 if other_session_id is not None:
                     emit(session_id=other_session_id, name="message", data=data_of(index), chat="bench")
         finally:
-            connection.close()
+            close_connection_counted()
 
     healthy.stats(reset=True)
     started = time.time()
