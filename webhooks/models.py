@@ -20,7 +20,10 @@ class Event(models.Model):
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="events")
+    # Not indexed alone: both composite indexes below start with it (one index less to write per event).
+    session = models.ForeignKey(
+        "messaging.Session", on_delete=models.CASCADE, related_name="events", db_index=False
+    )
     name = models.CharField(max_length=40, help_text="Canonical event name, e.g. message, connected.")
     data = models.JSONField(default=dict)
     chat = models.CharField(max_length=100, blank=True)
@@ -105,9 +108,14 @@ class Delivery(models.Model):
     )
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.REGISTERED)
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
-    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="deliveries")
+    # The foreign keys below are indexed in Meta, not by Django's defaults: `session` by the composite
+    # indexes that start with it, `webhook` without the text-pattern twin Django adds to a text key,
+    # `resend_requested_by` only where set (Meta.indexes says why).
+    session = models.ForeignKey(
+        "messaging.Session", on_delete=models.CASCADE, related_name="deliveries", db_index=False
+    )
     webhook = models.ForeignKey(
-        Webhook, on_delete=models.SET_NULL, null=True, blank=True, related_name="deliveries"
+        Webhook, on_delete=models.SET_NULL, null=True, blank=True, related_name="deliveries", db_index=False
     )
     target_url = models.URLField(max_length=2000)
     payload = models.JSONField(help_text="The JSON body; serialised the same way on every attempt.")
@@ -124,7 +132,12 @@ class Delivery(models.Model):
     dead_at = models.DateTimeField(null=True, blank=True)
     # A resend from the dashboard: one attempt, no new retry chain.
     resend_requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,
     )
     resend_requested_at = models.DateTimeField(null=True, blank=True)
     resend_pending = models.BooleanField(default=False, editable=False)
@@ -160,11 +173,19 @@ class Delivery(models.Model):
                 fields=["claimed_at"], condition=models.Q(status="sending"), name="delivery_sending"
             ),
             models.Index(fields=["session", "created_at"]),
-            models.Index(fields=["status", "dead_at"]),
-            # The purge finds delivered rows past the retention here (webhooks.retention); a row enters
-            # it once, when it is delivered.
+            # The purge finds delivered rows and dead letters past their time here (webhooks.retention);
+            # a row enters one of them once, when it is delivered or dies.
             models.Index(
                 fields=["delivered_at"], condition=models.Q(status="delivered"), name="delivery_delivered"
+            ),
+            models.Index(fields=["dead_at"], condition=models.Q(status="dead"), name="delivery_dead"),
+            # Every row version is written into each full index: these two are all the foreign keys
+            # need (a deleted webhook's or staff user's rows set to NULL), the second one only where set.
+            models.Index(fields=["webhook"], name="delivery_webhook"),
+            models.Index(
+                fields=["resend_requested_by"],
+                condition=models.Q(resend_requested_by__isnull=False),
+                name="delivery_resent_by",
             ),
             # Instance-webhook statistics: one session's deliveries of one kind over 7 days.
             models.Index(fields=["session", "kind", "created_at"], name="delivery_session_kind_created"),
@@ -183,7 +204,8 @@ class DeliveryAttempt(models.Model):
 
     RESPONSE_EXCERPT_CHARS = 2048
 
-    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts")
+    # Not indexed alone: the (delivery, number) index starts with it.
+    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts", db_index=False)
     number = models.PositiveSmallIntegerField()
     scheduled_at = models.DateTimeField(help_text="When the attempt was due.")
     started_at = models.DateTimeField(default=timezone.now)
@@ -200,11 +222,19 @@ class DeliveryAttempt(models.Model):
         blank=True,
         related_name="+",
         help_text="Staff user who asked for this attempt (a resend); empty for automatic attempts.",
+        db_index=False,
     )
 
     class Meta:
         ordering = ["delivery", "number"]
-        indexes = [models.Index(fields=["delivery", "number"])]
+        indexes = [
+            models.Index(fields=["delivery", "number"]),
+            models.Index(
+                fields=["requested_by"],
+                condition=models.Q(requested_by__isnull=False),
+                name="attempt_requested_by",
+            ),
+        ]
 
     def __str__(self) -> str:
         # A resend is one attempt beyond the retry chain: "of M" would read "attempt 4 of 3".

@@ -14,7 +14,7 @@ of deliveries selects them with FOR UPDATE SKIP LOCKED on PostgreSQL (a row bein
 the next run, never waited for), deletes their attempts, then them. The rows a purge touches are never
 the ones the worker claims (those wait or are being sent, in partial indexes of their own), so purging
 takes no lock the hot path waits on. Old rows are found through indexes of their own: the delivered
-rows' partial index on `delivered_at`, (status, dead_at) for dead letters, `created_at` for events.
+rows' partial index on `delivered_at`, the dead letters' on `dead_at`, `created_at` for events.
 """
 
 from __future__ import annotations

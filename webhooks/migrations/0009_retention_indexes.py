@@ -5,22 +5,9 @@ On PostgreSQL they are built CONCURRENTLY (hence a non-atomic migration): the ta
 ones that grew without a purge, and a plain CREATE INDEX would hold emit() and the workers' writes for
 as long as the build takes."""
 
-from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations, models
 
-
-class AddIndexConcurrentlyOnPostgres(AddIndexConcurrently):
-    """CREATE INDEX CONCURRENTLY on PostgreSQL; a plain AddIndex on other databases."""
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            return super().database_forwards(app_label, schema_editor, from_state, to_state)
-        return migrations.AddIndex.database_forwards(self, app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            return super().database_backwards(app_label, schema_editor, from_state, to_state)
-        return migrations.AddIndex.database_backwards(self, app_label, schema_editor, from_state, to_state)
+from webhooks.migration_ops import AddIndexConcurrentlyOnPostgres
 
 
 class Migration(migrations.Migration):

@@ -1,0 +1,59 @@
+"""Migration operations for the outbox's busy tables: index changes that never hold their writes.
+
+On PostgreSQL, indexes are built and dropped CONCURRENTLY (the migration must then be non-atomic): a
+plain CREATE INDEX holds emit() and the workers' writes for as long as the build takes, and a plain
+DROP INDEX waits for, then blocks, every statement on the table. Elsewhere (SQLite) they are the plain
+operations.
+"""
+
+from __future__ import annotations
+
+from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndexConcurrently
+from django.db import migrations
+
+
+class AddIndexConcurrentlyOnPostgres(AddIndexConcurrently):
+    """CREATE INDEX CONCURRENTLY on PostgreSQL; a plain AddIndex on other databases."""
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_forwards(app_label, schema_editor, from_state, to_state)
+        return migrations.AddIndex.database_forwards(self, app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_backwards(app_label, schema_editor, from_state, to_state)
+        return migrations.AddIndex.database_backwards(self, app_label, schema_editor, from_state, to_state)
+
+
+class RemoveIndexConcurrentlyOnPostgres(RemoveIndexConcurrently):
+    """DROP INDEX CONCURRENTLY on PostgreSQL; a plain RemoveIndex on other databases."""
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_forwards(app_label, schema_editor, from_state, to_state)
+        return migrations.RemoveIndex.database_forwards(self, app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_backwards(app_label, schema_editor, from_state, to_state)
+        return migrations.RemoveIndex.database_backwards(self, app_label, schema_editor, from_state, to_state)
+
+
+def default_index_name(schema_editor, table: str, column: str, suffix: str = "") -> str:
+    """The name Django gave the index it adds by default for a foreign key (suffix "") or, on
+    PostgreSQL, the text-pattern twin of a text column's index (suffix "_like")."""
+    return schema_editor._create_index_name(table, [column], suffix=suffix)
+
+
+def drop_index(schema_editor, name: str) -> None:
+    concurrently = " CONCURRENTLY" if schema_editor.connection.vendor == "postgresql" else ""
+    schema_editor.execute(f"DROP INDEX{concurrently} IF EXISTS {schema_editor.quote_name(name)}")
+
+
+def create_index(schema_editor, name: str, table: str, column: str, *, pattern: bool = False) -> None:
+    opclass = " varchar_pattern_ops" if pattern else ""
+    schema_editor.execute(
+        f"CREATE INDEX {schema_editor.quote_name(name)} ON {schema_editor.quote_name(table)}"
+        f" ({schema_editor.quote_name(column)}{opclass})"
+    )
