@@ -12,32 +12,32 @@ from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndex
 from django.db import migrations
 
 
-class AddIndexConcurrentlyOnPostgres(AddIndexConcurrently):
+class _ConcurrentlyOnPostgres:
+    """The concurrent operation on PostgreSQL; `plain`, its ordinary counterpart, elsewhere."""
+
+    plain: type[migrations.operations.base.Operation]
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_forwards(app_label, schema_editor, from_state, to_state)
+        return self.plain.database_forwards(self, app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_backwards(app_label, schema_editor, from_state, to_state)
+        return self.plain.database_backwards(self, app_label, schema_editor, from_state, to_state)
+
+
+class AddIndexConcurrentlyOnPostgres(_ConcurrentlyOnPostgres, AddIndexConcurrently):
     """CREATE INDEX CONCURRENTLY on PostgreSQL; a plain AddIndex on other databases."""
 
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            return super().database_forwards(app_label, schema_editor, from_state, to_state)
-        return migrations.AddIndex.database_forwards(self, app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            return super().database_backwards(app_label, schema_editor, from_state, to_state)
-        return migrations.AddIndex.database_backwards(self, app_label, schema_editor, from_state, to_state)
+    plain = migrations.AddIndex
 
 
-class RemoveIndexConcurrentlyOnPostgres(RemoveIndexConcurrently):
+class RemoveIndexConcurrentlyOnPostgres(_ConcurrentlyOnPostgres, RemoveIndexConcurrently):
     """DROP INDEX CONCURRENTLY on PostgreSQL; a plain RemoveIndex on other databases."""
 
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            return super().database_forwards(app_label, schema_editor, from_state, to_state)
-        return migrations.RemoveIndex.database_forwards(self, app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            return super().database_backwards(app_label, schema_editor, from_state, to_state)
-        return migrations.RemoveIndex.database_backwards(self, app_label, schema_editor, from_state, to_state)
+    plain = migrations.RemoveIndex
 
 
 def default_index_name(schema_editor, table: str, column: str, suffix: str = "") -> str:
