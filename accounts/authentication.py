@@ -15,7 +15,6 @@ from accounts.models import ApiKey
 from accounts.netaddr import client_address
 from accounts.services import api_key_authenticate
 from config.errors import ApplicationError
-from config.unset import UNSET
 
 
 def presented_header_key(request: HttpRequest) -> str | None:
@@ -56,11 +55,9 @@ def header_key_hint(request: HttpRequest) -> str | None:
     return None
 
 
-def bearer_key_hint(request: HttpRequest, *, presented: str | None = UNSET) -> str | None:
+def bearer_key_hint(request: HttpRequest, presented: str | None) -> str | None:
     """Why a bonds call got the preview, when it carried a key the messaging way. `presented`: the
-    request's bearer or query key when the caller has read it already."""
-    if presented is UNSET:
-        presented = presented_bearer_or_query_key(request)
+    request's bearer or query key, as the caller read it."""
     if presented is None and presented_header_key(request) is not None:
         return BEARER_KEY_HINT
     return None

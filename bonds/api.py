@@ -136,8 +136,8 @@ class BondListApi(APIView):
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         """A GET skips DRF's request wrapping, negotiation, permission and throttle passes, none of
         which this view uses (public, always 200, its own key check): they were about half of what a
-        cached preview costs over a bare view (bench/bonds.py). The response carries the same headers
-        (DRF's Allow and Vary). Other methods, and an exception, go through DRF as before (405,
+        cached preview costs over a bare view (bench/bonds.py). The response carries the headers DRF
+        adds (Allow). Other methods, and an exception, go through DRF as before (405,
         OPTIONS, the error shapes of config.errors)."""
         if request.method != "GET":
             return super().dispatch(request, *args, **kwargs)
@@ -166,7 +166,7 @@ class BondListApi(APIView):
             locale=locale,
             bom=fmt == "csv" and parse_bom(query, locale),
         )
-        hint = bearer_key_hint(request, presented=key)
+        hint = bearer_key_hint(request, key)
         response: HttpResponseBase
         if isinstance(reply, StreamedReply):
             # A long list on a cache miss: no Content-Length, so a stream cut short by an error reaches

@@ -39,21 +39,38 @@ DEFAULT_INDEXES = [
 ]
 
 
-def drop_default_indexes(apps, schema_editor):
+def _default_indexes(schema_editor):
+    """(name, table, column, whether it is a text-pattern twin) of each default index that goes."""
     for table, column, suffixes in DEFAULT_INDEXES:
         for suffix in suffixes:
             if suffix == "_like" and schema_editor.connection.vendor != "postgresql":
                 continue  # only PostgreSQL has them
-            drop_index(schema_editor, default_index_name(schema_editor, table, column, suffix))
+            yield default_index_name(schema_editor, table, column, suffix), table, column, suffix == "_like"
+
+
+def drop_default_indexes(apps, schema_editor):
+    for name, _table, _column, _pattern in _default_indexes(schema_editor):
+        drop_index(schema_editor, name)
 
 
 def create_default_indexes(apps, schema_editor):
-    for table, column, suffixes in DEFAULT_INDEXES:
-        for suffix in suffixes:
-            if suffix == "_like" and schema_editor.connection.vendor != "postgresql":
-                continue
-            name = default_index_name(schema_editor, table, column, suffix)
-            create_index(schema_editor, name, table, column, pattern=suffix == "_like")
+    for name, table, column, pattern in _default_indexes(schema_editor):
+        create_index(schema_editor, name, table, column, pattern=pattern)
+
+
+def unindexed_key(model_name, name, to, on_delete, related_name, **options):
+    """The state-only change of a foreign key to `db_index=False` (its index goes above)."""
+    return migrations.AlterField(
+        model_name=model_name,
+        name=name,
+        field=models.ForeignKey(
+            db_index=False, on_delete=on_delete, related_name=related_name, to=to, **options
+        ),
+    )
+
+
+CASCADE, SET_NULL = django.db.models.deletion.CASCADE, django.db.models.deletion.SET_NULL
+NULLABLE = {"blank": True, "null": True}
 
 
 class Migration(migrations.Migration):
@@ -96,73 +113,20 @@ class Migration(migrations.Migration):
                 migrations.RunPython(drop_default_indexes, create_default_indexes, elidable=False),
             ],
             state_operations=[
-                migrations.AlterField(
-                    model_name="delivery",
-                    name="resend_requested_by",
-                    field=models.ForeignKey(
-                        blank=True,
-                        db_index=False,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
+                unindexed_key("delivery", "resend_requested_by", settings.AUTH_USER_MODEL, SET_NULL, "+", **NULLABLE),
+                unindexed_key("delivery", "session", "messaging.session", CASCADE, "deliveries"),
+                unindexed_key("delivery", "webhook", "webhooks.webhook", SET_NULL, "deliveries", **NULLABLE),
+                unindexed_key("deliveryattempt", "delivery", "webhooks.delivery", CASCADE, "attempts"),
+                unindexed_key(
+                    "deliveryattempt",
+                    "requested_by",
+                    settings.AUTH_USER_MODEL,
+                    SET_NULL,
+                    "+",
+                    help_text="Staff user who asked for this attempt (a resend); empty for automatic attempts.",
+                    **NULLABLE,
                 ),
-                migrations.AlterField(
-                    model_name="delivery",
-                    name="session",
-                    field=models.ForeignKey(
-                        db_index=False,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="deliveries",
-                        to="messaging.session",
-                    ),
-                ),
-                migrations.AlterField(
-                    model_name="delivery",
-                    name="webhook",
-                    field=models.ForeignKey(
-                        blank=True,
-                        db_index=False,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="deliveries",
-                        to="webhooks.webhook",
-                    ),
-                ),
-                migrations.AlterField(
-                    model_name="deliveryattempt",
-                    name="delivery",
-                    field=models.ForeignKey(
-                        db_index=False,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="attempts",
-                        to="webhooks.delivery",
-                    ),
-                ),
-                migrations.AlterField(
-                    model_name="deliveryattempt",
-                    name="requested_by",
-                    field=models.ForeignKey(
-                        blank=True,
-                        db_index=False,
-                        help_text="Staff user who asked for this attempt (a resend); empty for automatic attempts.",
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                migrations.AlterField(
-                    model_name="event",
-                    name="session",
-                    field=models.ForeignKey(
-                        db_index=False,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="events",
-                        to="messaging.session",
-                    ),
-                ),
+                unindexed_key("event", "session", "messaging.session", CASCADE, "events"),
             ],
         ),
     ]
