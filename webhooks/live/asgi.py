@@ -180,9 +180,10 @@ async def _replay(socket: _Socket, listener: Listener, grant: Grant) -> tuple[se
                 if len(page) < REPLAY_PAGE:
                     break
             if not listener.overflowed:
+                listener.replay_done(sent)
                 return sent, len(sent)
     finally:
-        listener.replaying = False
+        listener.replaying = False  # also when the replay fails or is cancelled
 
 
 def _replay_page(grant: Grant, position: access.Position) -> list:

@@ -78,6 +78,20 @@ class Listener:
                 f"too slow: more than {self.queue.maxsize} events waiting; reconnect with since=<last id>",
             )
 
+    def replay_done(self, sent: set[str]) -> None:
+        """The replay has sent the events `sent` and ends: their frames still queued are dropped (the
+        pump would skip them anyway), so they no longer count against the client's allowance, and an
+        overflow closes the socket as too slow from now on. Called on the loop right after the replay's
+        last check of the queue, with no await between, so no offer comes in between."""
+        waiting = []
+        while not self.queue.empty():
+            item = self.queue.get_nowait()
+            if item[0] not in sent:
+                waiting.append(item)
+        for item in waiting:
+            self.queue.put_nowait(item)
+        self.replaying = False
+
     def close(self, code: int, reason: str) -> None:
         if not self.stop.done():
             self.stop.set_result((code, reason))
