@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.cache import add_never_cache_headers
 
 from accounts.admin_forms import ApiKeyForm, ApiKeyIssueForm
 from accounts.models import Account, ApiKey, Plan, Subscription
@@ -110,10 +112,24 @@ class ApiKeyAdmin(QueryStringGuard, admin.ModelAdmin):
             allowed_sessions=obj.allowed_sessions,
         )
         obj.pk, obj.prefix = key.pk, key.prefix
-        messages.warning(
-            request,
-            f"New API key (shown only this once, copy it now): {plaintext}",
-        )
+        obj.plaintext = plaintext  # for response_add, this request only
+
+    def response_add(self, request: HttpRequest, obj: ApiKey, post_url_continue=None) -> HttpResponse:
+        """The new key is shown in the reply to the POST that issued it, never handed to the messages
+        framework: its cookie (or, when full, the session row) would keep the key until the next page."""
+        plaintext = getattr(obj, "plaintext", None)
+        if plaintext is None:
+            return super().response_add(request, obj, post_url_continue)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "New API key",
+            "key": obj,
+            "plaintext": plaintext,
+        }
+        response = TemplateResponse(request, "admin/accounts/apikey/issued.html", context)
+        add_never_cache_headers(response)
+        return response
 
     @admin.display(description="status")
     def status_label(self, obj: ApiKey) -> str:

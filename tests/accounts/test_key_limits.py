@@ -180,7 +180,7 @@ def test_the_account_area_is_bound_by_no_key(default_plans, s1) -> None:
     restricted_key, _ = api_key_create(account=account, role="admin", allowed_ips=["127.0.0.1"])
     browser = Client()
     browser.login(username="owner@example.com", password="a long pass phrase 42")
-    browser.post("/account/keys/", {"name": "wide", "role": "admin"})
+    assert browser.post("/account/keys/", {"name": "wide", "role": "admin"}).status_code == 200
     wide = ApiKey.objects.get(account=account, name="wide")
     assert wide.allowed_sessions == [] and wide.allowed_ips == [] and wide.expires_at is None
     page = browser.get("/account/keys/").content.decode()
