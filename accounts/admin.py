@@ -3,13 +3,13 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import add_never_cache_headers
 
 from accounts.admin_forms import ApiKeyForm, ApiKeyIssueForm
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.services import api_key_create, api_key_revoke
+from config.admin_once import shown_once
 from config.admin_safety import QueryStringGuard
 
 
@@ -115,21 +115,22 @@ class ApiKeyAdmin(QueryStringGuard, admin.ModelAdmin):
         obj.plaintext = plaintext  # for response_add, this request only
 
     def response_add(self, request: HttpRequest, obj: ApiKey, post_url_continue=None) -> HttpResponse:
-        """The new key is shown in the reply to the POST that issued it, never handed to the messages
-        framework: its cookie (or, when full, the session row) would keep the key until the next page."""
+        """The new key is shown in the reply to the POST that issued it (config.admin_once)."""
         plaintext = getattr(obj, "plaintext", None)
         if plaintext is None:
             return super().response_add(request, obj, post_url_continue)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": "New API key",
-            "key": obj,
-            "plaintext": plaintext,
-        }
-        response = TemplateResponse(request, "admin/accounts/apikey/issued.html", context)
-        add_never_cache_headers(response)
-        return response
+        return shown_once(
+            request,
+            self,
+            title="New API key",
+            shown=[(f"New API key {obj.prefix}… ({obj.role}, {obj.account})", plaintext)],
+            back=reverse("admin:accounts_apikey_changelist"),
+            links=[
+                ("View this key", reverse("admin:accounts_apikey_change", args=[obj.pk])),
+                ("Issue another", reverse("admin:accounts_apikey_add")),
+                ("All API keys", reverse("admin:accounts_apikey_changelist")),
+            ],
+        )
 
     @admin.display(description="status")
     def status_label(self, obj: ApiKey) -> str:
