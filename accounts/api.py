@@ -100,7 +100,8 @@ class MeApi(KeyedAPIView):
 
 class KeyListCreateApi(KeyedAPIView):
     """List the account's keys, or issue one (admin keys only). A new key is shown once. A restricted
-    key lists only keys no wider than itself and issues only such keys (accounts.key_limits)."""
+    key lists only keys no wider than itself (sessions, IP ranges, expiry) and issues only such keys: a
+    limit left out is the calling key's, asking for more is a 403 naming the limit."""
 
     permission_classes = [IsAdmin]
 
