@@ -117,7 +117,7 @@ def test_reset_counts_the_client_address_found_behind_a_trusted_proxy(
 def test_a_lockout_from_one_client_address_does_not_lock_the_user_out_from_another(
     client, ana, settings
 ) -> None:
-    settings.PONTE_SIGNIN_RATE = "3/m"
+    settings.PONTE_SIGNIN_RATE = "3/h"
     for _ in range(3):
         assert _sign_in(client, "ana@example.com", "wrong", ELSEWHERE).status_code == 200
     locked = _sign_in(client, "ana@example.com", PASSWORD, ELSEWHERE)
@@ -132,7 +132,7 @@ def test_the_lockout_counts_per_username_and_address_found_behind_a_trusted_prox
     client, ana, settings
 ) -> None:
     settings.PONTE_TRUSTED_PROXIES = ["10.0.0.0/8"]
-    settings.PONTE_SIGNIN_RATE = "2/m"
+    settings.PONTE_SIGNIN_RATE = "2/h"
     proxy = "10.0.0.2"
     for _ in range(2):
         _sign_in(client, "ana@example.com", "wrong", proxy, HTTP_X_FORWARDED_FOR=ELSEWHERE)
@@ -146,7 +146,7 @@ def test_the_lockout_counts_per_username_and_address_found_behind_a_trusted_prox
 def test_one_client_address_is_limited_across_usernames_against_password_spraying(
     client, ana, settings
 ) -> None:
-    settings.PONTE_SIGNIN_CLIENT_RATE = "4/m"
+    settings.PONTE_SIGNIN_CLIENT_RATE = "4/h"
     for n in range(4):
         assert _sign_in(client, f"user{n}@example.com", "Summer2026!", ELSEWHERE).status_code == 200
     sprayed = _sign_in(client, "ana@example.com", PASSWORD, ELSEWHERE)
