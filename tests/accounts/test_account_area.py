@@ -99,7 +99,7 @@ def test_staff_without_a_customer_account_are_told_so(admin_client) -> None:
     assert reply.status_code == 403 and b"No customer account" in reply.content
 
 
-def test_sign_in_is_rate_limited_per_username(client, customer, settings) -> None:
+def test_sign_in_is_rate_limited_per_username_and_client_address(client, customer, settings) -> None:
     settings.PONTE_SIGNIN_RATE = "3/m"
     for _ in range(3):
         wrong = client.post("/account/login/", {"username": "ana@example.com", "password": "wrong"})

@@ -167,6 +167,17 @@ def test_scan_without_a_phone_derives_one(admin_client, make_session):
     assert body["phone"].startswith("55119") and len(body["phone"]) == 13
 
 
+@pytest.mark.parametrize("body", ['""', "0", "false", "[]", "null"])
+def test_a_scan_body_that_is_no_object_is_refused_even_when_empty_or_false(admin_client, make_session, body):
+    session_id = make_session()["id"]
+    admin_client.post(f"/api/sessions/{session_id}/connect")
+    response = admin_client.post(
+        f"/api/sandbox/sessions/{session_id}/scan", body, content_type="application/json"
+    )
+    assert response.status_code == 400 and response.json()["error"] == "VALIDATION_ERROR"
+    assert Session.objects.get(pk=session_id).status == "qr"
+
+
 def test_scanning_an_expired_code_is_refused(admin_client, make_session):
     session_id = make_session()["id"]
     admin_client.post(f"/api/sessions/{session_id}/connect")
