@@ -91,14 +91,15 @@ class _Cleaner:
                 self.notes.append(f"{where}: nested deeper than {self.max_depth} levels, dropped")
                 return _DROPPED
             if isinstance(value, list):
-                items = (self.clean(v, depth + 1, f"{where}[{i}]") for i, v in enumerate(value))
+                items = (self.clean(v, depth + 1, f"{where}[{i}]"[:200]) for i, v in enumerate(value))
                 return [v for v in items if v is not _DROPPED]
             cleaned_dict = {}
             for key, item in value.items():
                 name = _text(key)
                 if name != key:
                     self.notes.append(f"{where}: a field name's NUL or lone surrogate removed")
-                item = self.clean(item, depth + 1, f"{where}.{name}")
+                # The path names the field in the log line: bounded, whatever the sender's key.
+                item = self.clean(item, depth + 1, f"{where}.{name[:40]!r}"[:200])
                 if item is not _DROPPED:
                     cleaned_dict[name] = item
             return cleaned_dict

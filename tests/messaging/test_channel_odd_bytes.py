@@ -10,6 +10,7 @@ import logging
 import pytest
 from rest_framework.test import APIClient
 
+from config.signed_json import INT_MAX, INT_MIN, signed_json_load
 from messaging.models import Message
 from tests.messaging.channel_webhooks import (
     CUSTOMER,
@@ -115,3 +116,34 @@ def test_non_finite_numbers_are_dropped(meta, official_session):
     )
     assert response.status_code == 200
     assert _texts(session) == {"wamid.GOOD": "Bom dia"}
+
+
+def test_the_cleaning_rules_of_signed_json(settings, caplog):
+    settings.PONTE_MAX_JSON_DEPTH = 4
+    raw = (
+        b'{"t\\u0000k": "a\\u0000b\\ud800", "big": 123456789012345678901234567890,'
+        b' "neg": -99999999999999999999, "ok": 9223372036854775807, "long": 1'
+        + b"0"
+        * 5000
+        + b', "nan": NaN, "inf": 1e400, "f": 1.5,'
+        b' "deep": [[[[["gone"]]]], "kept"], "list": [NaN, 1]}'
+    )
+    with caplog.at_level(logging.WARNING, logger="config.signed_json"):
+        cleaned = signed_json_load(raw, source="test body")
+    assert cleaned == {
+        "tk": "ab\ufffd",
+        "big": INT_MAX,
+        "neg": INT_MIN,
+        "ok": INT_MAX,
+        "long": INT_MAX,
+        "f": 1.5,
+        "deep": [[[]], "kept"],
+        "list": [1],
+    }
+    assert caplog.text.count("test body: signed body cleaned") == 1
+
+
+@pytest.mark.parametrize("raw", [b"[" * 100_000, b"\xff\xfe{", b"{", b""])
+def test_a_body_the_decoder_cannot_read_is_a_value_error(raw):
+    with pytest.raises(ValueError):
+        signed_json_load(raw, source="test body")
