@@ -93,7 +93,10 @@ def test_the_instance_interface_configures_and_reads_the_same_integration(
     assert response.status_code == 200, response.json()
     assert response.json()["status"] == 200
     assert response.json()["data"]["status"] == "ok"
-    assert api_client.get(url).json()["data"]["inboxId"] == INBOX_ID
+    # The instance key's holder is shown the receiving URL once, as an admin is.
+    assert chatwoot.inbox()["webhook_url"] == response.json()["data"]["webhookUrl"]
+    read = api_client.get(url).json()["data"]
+    assert read["inboxId"] == INBOX_ID and read["webhookUrl"] is None
 
 
 def test_deleting_the_integration_stops_the_mirror(admin_client, integration):
