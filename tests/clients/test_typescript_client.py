@@ -4,10 +4,16 @@ produces now, it builds, and node's own test runner drives the built client agai
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
+import time
+import urllib.error
+import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -102,3 +108,59 @@ def test_the_typescript_client_against_a_live_ponte(
     }
     output = run("node", "--test", "--test-concurrency=1", "test/", env=env)
     assert "# fail 0" in output and "# pass 0" not in output
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def _check_the_receiver(script: Path, env: dict[str, str], delivered: dict[str, object]) -> None:
+    """Start the README's receiver, send it the delivery Ponte signed, then a tampered copy."""
+    port = _free_port()
+    receiver = subprocess.Popen(
+        ["node", str(script)], cwd=PACKAGE, env={**env, "PORT": str(port)}, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            assert receiver.poll() is None and time.monotonic() < deadline, receiver.stderr
+            time.sleep(0.1)
+        headers = {k: v for k, v in delivered["headers"].items() if k.startswith("webhook-")}
+        body = str(delivered["body"]).encode()
+        assert _post(f"http://127.0.0.1:{port}/hook", body, headers) == 204
+        assert _post(f"http://127.0.0.1:{port}/hook", body + b" ", headers) == 400
+    finally:
+        receiver.terminate()
+        receiver.wait(10)
+
+
+def test_every_js_block_of_the_readme_runs_against_a_live_ponte(
+    built, ponte, account, admin_key, settings, tmp_path
+) -> None:
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    # As in a project that installed the package: node_modules/ponte-client links to it.
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "ponte-client").symlink_to(PACKAGE)
+    env = {**os.environ, "PONTE_URL": ponte, "ADMIN_KEY": admin_key}
+    blocks = re.findall(r"^```js\n(.*?)^```", (PACKAGE / "README.md").read_text(), flags=re.S | re.M)
+    assert len(blocks) == 5
+    for number, block in enumerate(blocks):
+        script = tmp_path / f"example{number}.mjs"
+        script.write_text(block)
+        if ".listen(" in block:
+            _check_the_receiver(script, env, _delivered(account, settings))
+        else:
+            run("node", str(script), env=env)
