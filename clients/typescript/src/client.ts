@@ -16,6 +16,8 @@ type Body<Id extends keyof operations> = operations[Id] extends {
 }
   ? B
   : never;
+/** The query parameters of an operation. */
+type Query<Id extends keyof operations> = NonNullable<operations[Id]["parameters"]["query"]>;
 /** The fields of an operation's body that a method takes as an options object. */
 type Options<Id extends keyof operations, Positional extends string> = Omit<Body<Id>, Positional>;
 
@@ -105,7 +107,7 @@ class Sessions {
     return this.http.json({ method: "POST", path: "/api/sessions", body: { name } });
   }
 
-  list(query: NonNullable<operations["sessions_list"]["parameters"]["query"]> = {}): Promise<SessionList> {
+  list(query: Query<"sessions_list"> = {}): Promise<SessionList> {
     return this.http.json({ method: "GET", path: "/api/sessions", query });
   }
 
@@ -192,7 +194,7 @@ class Messages {
 
   list(
     sessionId: string,
-    query: Omit<NonNullable<operations["messages_list"]["parameters"]["query"]>, "sessionId"> = {},
+    query: Omit<Query<"messages_list">, "sessionId"> = {},
   ): Promise<MessageList> {
     return this.http.json({ method: "GET", path: "/api/messages", query: { sessionId, ...query } });
   }
@@ -203,8 +205,8 @@ class Groups {
 
   async create(sessionId: string, subject: string, participants: readonly string[]): Promise<Group> {
     const body = { sessionId, subject, participants };
-    const reply = await this.http.json<Schemas["GroupCreateOutput"]>({ method: "POST", path: "/api/groups", body });
-    return reply.group;
+    const request = { method: "POST", path: "/api/groups", body } as const;
+    return (await this.http.json<Schemas["GroupCreateOutput"]>(request)).group;
   }
 
   async list(sessionId: string): Promise<Group[]> {
@@ -232,7 +234,7 @@ class Webhooks {
     return this.http.json({ method: "POST", path: "/gateway/webhooks", body });
   }
 
-  async list(query: NonNullable<operations["gateway_webhooks_list"]["parameters"]["query"]> = {}): Promise<Webhook[]> {
+  async list(query: Query<"gateway_webhooks_list"> = {}): Promise<Webhook[]> {
     const request = { method: "GET", path: "/gateway/webhooks", query } as const;
     return (await this.http.json<Schemas["WebhookList"]>(request)).data;
   }

@@ -61,7 +61,9 @@ export function verifyWebhook(
   }
   const id = header(headers, "webhook-id") ?? "";
   const stamp = header(headers, "webhook-timestamp") ?? "";
-  if (!/^\d+$/.test(stamp)) throw new WebhookVerificationError("webhook-timestamp is missing or not a number.");
+  if (!/^\d+$/.test(stamp)) {
+    throw new WebhookVerificationError("webhook-timestamp is missing or not a number.");
+  }
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
   if (Math.abs(now - Number(stamp)) > (options.tolerance ?? DEFAULT_TOLERANCE_SECONDS)) {
     throw new WebhookVerificationError("webhook-timestamp is too old or too far in the future.");

@@ -70,7 +70,8 @@ test("sessions: created, connected, paired in the sandbox, then a text, a group,
   const sent = await ponte.messages.sendText(session.id, CUSTOMER, "Olá!");
   assert.ok(sent.messageId);
   assert.equal(sent.to, `${CUSTOMER}@s.whatsapp.net`);
-  const reply = await ponte.messages.sendText(session.id, CUSTOMER, "again", { quoted: { messageId: sent.messageId } });
+  const quoted = { messageId: sent.messageId };
+  const reply = await ponte.messages.sendText(session.id, CUSTOMER, "again", { quoted });
   assert.equal((await ponte.messages.react(session.id, CUSTOMER, reply.messageId, "👍")).success, true);
   const where = await ponte.messages.sendLocation(session.id, CUSTOMER, -23.55, -46.63, { name: "Office" });
   const history = await ponte.messages.list(session.id, { chat: CUSTOMER });
@@ -137,14 +138,19 @@ test("a 429 is retried after Retry-After, then thrown as RateLimitError", async 
   const server = createServer((request, response) => {
     arrivals += 1;
     response.writeHead(429, { "Content-Type": "application/json", "Retry-After": "0" });
-    response.end(JSON.stringify({ statusCode: 429, error: "TOO_MANY_REQUESTS", message: "Slow down.", retryAfter: 0 }));
+    const body = { statusCode: 429, error: "TOO_MANY_REQUESTS", message: "Slow down.", retryAfter: 0 };
+    response.end(JSON.stringify(body));
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
-    const client = new Ponte({ baseUrl: `http://127.0.0.1:${server.address().port}`, apiKey: "k", retry: { maxRetries: 2 } });
+    const baseUrl = `http://127.0.0.1:${server.address().port}`;
+    const client = new Ponte({ baseUrl, apiKey: "k", retry: { maxRetries: 2 } });
     await assert.rejects(client.messages.sendText("s", CUSTOMER, "hi"), (error) => {
       assert.ok(error instanceof RateLimitError);
-      assert.deepEqual([error.statusCode, error.error, error.message, error.retryAfter], [429, "TOO_MANY_REQUESTS", "Slow down.", 0]);
+      assert.deepEqual(
+        [error.statusCode, error.error, error.message, error.retryAfter],
+        [429, "TOO_MANY_REQUESTS", "Slow down.", 0],
+      );
       return true;
     });
     assert.equal(arrivals, 3);

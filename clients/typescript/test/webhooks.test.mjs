@@ -13,27 +13,30 @@ const { delivered, standard } = JSON.parse(readFileSync(path, "utf8"));
 const { headers, body: text, secret } = delivered;
 const body = Buffer.from(text, "utf8");
 const sentAt = new Date(Number(headers["webhook-timestamp"]) * 1000);
-const refused = (pattern) => (error) => error instanceof WebhookVerificationError && pattern.test(error.message);
+const refused = (pattern) => (error) =>
+  error instanceof WebhookVerificationError && error.statusCode === 400 && pattern.test(error.message);
+const mismatch = refused(/does not match/);
 
 test("a delivery Ponte sent verifies, as node:http headers, fetch Headers and a string body", () => {
   assert.match(headers["webhook-signature"], /^v1,/);
   verifyWebhook(headers, body, secret);
   verifyWebhook(new Headers(headers), text, secret);
-  const upper = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toUpperCase(), value]));
-  verifyWebhook(upper, body, secret);
+  const upper = Object.entries(headers).map(([name, value]) => [name.toUpperCase(), value]);
+  verifyWebhook(Object.fromEntries(upper), body, secret);
 });
 
 test("one matching signature among several is enough", () => {
-  const several = { ...headers, "webhook-signature": `v1,bm90LXRoaXMtb25l ${headers["webhook-signature"]}` };
+  const other = "v1,bm90LXRoaXMtb25l";
+  const several = { ...headers, "webhook-signature": `${other} ${headers["webhook-signature"]}` };
   verifyWebhook(several, body, secret);
-  const noneMatch = { ...headers, "webhook-signature": "v1,bm90LXRoaXMtb25l v2,abc" };
-  assert.throws(() => verifyWebhook(noneMatch, body, secret), refused(/does not match/));
+  const noneMatch = { ...headers, "webhook-signature": `${other} v2,abc` };
+  assert.throws(() => verifyWebhook(noneMatch, body, secret), mismatch);
 });
 
 test("a tampered body, id or secret is refused", () => {
-  assert.throws(() => verifyWebhook(headers, Buffer.concat([body, Buffer.from(" ")]), secret), refused(/does not match/));
-  assert.throws(() => verifyWebhook({ ...headers, "webhook-id": "msg_other" }, body, secret), refused(/does not match/));
-  assert.throws(() => verifyWebhook(headers, body, "another-secret"), refused(/does not match/));
+  assert.throws(() => verifyWebhook(headers, Buffer.concat([body, Buffer.from(" ")]), secret), mismatch);
+  assert.throws(() => verifyWebhook({ ...headers, "webhook-id": "msg_other" }, body, secret), mismatch);
+  assert.throws(() => verifyWebhook(headers, body, "another-secret"), mismatch);
 });
 
 test("a timestamp more than 5 minutes away is refused, within it accepted", () => {
@@ -41,13 +44,14 @@ test("a timestamp more than 5 minutes away is refused, within it accepted", () =
   verifyWebhook(headers, body, secret, { now: later(299) });
   assert.throws(() => verifyWebhook(headers, body, secret, { now: later(301) }), refused(/too old/));
   assert.throws(() => verifyWebhook(headers, body, secret, { now: later(-301) }), refused(/too old/));
-  assert.throws(() => verifyWebhook({ ...headers, "webhook-timestamp": "soon" }, body, secret), refused(/not a number/));
+  const unstamped = { ...headers, "webhook-timestamp": "soon" };
+  assert.throws(() => verifyWebhook(unstamped, body, secret), refused(/not a number/));
 });
 
 test("the hex x-webhook-signature alone is checked when there are no Standard Webhooks headers", () => {
   const legacy = { "x-webhook-signature": headers["x-webhook-signature"] };
   verifyWebhook(legacy, body, secret);
-  assert.throws(() => verifyWebhook(legacy, body, "another-secret"), refused(/does not match/));
+  assert.throws(() => verifyWebhook(legacy, body, "another-secret"), mismatch);
   assert.throws(() => verifyWebhook({}, body, secret), refused(/No webhook-signature/));
 });
 
@@ -56,5 +60,5 @@ test("a whsec_ secret is used base64-decoded, as the Standard Webhooks libraries
   assert.ok(whsec.startsWith("whsec_"));
   verifyWebhook(signed, signedText, whsec);
   const undecoded = whsec.slice("whsec_".length);
-  assert.throws(() => verifyWebhook(signed, signedText, undecoded), refused(/does not match/));
+  assert.throws(() => verifyWebhook(signed, signedText, undecoded), mismatch);
 });
