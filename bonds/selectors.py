@@ -145,8 +145,16 @@ def _render(status: str, filters: BondFilters, fmt: str, locale: str | None, bom
         rows = []
     if fmt == "csv":
         return Reply(status, CSV_CONTENT_TYPE, render_csv(rows=rows, locale=locale, bom=bom))
-    body = render_json(status=status, description=statuses.description(status), rows=rows)
+    assumptions = _assumptions(status, today)
+    body = render_json(
+        status=status, description=statuses.description(status), rows=rows, assumptions=assumptions
+    )
     return Reply(status, JSON_CONTENT_TYPE, body)
+
+
+def _assumptions(status: str, today: date) -> dict | None:
+    """What a JSON reply with bonds assumed (None for statuses without bonds: no database needed)."""
+    return listing_assumptions(projection_latest(), today) if status in statuses.WITH_BONDS else None
 
 
 def _pieces(
@@ -159,7 +167,13 @@ def _pieces(
     if fmt == "csv":
         return csv_pieces(rows=rows, locale=locale, bom=bom, rows_per_piece=size)
     description = statuses.description(status)
-    return json_pieces(status=status, description=description, rows=rows, rows_per_piece=size)
+    return json_pieces(
+        status=status,
+        description=description,
+        rows=rows,
+        rows_per_piece=size,
+        assumptions=_assumptions(status, today),
+    )
 
 
 # A small per-process memo in front of the shared cache: a full list is ~750 kB, and fetching and
@@ -303,21 +317,7 @@ def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | N
     selic = snapshot.selic_current
     if selic is None and snapshot.cdi_current is not None:
         selic = snapshot.cdi_current + (gap if gap is not None else finance.DEFAULT_CDI_GAP) * 100
-    # Meetings are stored by Focus's code ("R8/2026"); the calendar gives their dates. A meeting the
-    # calendar does not have yet ends the meeting path (the year-end medians take over from there).
-    meetings: dict[date, float] = {}
-    for code, median in sorted(
-        (snapshot.selic_by_meeting or {}).items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)
-    ):
-        day = finance.meeting_date(code)
-        if day is None:
-            key = finance.meeting_key(code)
-            if key is not None and key[0] < snapshot.date.year:
-                continue  # a past year's meeting the calendar no longer lists
-            break
-        if day < snapshot.date:
-            continue  # already held: the current target (SGS 432) is the fact
-        meetings[day] = float(median) / 100
+    meetings, names = meeting_path(snapshot)
     return finance.Projection(
         selic_by_year=years(snapshot.selic_by_year),
         ipca_by_year=years(snapshot.ipca_by_year),
@@ -326,22 +326,41 @@ def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | N
         selic_by_meeting=meetings,
         cdi_gap=gap,
         as_of=snapshot.date,
+        meeting_names=names,
     )
 
 
-def custody_fee_for(*, product: str, index: str, amount: float) -> float:
-    """Tesouro Direto pays the B3 custody fee; Tesouro Selic is exempt up to R$ 10,000."""
-    if product != "td":
-        return 0.0
-    if index.startswith("selic") and amount <= finance.TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO:
-        return 0.0
-    return finance.TESOURO_CUSTODY_FEE
+def meeting_path(snapshot: ProjectionSnapshot) -> tuple[dict[date, float], dict[date, tuple[str, bool]]]:
+    """Every meeting Focus names, dated: by BCB's calendar as the refresh read it (over the fallback
+    data file), else at an estimated date (the same meeting a year before plus 52 weeks, flagged).
+    Meetings already held when the snapshot was taken are dropped: SGS's current target is the fact.
+    Returns the medians by decision day (decimals) and each day's (meeting, estimated)."""
+    calendar = finance.calendar_with_fallback(snapshot.copom_calendar)
+    meetings: dict[date, float] = {}
+    names: dict[date, tuple[str, bool]] = {}
+    for code, median in sorted(
+        (snapshot.selic_by_meeting or {}).items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)
+    ):
+        dated = finance.dated_meeting(code, calendar)
+        if dated is None or dated.day < snapshot.date or dated.day in meetings:
+            continue
+        meetings[dated.day] = float(median) / 100
+        names[dated.day] = (dated.code, dated.estimated)
+    return meetings, names
+
+
+def custody_fee_for(*, product: str, index: str, amount: float, name: str = "") -> float:
+    """The B3 custody fee a year on `amount` of an offer (Tesouro Direto only), as a share of the
+    amount: Tesouro Selic pays on the excess over BRL 10,000 only, Renda+/Educa+ held to maturity
+    nothing (bonds.finance.custody_fee_rate)."""
+    return finance.custody_fee_rate(product=product, index=index, amount=amount, name=name)
 
 
 def bond_net_amount_at_maturity(
     *, bond: Bond, amount: float, start: date | None = None, snapshot: ProjectionSnapshot | None = None
 ) -> finance.AmountProjection:
-    """What `amount` BRL invested in `bond` today becomes at maturity (gross, fees, tax, net)."""
+    """What `amount` BRL invested in `bond` today becomes by maturity (gross, fees, tax, net); a
+    coupon bond's flows summed."""
     snapshot = snapshot or projection_latest()
     return finance.project_amount(
         amount=amount,
@@ -351,5 +370,50 @@ def bond_net_amount_at_maturity(
         maturity=bond.maturity_date,
         projection=projection_of(snapshot),
         tax_free=bond.tax_free,
-        custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount),
+        custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name),
+        coupon=finance.coupon_terms(name=bond.name, index=bond.index),
     )
+
+
+# --- What the listing assumed -----------------------------------------------------------------------
+
+# Poupança's TR when SGS has given none: the rule then pays its 0.5% a month (or 70% of Selic) alone.
+TR_UNKNOWN = 0.0
+
+
+def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dict | None:
+    """The `assumptions` of a JSON listing: the CDI path every cdi*/cdi+/selic figure compounds over
+    (each segment from its `from` day until the next one's), the IPCA projections by year, the
+    survey dates and the poupança benchmark. None without a snapshot."""
+    projection = projection_of(snapshot)
+    if snapshot is None or projection is None:
+        return None
+    tr_known = snapshot.tr_monthly is not None
+    tr = snapshot.tr_monthly / 100 if tr_known else TR_UNKNOWN
+    poupanca = finance.poupanca_annual_return(projection, today, tr)
+    return {
+        "projection_date": snapshot.date.isoformat(),
+        "survey_date": None if snapshot.focus_date is None else snapshot.focus_date.isoformat(),
+        "meetings_survey_date": (
+            None if snapshot.meetings_focus_date is None else snapshot.meetings_focus_date.isoformat()
+        ),
+        "cdi_selic_gap": projection.gap,
+        "cdi_path": [
+            {
+                "from": step.start.isoformat(),
+                "cdi": step.cdi,
+                "selic": step.cdi,
+                "selic_target": step.selic_target,
+                "meeting": step.meeting,
+                "estimated_date": step.estimated_date,
+            }
+            for step in projection.path_from(today)
+        ],
+        "ipca_by_year": {str(year): rate for year, rate in sorted(projection.ipca_by_year.items())},
+        "ipca_12m": projection.ipca_12m,
+        "poupanca": {
+            "annual_return": poupanca,
+            "tr_monthly": tr,
+            "tr_source": "SGS 226, latest value" if tr_known else "unknown: taken as 0",
+        },
+    }

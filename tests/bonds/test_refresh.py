@@ -18,9 +18,9 @@ pytestmark = pytest.mark.django_db
 
 FEED_BONDS = [
     ("CDB Inter 110% CDI", 77, "Banco Inter", "cdb", "cdi*", 1.1, True, False, False, 1000.0,
-     "2028-11-23", True, "brAA", None, None, None, 0, None, None),
+     "2028-11-23", True, "brAA", None, None, None, 0, None, None, None, None),
     ("LCA BB 95% CDI", 1, "Banco do Brasil", "lca", "cdi*", 0.95, True, True, False, 500.0,
-     "2028-11-23", False, "brAAA", None, None, None, None, 270, None),
+     "2028-11-23", False, "brAAA", None, None, None, None, 270, None, None, None),
 ]  # fmt: skip
 
 
@@ -149,7 +149,7 @@ def test_a_feed_offer_without_rating_takes_its_issuers_rating(live_sources):
     from bonds.models import Issuer
 
     Issuer.objects.create(code=77, name="Banco Inter", rating="brA+")
-    rows = [(*FEED_BONDS[0][:12], None, None, None, None, 0, None, None), FEED_BONDS[1]]
+    rows = [(*FEED_BONDS[0][:12], None, None, None, None, 0, None, None, None, None), FEED_BONDS[1]]
     BrokerFeed.objects.create(name="broker", url=feed_url(live_sources, rows=rows))
     bonds_refresh()
     assert Bond.objects.get(name="CDB Inter 110% CDI").rating == "brA+"
