@@ -300,6 +300,8 @@ def market_offers(*, market: Market, count: int, banks: dict[int, str], seed: in
     for number, days in enumerate((20, 25, 29), start=1):  # short CDBs: IOF shows in their returns
         code = (1, 341, 104)[number - 1]
         maturity = today + timedelta(days=days)
+        while not finance.is_business_day(maturity):  # paid that very day, so within the IOF days
+            maturity -= timedelta(days=1)
         rate = round(1.0 + 0.01 * number, 2)
         offers.append(
             Offer(
