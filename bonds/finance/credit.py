@@ -123,6 +123,9 @@ def cumulative_default_pct(position: float) -> tuple[float, ...]:
     rows = [(place, EM_CUMULATIVE_DEFAULT_PCT[letters]) for place, letters in _ANCHORS]
     if position <= rows[0][0]:
         return rows[0][1]
+    for place, row in rows:
+        if position == place:  # a letter's middle notch: the table's own row
+            return row
     for (low_place, low), (high_place, high) in pairwise(rows):
         if position <= high_place:
             share = (position - low_place) / (high_place - low_place)
