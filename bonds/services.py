@@ -216,6 +216,14 @@ def bond_offers_upsert(*, source: str, offers: list[Offer]) -> UpsertCounts:
 # --- Projections and returns ------------------------------------------------------------------------
 
 
+def calendar_merged(stored: dict[str, str], calendar: CopomCalendar) -> dict[str, str]:
+    """The stored Copom calendar with every year BCB now lists whole replaced by what it lists."""
+    years = set(calendar.years)
+    kept = {code: day for code, day in stored.items() if int(code[-4:]) not in years}
+    read = {code: day.isoformat() for code, day in calendar.meetings.items()}
+    return dict(sorted({**kept, **read}.items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)))
+
+
 @transaction.atomic
 def projection_snapshot_record(
     *,
@@ -244,15 +252,8 @@ def projection_snapshot_record(
     values = {name: getattr(previous, name) if previous else None for name in names}
     for name in ("selic_by_year", "ipca_by_year", "selic_by_meeting", "copom_calendar"):
         values[name] = values[name] or {}
-    if calendar is not None:  # a year BCB now lists replaces what was stored (estimates included)
-        years = set(calendar.years)
-        kept = {code: day for code, day in values["copom_calendar"].items() if int(code[-4:]) not in years}
-        values["copom_calendar"] = dict(
-            sorted(
-                {**kept, **{code: day.isoformat() for code, day in calendar.meetings.items()}}.items(),
-                key=lambda item: finance.meeting_key(item[0]) or (0, 0),
-            )
-        )
+    if calendar is not None:
+        values["copom_calendar"] = calendar_merged(values["copom_calendar"], calendar)
     if meetings is not None:
         values["selic_by_meeting"] = dict(meetings.selic_by_meeting)
         values["meetings_focus_date"] = meetings.survey_date
