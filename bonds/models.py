@@ -96,6 +96,12 @@ class Bond(models.Model):
         blank=True,
         help_text="How the money comes back before maturity; empty when it does not.",
     )
+    coupon_months = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Interest paid every N months (1, 3, 6, 12) as the source says; empty: at maturity, or a "
+        "coupon known from the name (Tesouro com Juros Semestrais, NTN-B, NTN-F).",
+    )
     rating = models.CharField(max_length=20, null=True, blank=True)
     payment_probability = models.FloatField(null=True, blank=True)
     covered_payment_probability = models.FloatField(

@@ -82,7 +82,7 @@ def bond_net_amount_at_maturity(
         projection=projection_of(snapshot),
         tax_free=bond.tax_free,
         custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name),
-        coupon=finance.coupon_terms(name=bond.name, index=bond.index),
+        coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
     )
 
 

@@ -116,6 +116,7 @@ OFFER_FIELDS = (
     "liquidity_days",
     "grace_period_days",
     "liquidity_kind",
+    "coupon_months",
 )
 # Federal bonds are the sovereign's whoever sells them: Tesouro Direto and federal bonds bought from a
 # broker (`tpf`) have the domestic risk-free payment probability, never the broker's rating.
@@ -317,7 +318,7 @@ def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | No
         custody_fee=custody_fee_for(
             product=bond.product, index=bond.index, amount=bond.min_investment, name=bond.name
         ),
-        coupon=finance.coupon_terms(name=bond.name, index=bond.index),
+        coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
     )
     years = max(0, (bond.maturity_date - today).days) / 365.25
     probability = bond_probability(bond=bond, years=years)

@@ -9,6 +9,7 @@ public names are re-exported here.
 """
 
 from bonds.finance.cashflows import (
+    INTEREST_PERIODS,
     NTN_B_COUPON,
     NTN_F_COUPON,
     CashFlow,
@@ -84,6 +85,7 @@ __all__ = [
     "FGC_SHORTFALL",
     "INCOME_TAX_TABLE",
     "INDEX_KINDS",
+    "INTEREST_PERIODS",
     "IOF_PERCENT_BY_DAY",
     "NATIONAL_TO_GLOBAL",
     "NTN_B_COUPON",

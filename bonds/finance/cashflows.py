@@ -22,13 +22,17 @@ from bonds.finance.daycount import BUSINESS_DAYS_PER_YEAR, next_business_day
 
 @dataclass(frozen=True)
 class CouponTerms:
-    """A coupon of `annual_rate` a year paid every `months` months, counted back from maturity."""
+    """A coupon paid every `months` months, counted back from maturity: `annual_rate` a year on the
+    face (NTN-F) or the inflation-updated value (NTN-B); None: the interest the offer accrues at its
+    own index and rate, on a principal repaid at maturity (a debenture paying periodic interest)."""
 
-    annual_rate: float
+    annual_rate: float | None
     months: int = 6
 
     @property
     def per_period(self) -> float:
+        if self.annual_rate is None:
+            raise ValueError("interest at the offer's own rate has no fixed coupon")
         return (1.0 + self.annual_rate) ** (self.months / 12) - 1.0
 
 
@@ -39,9 +43,16 @@ _NTN_B = re.compile(r"\bntn-?b\b(?!\s*principal)")
 _NTN_F = re.compile(r"\bntn-?f\b")
 
 
-def coupon_terms(*, name: str, index: str) -> CouponTerms | None:
-    """The coupon an offer pays, from its name: Tesouro ... com Juros Semestrais, or a broker's
-    NTN-B/NTN-F; None for a bond paying everything at maturity."""
+# Interest periods a source may state (months between payments).
+INTEREST_PERIODS = (1, 3, 6, 12)
+
+
+def coupon_terms(*, name: str, index: str, coupon_months: int | None = None) -> CouponTerms | None:
+    """The coupon an offer pays: interest every `coupon_months` months when its source says so (a
+    debenture); else from its name, Tesouro ... com Juros Semestrais or a broker's NTN-B/NTN-F; None
+    for a bond paying everything at maturity."""
+    if coupon_months:
+        return CouponTerms(None, coupon_months)
     lowered = name.lower()
     semiannual = "juros semestrais" in lowered
     if index == "ipca+" and (semiannual or _NTN_B.search(lowered)):

@@ -222,6 +222,8 @@ def coupon_flows(
     taken at each flow on the position's value then (the charge at events); each coupon pays IOF and
     income tax at the bracket of its own calendar days, and the last flow on the principal's gain
     over the price as well. None without the IPCA projection an IPCA+ bond needs."""
+    if terms.annual_rate is None:
+        return _interest_flows(terms, index, rate, start, maturity, projection, tax_free, custody_fee)
     days = payment_days(terms, start, maturity)
     coupon = terms.per_period
     dus = [business_days(start, day) for day in days]
@@ -242,6 +244,44 @@ def coupon_flows(
         income = gross - fee - (1.0 if k == len(days) - 1 else 0.0)
         iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free)
         flows.append(CashFlow(day, du, (day - start).days, gross, fee, iof, income_tax))
+        previous = day
+    return flows
+
+
+def _interest_flows(
+    terms: CouponTerms,
+    index: str,
+    rate: float,
+    start: date,
+    maturity: date,
+    projection: Projection,
+    tax_free: bool,
+    custody_fee: float,
+) -> list[CashFlow] | None:
+    """A principal of BRL 1 bought at par on `start` that pays the interest accrued at its own index
+    and rate at each payment day (IPCA+: on the IPCA-updated principal, repaid updated at maturity),
+    each payment taxed at the bracket of its own calendar days. None without a needed projection."""
+    flows, previous = [], start
+    days = payment_days(terms, start, maturity)
+    for day in days:
+        last = day == days[-1]
+        if index == "ipca+":
+            updated = inflation_factor(start, day, projection)
+            if updated is None:
+                return None
+            interest = updated * (_compounded(rate, business_days(previous, day)) - 1.0)
+        else:
+            factor = gross_factor(index, rate, previous, day, projection)
+            if factor is None:
+                return None
+            updated, interest = 1.0, factor - 1.0
+        fee = (updated + interest) * (1.0 - (1.0 - custody_fee) ** ((day - previous).days / 365.0))
+        income = interest - fee + (updated - 1.0 if last else 0.0)
+        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free)
+        gross = interest + (updated if last else 0.0)
+        flows.append(
+            CashFlow(day, business_days(start, day), (day - start).days, gross, fee, iof, income_tax)
+        )
         previous = day
     return flows
 

@@ -42,6 +42,9 @@ class Offer:
     # "redemption" (by the issuer, at the contract rate) or "sale" (at the market price); None: Ponte
     # derives it (federal bonds are sold, other offers with early_withdrawal redeemed).
     liquidity_kind: str | None = None
+    # Interest paid every N months before maturity, when the source says so (a debenture's schedule);
+    # None: everything at maturity, or a coupon Ponte knows from the name (Tesouro, NTN-B, NTN-F).
+    coupon_months: int | None = None
 
 
 @dataclass(frozen=True)

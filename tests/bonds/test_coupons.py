@@ -3,6 +3,7 @@ own holding period, and the net return as the after-tax IRR (recomputed here by 
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 import pytest
@@ -115,3 +116,61 @@ def test_the_listing_nets_tesouro_coupon_bonds_as_cash_flows_below_the_bullet_fo
             custody_fee=finance.TESOURO_CUSTODY_FEE,
         )
         assert bond.net_annualized_return < bullet.net_annualized - 0.004
+
+
+def test_interest_paid_every_six_months_at_the_offers_own_rate_nets_less_than_at_maturity():
+    maturity = date(2031, 11, 17)
+    for index, rate in (("cdi+", 0.015), ("ipca+", 0.07), ("pre", 0.13)):
+        terms = finance.coupon_terms(name="Debênture X", index=index, coupon_months=6)
+        periodic = offer_returns(
+            index=index,
+            rate=rate,
+            start=START,
+            maturity=maturity,
+            projection=FLAT,
+            tax_free=False,
+            coupon=terms,
+        )
+        bullet = offer_returns(
+            index=index, rate=rate, start=START, maturity=maturity, projection=FLAT, tax_free=False
+        )
+        # The same gross (flat rates, bought at par), but each payment taxed at its own, shorter bracket.
+        assert periodic.gross_annualized == pytest.approx(bullet.gross_annualized, abs=1e-9)
+        assert periodic.net_annualized < bullet.net_annualized - 0.003
+        assert len(periodic.flows) == 10 and periodic.flows[0].income_tax / periodic.flows[
+            0
+        ].gross == pytest.approx(0.225)
+        exempt = offer_returns(
+            index=index,
+            rate=rate,
+            start=START,
+            maturity=maturity,
+            projection=FLAT,
+            tax_free=True,
+            coupon=terms,
+        )
+        assert exempt.net_annualized == pytest.approx(bullet.gross_annualized, abs=1e-9)  # no tax: no drag
+
+
+@pytest.mark.django_db
+def test_a_feed_saying_a_debenture_pays_interest_every_six_months_is_computed_as_cash_flows(fake_source):
+    from bonds.providers import feeds
+    from bonds.providers.base import ProviderError
+
+    row = {"name": "Debênture Rumo CDI + 1,5%", "bank": 102, "bank_name": "XP", "product": "deb",
+           "index": "cdi+", "rate": 0.015, "maturity_date": "2031-11-17", "rating": "brAA+",
+           "coupon_months": 6}  # fmt: skip
+    url = fake_source.route("/feed.json", json.dumps({"bonds": [row]}))
+    [offer] = feeds.fetch(url=url, fmt="auto", timeout=5, what="feed")
+    assert offer.coupon_months == 6
+    bond_offers_upsert(source="feed:xp", offers=[offer, Offer(**{**offer.__dict__, "natural_key": "b",
+                                                                  "coupon_months": None})])  # fmt: skip
+    from bonds.models import ProjectionSnapshot
+
+    ProjectionSnapshot.objects.create(date=START, selic_current=15.0, ipca_12m=4.5)
+    bond_returns_recompute(today=START)
+    periodic, bullet = Bond.objects.get(coupon_months=6), Bond.objects.get(natural_key="b")
+    assert periodic.net_annualized_return < bullet.net_annualized_return - 0.003
+    bad = fake_source.route("/bad.json", json.dumps({"bonds": [{**row, "coupon_months": 5}]}))
+    with pytest.raises(ProviderError, match="coupon_months: 5 is not one of 1, 3, 6, 12"):
+        feeds.fetch(url=bad, fmt="auto", timeout=5, what="feed")
