@@ -6,14 +6,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from datetime import date
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from bonds.models import BrokerFeed, Issuer, RefreshRun
+from bonds.providers import copom, focus, sgs, tesouro
 from bonds.providers import feeds as feed_provider
-from bonds.providers import focus, sgs, tesouro
 from bonds.providers.base import Offer, ProviderError
 from bonds.selectors import data_version_bump
 from bonds.services import (
@@ -70,32 +71,6 @@ def bonds_refresh(*, trigger: str = "command", progress: Progress | None = None)
         say(f"{name}: ok {_describe(detail)}")
         return True
 
-    found: dict[str, object] = {}
-
-    def focus_work() -> dict:
-        medians = focus.fetch(base_url=settings.BONDS_FOCUS_BASE_URL, timeout=timeout, today=today)
-        found["focus"] = medians
-        return {
-            "survey_date": medians.survey_date.isoformat(),
-            "selic_years": sorted(medians.selic_by_year),
-            "ipca_years": sorted(medians.ipca_by_year),
-        }
-
-    def meetings_work() -> dict:
-        meetings = focus.fetch_meetings(base_url=settings.BONDS_FOCUS_BASE_URL, timeout=timeout, today=today)
-        found["meetings"] = meetings
-        return {"survey_date": meetings.survey_date.isoformat(), "meetings": list(meetings.selic_by_meeting)}
-
-    def sgs_work() -> dict:
-        rates = sgs.fetch(base_url=settings.BONDS_SGS_BASE_URL, timeout=timeout)
-        found["sgs"] = rates
-        return {
-            "selic_target": rates.selic_target,
-            "cdi": rates.cdi,
-            "cdi_gap": rates.cdi_gap,
-            "ipca_12m": rates.ipca_12m,
-        }
-
     def offers_work(
         source: str, fetch: Callable[[], list[Offer]], feed: BrokerFeed | None = None
     ) -> Callable:
@@ -120,17 +95,7 @@ def bonds_refresh(*, trigger: str = "command", progress: Progress | None = None)
 
         return work
 
-    attempt("focus", focus_work)
-    attempt("focus-copom", meetings_work)
-    attempt("sgs", sgs_work)
-    snapshot_changed = False
-    if found:
-        _, snapshot_changed = projection_snapshot_record(
-            day=today,
-            focus_medians=found.get("focus"),
-            current=found.get("sgs"),
-            meetings=found.get("meetings"),
-        )
+    snapshot_changed = _projections_refresh(attempt, today=today, timeout=timeout)
     _tesouro_issuer()
     attempt(
         "tesouro",
@@ -161,6 +126,59 @@ def bonds_refresh(*, trigger: str = "command", progress: Progress | None = None)
         data_version_bump()
         transaction.on_commit(data_version_bump)
     return run
+
+
+def _projections_refresh(
+    attempt: Callable[[str, Callable[[], dict]], bool], *, today: date, timeout: float
+) -> bool:
+    """Focus (annual and per meeting), SGS and BCB's Copom calendar -> the day's ProjectionSnapshot
+    (a source that failed keeps the previous snapshot's figures). Whether the snapshot changed."""
+    found: dict[str, object] = {}
+
+    def focus_work() -> dict:
+        medians = focus.fetch(base_url=settings.BONDS_FOCUS_BASE_URL, timeout=timeout, today=today)
+        found["focus"] = medians
+        return {
+            "survey_date": medians.survey_date.isoformat(),
+            "selic_years": sorted(medians.selic_by_year),
+            "ipca_years": sorted(medians.ipca_by_year),
+        }
+
+    def meetings_work() -> dict:
+        meetings = focus.fetch_meetings(base_url=settings.BONDS_FOCUS_BASE_URL, timeout=timeout, today=today)
+        found["meetings"] = meetings
+        return {"survey_date": meetings.survey_date.isoformat(), "meetings": list(meetings.selic_by_meeting)}
+
+    def sgs_work() -> dict:
+        rates = sgs.fetch(base_url=settings.BONDS_SGS_BASE_URL, timeout=timeout)
+        found["sgs"] = rates
+        return {
+            "selic_target": rates.selic_target,
+            "cdi": rates.cdi,
+            "cdi_gap": rates.cdi_gap,
+            "ipca_12m": rates.ipca_12m,
+            "tr_monthly": rates.tr_monthly,
+        }
+
+    def calendar_work() -> dict:
+        calendar = copom.fetch(url=settings.BONDS_COPOM_CALENDAR_URL, timeout=timeout)
+        found["calendar"] = calendar
+        return {"years": calendar.years, "meetings": len(calendar.meetings)}
+
+    attempt("focus", focus_work)
+    attempt("focus-copom", meetings_work)
+    attempt("copom-calendar", calendar_work)
+    attempt("sgs", sgs_work)
+    if not found:
+        return False
+    _, changed = projection_snapshot_record(
+        day=today,
+        focus_medians=found.get("focus"),
+        current=found.get("sgs"),
+        meetings=found.get("meetings"),
+        calendar=found.get("calendar"),
+    )
+    return changed
 
 
 def _feed_offers(feed: BrokerFeed, timeout: float) -> list[Offer]:

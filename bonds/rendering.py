@@ -38,8 +38,15 @@ BOND_FIELDS: tuple[str, ...] = (
     "net_annualized_return",
     "real_annualized_return",
 )
-# JSON only, after the published Bond fields: liquidity and the tax-equivalent share of the CDI.
-EXTRA_JSON_FIELDS: tuple[str, ...] = ("liquidity_days", "grace_period_days", "net_return_cdi_percent")
+# JSON only, after the published Bond fields: liquidity, the tax-equivalent share of the CDI, the
+# probability of being paid within the FGC limit, and how the money comes back before maturity.
+EXTRA_JSON_FIELDS: tuple[str, ...] = (
+    "liquidity_days",
+    "grace_period_days",
+    "net_return_cdi_percent",
+    "covered_payment_probability",
+    "liquidity_kind",
+)
 JSON_FIELDS: tuple[str, ...] = BOND_FIELDS + EXTRA_JSON_FIELDS
 BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
 NUMBER_FIELDS = frozenset(
@@ -58,8 +65,15 @@ def bond_dict(row: Sequence[Any]) -> dict[str, Any]:
     return item
 
 
-def render_json(*, status: str, description: str, rows: Iterable[Sequence[Any]]) -> bytes:
-    body = {"response": {"status": status, "description": description}, "bonds": [bond_dict(r) for r in rows]}
+def _head(status: str, description: str, assumptions: dict | None) -> dict[str, Any]:
+    """The BondList before its `bonds`: the response, then what the figures assumed."""
+    return {"response": {"status": status, "description": description}, "assumptions": assumptions}
+
+
+def render_json(
+    *, status: str, description: str, rows: Iterable[Sequence[Any]], assumptions: dict | None = None
+) -> bytes:
+    body = {**_head(status, description, assumptions), "bonds": [bond_dict(r) for r in rows]}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
@@ -130,12 +144,17 @@ def _batches(rows: Iterable[Sequence[Any]], size: int) -> Iterator[tuple[list[Se
 
 
 def json_pieces(
-    *, status: str, description: str, rows: Iterable[Sequence[Any]], rows_per_piece: int
+    *,
+    status: str,
+    description: str,
+    rows: Iterable[Sequence[Any]],
+    rows_per_piece: int,
+    assumptions: dict | None = None,
 ) -> Generator[bytes, None, None]:
     """`render_json`'s bytes in pieces of `rows_per_piece` bonds (the list's brackets and commas are
     json.dumps's own: `[` + items joined by `,` + `]` with these separators)."""
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    head = encode({"response": {"status": status, "description": description}})
+    head = encode(_head(status, description, assumptions))
     opening = head[:-1] + ',"bonds":['  # the same object, its closing brace moved to the end
     for number, (batch, last) in enumerate(_batches(rows, rows_per_piece)):
         text = ",".join(encode(bond_dict(row)) for row in batch)

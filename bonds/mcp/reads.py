@@ -24,10 +24,18 @@ from bonds.mcp.schemas import (
     BondItem,
     BondListResult,
     BondProjectionResult,
+    CashFlowItem,
+    CdiStep,
     SortOrder,
 )
 from bonds.models import Bond, ProjectionSnapshot
-from bonds.selectors import bond_list, bond_net_amount_at_maturity, custody_fee_for, projection_latest
+from bonds.selectors import (
+    bond_list,
+    bond_net_amount_at_maturity,
+    custody_fee_for,
+    listing_assumptions,
+    projection_latest,
+)
 from bonds.services import bonds_access_status
 
 MAX_LIMIT = 200
@@ -70,7 +78,8 @@ def caller_status(caller: Caller) -> str:
 
 
 def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
-    if snapshot is None:
+    listed = listing_assumptions(snapshot, timezone.localdate())
+    if snapshot is None or listed is None:
         return None
     return Assumptions(
         projection_date=snapshot.date,
@@ -88,6 +97,9 @@ def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
         ipca_12m_pct=snapshot.ipca_12m,
         selic_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.selic_by_year or {}).items())},
         ipca_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.ipca_by_year or {}).items())},
+        cdi_path=[CdiStep(start=step.pop("from"), **step) for step in listed["cdi_path"]],
+        poupanca_annual_return=listed["poupanca"]["annual_return"],
+        tr_monthly=listed["poupanca"]["tr_monthly"],
     )
 
 
@@ -134,6 +146,8 @@ def bond_item(
         liquidity_days=bond.liquidity_days,
         grace_period_days=bond.grace_period_days,
         net_return_cdi_percent=bond.net_return_cdi_percent,
+        covered_payment_probability=bond.covered_payment_probability,
+        liquidity_kind=bond.liquidity_kind,
         years_to_maturity=round(max(0, (bond.maturity_date - today).days) / DAYS_PER_YEAR, 2),
         projection=None if amount is None else _outcome(bond, amount, snapshot),
     )
@@ -227,42 +241,46 @@ def active_bond(bond_id: int) -> Bond:
     return bond
 
 
-def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjectionResult:
-    """What `amount` invested today in `bond` becomes at maturity, step by step."""
-    today = timezone.localdate()
-    result = BondProjectionResult(
+def _empty_projection(status: str, amount: float) -> BondProjectionResult:
+    """The result with nothing projected (what a status without bonds gets)."""
+    nulls = dict.fromkeys(
+        [
+            "bond",
+            "business_days",
+            "calendar_days",
+            "income_tax_rate",
+            "custody_fee_rate",
+            "iof_rate",
+            "gross_amount",
+            "custody_fee",
+            "iof",
+            "income_tax",
+            "net_amount",
+            "net_gain",
+            "gross_annualized_return",
+            "net_annualized_return",
+            "real_annualized_return",
+            "projected_inflation",
+            "meets_min_investment",
+            "assumptions",
+        ]
+    )
+    return BondProjectionResult(
         status=status,
         description=statuses.description(status),
         preview=status == statuses.PREVIEW,
-        today=today,
-        bond=None,
+        today=timezone.localdate(),
         amount=amount,
-        business_days=None,
-        calendar_days=None,
-        income_tax_rate=None,
-        custody_fee_rate=None,
-        iof_rate=None,
-        gross_amount=None,
-        custody_fee=None,
-        iof=None,
-        income_tax=None,
-        net_amount=None,
-        net_gain=None,
-        gross_annualized_return=None,
-        net_annualized_return=None,
-        real_annualized_return=None,
-        projected_inflation=None,
-        meets_min_investment=None,
         notes=[],
-        assumptions=None,
+        **nulls,
     )
-    if status not in statuses.WITH_BONDS:
-        return result
-    snapshot = projection_latest()
-    projected = bond_net_amount_at_maturity(bond=bond, amount=amount, snapshot=snapshot)
-    returns = projected.returns
-    fee_rate = custody_fee_for(product=bond.product, index=bond.index, amount=amount)
-    notes = []
+
+
+def _projection_notes(
+    bond: Bond, amount: float, projected: finance.AmountProjection, fee_rate: float
+) -> list[str]:
+    """The caveats of a projection, in plain English."""
+    returns, notes = projected.returns, []
     if amount < bond.min_investment:
         notes.append(f"The amount is below this bond's minimum investment of BRL {bond.min_investment:,.2f}.")
     if returns.du <= 0:
@@ -271,9 +289,19 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
         notes.append(
             "A projection this bond's index needs (Selic/CDI or IPCA) is missing, so amounts are null."
         )
-    if bond.fgc_protection and amount > 250_000:
+    if returns.payment_date is not None and returns.payment_date != bond.maturity_date:
+        notes.append(
+            f"The maturity is not a business day: paid on {returns.payment_date.isoformat()}, and days, "
+            "income tax and IOF count to then."
+        )
+    if bond.fgc_protection and amount > finance.FGC_LIMIT_PER_INSTITUTION:
         notes.append("The FGC covers at most BRL 250,000 per CPF per institution; the rest is issuer risk.")
-    if not bond.early_withdrawal:
+    if bond.liquidity_kind == "sale":
+        notes.append(
+            "Before maturity it can only be sold at the day's market price (D+1), which may be below the "
+            "contract rate's value."
+        )
+    elif not bond.early_withdrawal:
         notes.append("No redemption before maturity: the money is locked until maturity_date.")
     if bond.exclusive:
         notes.append("Restricted to qualified investors.")
@@ -284,11 +312,40 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
         )
     if fee_rate:
         notes.append(
-            f"Tesouro Direto: the B3 custody fee ({fee_rate:.2%} a year) is deducted before income tax."
+            f"Tesouro Direto: the B3 custody fee ({fee_rate:.2%} a year on the whole amount; Tesouro Selic "
+            "pays 0.20% on the excess over BRL 10,000 only) is deducted before income tax."
         )
+    if returns.flows:
+        notes.append(
+            "Pays coupons: each is taxed at the bracket of its own holding period; the returns are the IRRs "
+            "of the dated flows, and the amounts sum the flows as paid (not reinvested)."
+        )
+    return notes
+
+
+def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjectionResult:
+    """What `amount` invested today in `bond` becomes by maturity, step by step."""
+    result = _empty_projection(status, amount)
+    if status not in statuses.WITH_BONDS:
+        return result
+    snapshot = projection_latest()
+    projected = bond_net_amount_at_maturity(bond=bond, amount=amount, snapshot=snapshot)
+    returns = projected.returns
+    fee_rate = custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name)
+    flows = [
+        CashFlowItem(
+            day=flow.day,
+            gross=round(amount * flow.gross, 2),
+            custody_fee=round(amount * flow.custody_fee, 2),
+            iof=round(amount * flow.iof, 2),
+            income_tax=round(amount * flow.income_tax, 2),
+            net=round(amount * flow.net, 2),
+        )
+        for flow in returns.flows
+    ]
     return result.model_copy(
         update={
-            "bond": bond_item(bond, today=today),
+            "bond": bond_item(bond, today=result.today),
             "business_days": returns.du,
             "calendar_days": returns.dc,
             "income_tax_rate": returns.tax_rate,
@@ -305,7 +362,8 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
             "real_annualized_return": _round(returns.real_annualized),
             "projected_inflation": _round(returns.inflation_annualized),
             "meets_min_investment": amount >= bond.min_investment,
-            "notes": notes,
+            "cash_flows": flows,
+            "notes": _projection_notes(bond, amount, projected, fee_rate),
             "assumptions": assumptions_of(snapshot),
         }
     )

@@ -22,7 +22,7 @@ from bonds.services import bond_offers_upsert
 URL = "/bonds/api/"
 FORMULA = '=HYPERLINK("http://evil.example","Clique")'
 ROW = (FORMULA, 77, "+Banco Inter", "cdb", "cdi*", 1.1, True, False, False, 1000.0, date(2028, 11, 23), True,
-       "@brAA", 0.95, -0.0123, -0.5, None, None, None)  # fmt: skip
+       "@brAA", 0.95, -0.0123, -0.5, None, None, None, None, None)  # fmt: skip
 
 
 def test_text_cells_starting_with_formula_characters_are_neutralised_and_numbers_are_not():

@@ -131,9 +131,9 @@ def test_sgs_non_json_answer_is_an_error(fake_source):
 
 ROWS = [
     ("CDB Banco X 110% CDI", 77, "Banco Inter", "cdb", "cdi*", 1.1, True, False, False, 1000.0,
-     date(2028, 11, 23), True, "brAA", 0.95, 0.1418, 0.0926, 0, None, 1.1),
+     date(2028, 11, 23), True, "brAA", 0.95, 0.1418, 0.0926, 0, None, 1.1, 0.99995, "redemption"),
     ("LCA Y; especial", 1, "Banco do Brasil", "lca", "ipca+", 0.065, True, True, False, 500.5,
-     date(2029, 1, 2), False, None, None, None, None, None, 365, None),
+     date(2029, 1, 2), False, None, None, None, None, None, 365, None, 0.999, None),
 ]  # fmt: skip
 
 
