@@ -98,8 +98,9 @@ def test_a_subscribed_key_gets_every_active_bond_in_the_documented_order(api_cli
 
 def test_every_bond_has_every_seed_field_with_its_type(api_client, bonds, bonds_key):
     bond = next(b for b in get(api_client, **bearer(bonds_key)).json()["bonds"] if b["name"] == "Bond 07")
-    assert list(bond) == [*BOND_FIELDS, "liquidity_days", "grace_period_days", "net_return_cdi_percent"]
+    assert list(bond) == ["id", *BOND_FIELDS, "liquidity_days", "grace_period_days", "net_return_cdi_percent"]
     assert bond == {
+        "id": Bond.objects.get(natural_key="o7").pk,
         "name": "Bond 07",
         "bank": 77,
         "bank_name": "Banco Inter",
