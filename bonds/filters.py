@@ -37,9 +37,10 @@ FORMATS = ("json", "csv")
 BANK_CODE_MAX_DIGITS = 9
 # Federal bonds are the sovereign's whoever sells them: they meet any `rating_min`.
 FEDERAL_PRODUCTS = (Product.TD.value, Product.TPF.value)
-# An amount is a plain decimal with a point (BRL), at most 15 digits before it.
-AMOUNT_PATTERN = re.compile(r"\d{1,15}(\.\d{1,8})?")
-ISO_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
+# An amount is a plain decimal with a point (BRL), at most 15 digits before it. ASCII digits only:
+# `\d` (and float()) also take "٣" or "²".
+AMOUNT_PATTERN = re.compile(r"[0-9]{1,15}(\.[0-9]{1,8})?")
+ISO_DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 # The documented, stable order: best net return first (bonds without one last), then name, bank,
 # maturity, and the id as the final tie-breaker. A `sort` puts its field first and keeps these after
