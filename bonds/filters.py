@@ -9,8 +9,6 @@ queries share one cached reply; the list itself is built from it through the Fil
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -25,10 +23,18 @@ from django.db.models import F, Q, QuerySet
 from django.db.models.expressions import OrderBy
 from django.db.models.functions import Lower
 from django.utils.datastructures import MultiValueDict
-from drf_spectacular.utils import extend_schema_field
 
+from bonds.filter_fields import (
+    AmountField,
+    FlagFilter,
+    IsoDateField,
+    ItemsFilter,
+    RatingField,
+    ValueFilter,
+    stripped_text,
+)
 from bonds.models import Bond, Index, Issuer, Product
-from bonds.ratings import RATING_MIN_VALUES, national_notch, spellings_at_or_above
+from bonds.ratings import RATING_MIN_VALUES, spellings_at_or_above
 from bonds.rendering import JSON_FIELDS
 
 PRODUCTS: tuple[str, ...] = tuple(Product.values)
@@ -37,10 +43,6 @@ FORMATS = ("json", "csv")
 BANK_CODE_MAX_DIGITS = 9
 # Federal bonds are the sovereign's whoever sells them: they meet any `rating_min`.
 FEDERAL_PRODUCTS = (Product.TD.value, Product.TPF.value)
-# An amount is a plain decimal with a point (BRL), at most 15 digits before it. ASCII digits only:
-# `\d` (and float()) also take "٣" or "²".
-AMOUNT_PATTERN = re.compile(r"[0-9]{1,15}(\.[0-9]{1,8})?")
-ISO_DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 # The documented, stable order: best net return first (bonds without one last), then name, bank,
 # maturity, and the id as the final tie-breaker. A `sort` puts its field first and keeps these after
@@ -123,11 +125,6 @@ class BondFilters:
         )
 
 
-def _items(values: Iterable[str]) -> list[str]:
-    """Comma-separated lists (form style); repeated parameters are accepted too."""
-    return [item.strip() for value in values for item in str(value).split(",") if item.strip()]
-
-
 def _index_item(item: str) -> str:
     # A `+` sent unencoded arrives as a space ("cdi "), which strip() turned into "cdi": a `+` was meant.
     lowered = item.lower()
@@ -152,99 +149,15 @@ def banks_of(items: Iterable[str]) -> tuple[int, ...]:
     return tuple(sorted({int(b) for b in items if _is_bank_code(b)}))
 
 
-class ItemsField(forms.Field):
-    """Every item of a repeated, comma-separated parameter; never an error."""
-
-    widget = forms.MultipleHiddenInput
-
-    def to_python(self, value: Any) -> tuple[str, ...]:
-        return tuple(_items(value or ()))
-
-
-class FlagField(forms.Field):
-    """`1` true, `0` false (the last value, spaces aside); anything else is no choice, never an error."""
-
-    def to_python(self, value: Any) -> bool | None:
-        return {"1": True, "0": False}.get(value.strip()) if isinstance(value, str) else None
-
-
-class ItemsFilter(django_filters.Filter):
-    """A comma-separated list of codes, documented as the string it is."""
-
-    field_class = ItemsField
-
-    def __init__(self, *, description: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        extend_schema_field({"type": "string", "description": description})(self)
-
-
-class FlagFilter(django_filters.Filter):
-    field_class = FlagField
-
-    def __init__(self, *, description: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        extend_schema_field({"type": "integer", "enum": [0, 1], "description": description})(self)
-
-
-def _text(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) else None
-
-
-class IsoDateField(forms.Field):
-    """`YYYY-MM-DD` (a real date); anything else is no bound, never an error."""
-
-    def to_python(self, value: Any) -> date | None:
-        text = _text(value)
-        if text is None or not ISO_DATE_PATTERN.fullmatch(text):
-            return None
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            return None
-
-
-class AmountField(forms.Field):
-    """A positive decimal with a point (`10000`, `2500.50`); anything else is no amount."""
-
-    def to_python(self, value: Any) -> float | None:
-        text = _text(value)
-        if text is None or not AMOUNT_PATTERN.fullmatch(text):
-            return None
-        amount = float(text)
-        return amount if amount > 0 and math.isfinite(amount) else None
-
-
-class RatingField(forms.Field):
-    """A national-scale notch (`brAA`, `AA(bra)`, `AA.br`, `AA`; any case) as its bare notch (`AA`)."""
-
-    def to_python(self, value: Any) -> str | None:
-        if not isinstance(value, str):
-            return None
-        text = value.strip()
-        # A `+` sent unencoded arrives as a space ("brAA "): the `+` was meant, as with `index`.
-        if text and value.rstrip() != value and text[-1] not in "+-":
-            text += "+"
-        return national_notch(text)
-
-
 class SortField(forms.Field):
     """A sortable field name, `-` before it for descending (a leading `+` or space: ascending)."""
 
     def to_python(self, value: Any) -> str | None:
-        text = _text(value)
+        text = stripped_text(value)
         if text is None:
             return None
         text = text.lower().removeprefix("+").strip()
         return text if text in SORT_VALUES else None
-
-
-class ValueFilter(django_filters.Filter):
-    """One value (the last one given), documented by `schema`; an odd value is no filter."""
-
-    def __init__(self, *, field_class: type[forms.Field], schema: dict[str, Any], **kwargs: Any) -> None:
-        self.field_class = field_class
-        super().__init__(**kwargs)
-        extend_schema_field(schema)(self)
 
 
 def _ignored(what: str) -> str:

@@ -44,6 +44,25 @@ READ_ONLY = ToolAnnotations(
 )
 MAX_AMOUNT = 1_000_000_000_000.0
 
+# The investor filters shared with GET /bonds/api/ (their REST names in the tool's description).
+RatingMinArgument = Annotated[
+    RatingMin | None,
+    Field(
+        description="Only bonds rated at least this on the national scale (brAAA > brAA+ > brAA > brAA- > "
+        "brA+ > ...); federal bonds (td, tpf) count as the best; bonds rated on the global scale, "
+        "omitted ('-') or unrated are left out."
+    ),
+]
+SortArgument = Annotated[
+    SortOrder,
+    Field(
+        description="net_return (best first, default), real_return (best first), maturity (soonest), or "
+        "any numeric or date field of a bond (rate, min_investment, maturity_date, payment_probability, "
+        "net_annualized_return, ...), ascending, with '-' before it for descending. Bonds without a "
+        "value come last; ties keep the net_return order."
+    ),
+]
+
 mcp = MCPServer(
     "ponte-bonds",
     title="Ponte bonds",
@@ -102,23 +121,8 @@ async def list_bonds(
     fgc: Annotated[bool | None, Field(description="true: only FGC-covered; false: only not covered.")] = None,
     min_maturity: Annotated[date | None, Field(description="Earliest maturity_date, YYYY-MM-DD.")] = None,
     max_maturity: Annotated[date | None, Field(description="Latest maturity_date, YYYY-MM-DD.")] = None,
-    rating_min: Annotated[
-        RatingMin | None,
-        Field(
-            description="Only bonds rated at least this on the national scale (brAAA > brAA+ > brAA > "
-            "brAA- > brA+ > ...); federal bonds (td, tpf) count as the best; bonds rated on the global "
-            "scale, omitted ('-') or unrated are left out."
-        ),
-    ] = None,
-    sort: Annotated[
-        SortOrder,
-        Field(
-            description="net_return (best first, default), real_return (best first), maturity (soonest), "
-            "or any numeric or date field of a bond (rate, min_investment, maturity_date, "
-            "payment_probability, net_annualized_return, ...), ascending, with '-' before it for "
-            "descending. Bonds without a value come last; ties keep the net_return order."
-        ),
-    ] = "net_return",
+    rating_min: RatingMinArgument = None,
+    sort: SortArgument = "net_return",
     amount: Annotated[
         float | None,
         Field(
