@@ -18,7 +18,7 @@ from itertools import islice
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, F, Max, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from bonds import finance, statuses
@@ -42,22 +42,15 @@ DATA_VERSION_KEY = "bonds:data-version"
 # long another process can serve replies older than a refresh made elsewhere.
 DATA_VERSION_SECONDS = 60
 
-# The documented, stable order (bonds.filters.DEFAULT_ORDER): best net return first (bonds without one
-# last), then name, bank, maturity, and the id as the final tie-breaker.
-ORDER = DEFAULT_ORDER
-ORDERINGS = {
-    "default": ORDER,
-    "maturity": ("maturity_date", F("net_annualized_return").desc(nulls_last=True), "name", "id"),
-}
 
-
-def bond_list(*, filters: BondFilters, order: str = "default", today: date | None = None) -> QuerySet[Bond]:
-    """Active bonds matching `filters`, in the filters' `sort` order, else in `order` (the documented
-    one by default). A bond maturing today or earlier is never listed, whatever the state of its
+def bond_list(*, filters: BondFilters, today: date | None = None) -> QuerySet[Bond]:
+    """Active bonds matching `filters`, in the filters' `sort` order, else in the documented one
+    (bonds.filters.DEFAULT_ORDER: best net return first, bonds without one last, then name, bank,
+    maturity and id). A bond maturing today or earlier is never listed, whatever the state of its
     source's refresh."""
     today = today or timezone.localdate()
     queryset = bonds_filtered(Bond.objects.filter(is_active=True, maturity_date__gt=today), filters)
-    return queryset if filters.sort else queryset.order_by(*ORDERINGS.get(order, ORDER))
+    return queryset if filters.sort else queryset.order_by(*DEFAULT_ORDER)
 
 
 def bond_rows(*, filters: BondFilters, limit: int | None = None, today: date | None = None) -> list[tuple]:
