@@ -41,6 +41,10 @@ def parse_bom(query: dict[str, list[str]], locale: str | None) -> bool:
 class BondSerializer(serializers.Serializer):
     """One Bond of the list (OpenAPI component `Bond`)."""
 
+    id = serializers.IntegerField(
+        help_text="Ponte's id of the offer: the same offer keeps it across refreshes; the `bond_id` of the "
+        "MCP tool project_bond. JSON only."
+    )
     name = serializers.CharField()
     bank = serializers.IntegerField()
     bank_name = serializers.CharField()

@@ -199,6 +199,22 @@ class RefreshRun(models.Model):
     def __str__(self) -> str:
         return f"Refresh {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
 
+    @property
+    def failed_sources(self) -> list[str]:
+        """The providers that failed in this run (`focus`, `sgs`, `tesouro`, `feed:<name>`…), sorted."""
+        return sorted(name for name, outcome in self.outcomes.items() if not outcome.get("ok"))
+
+    @property
+    def summary(self) -> str:
+        """One line: the status, providers ok, what changed, and which sources failed."""
+        ok = len(self.outcomes) - len(self.failed_sources)
+        line = (
+            f"Refresh #{self.pk} {self.status}: {ok}/{len(self.outcomes)} provider(s) ok; "
+            f"{self.created} created, {self.updated} updated, {self.deactivated} deactivated, "
+            f"{self.recomputed} with new returns."
+        )
+        return f"{line} Failed: {', '.join(self.failed_sources)}." if self.failed_sources else line
+
 
 def feed_storage() -> FileSystemStorage:
     return FileSystemStorage(location=settings.VAR_DIR / "bond_feeds")

@@ -1,8 +1,9 @@
 """Bond list bodies: the JSON BondList and the CSV reply (plain, or pt-BR with `;`).
 
 Rows are plain tuples in JSON_FIELDS order (from `selectors.bond_rows`), so rendering 2,000 offers
-is a loop over tuples, not over model instances. The CSV keeps exactly the published columns
-(BOND_FIELDS, the first ones of each row); the JSON adds the fields after them.
+is a loop over tuples, not over model instances. Each row starts with the offer's `id`, then the
+published columns (BOND_FIELDS), then the JSON-only fields. The CSV keeps exactly the published
+columns (CSV_COLUMNS of each row); the JSON has them all.
 
 Each body has two renders with the same bytes: whole (`render_json`, `render_csv`) and in pieces of
 a few hundred rows (`json_pieces`, `csv_pieces`), which pull rows from their iterable only as each
@@ -47,7 +48,10 @@ EXTRA_JSON_FIELDS: tuple[str, ...] = (
     "covered_payment_probability",
     "liquidity_kind",
 )
-JSON_FIELDS: tuple[str, ...] = BOND_FIELDS + EXTRA_JSON_FIELDS
+# JSON only, before them: Ponte's id of the offer (kept across refreshes; what MCP project_bond takes).
+JSON_FIELDS: tuple[str, ...] = ("id", *BOND_FIELDS, *EXTRA_JSON_FIELDS)
+# Where the published columns are in a row.
+CSV_COLUMNS = slice(1, 1 + len(BOND_FIELDS))
 BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
 NUMBER_FIELDS = frozenset(
     {"rate", "min_investment", "payment_probability", "net_annualized_return", "real_annualized_return"}
@@ -103,7 +107,7 @@ def csv_cells(row: Sequence[Any], *, locale: str | None) -> list[str]:
     portuguese = locale == PT_BR
     true, false = ("VERDADEIRO", "FALSO") if portuguese else ("TRUE", "FALSE")
     cells = []
-    for name, value in zip(BOND_FIELDS, row[: len(BOND_FIELDS)], strict=True):
+    for name, value in zip(BOND_FIELDS, row[CSV_COLUMNS], strict=True):
         if value is None:
             cells.append("")
         elif name in BOOLEAN_FIELDS:

@@ -18,11 +18,11 @@ from itertools import islice
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, F, Max, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from bonds import statuses
-from bonds.filters import BondFilters, bonds_filtered
+from bonds.filters import DEFAULT_ORDER, BondFilters, bonds_filtered
 from bonds.models import Bond, ProjectionSnapshot
 from bonds.projections import bond_net_amount_at_maturity as bond_net_amount_at_maturity
 from bonds.projections import custody_fee_for as custody_fee_for
@@ -47,31 +47,15 @@ DATA_VERSION_KEY = "bonds:data-version"
 # long another process can serve replies older than a refresh made elsewhere.
 DATA_VERSION_SECONDS = 60
 
-# The documented, stable order: best net return first (bonds without one last), then name, bank,
-# maturity, and the id as the final tie-breaker.
-ORDER = (
-    F("net_annualized_return").desc(nulls_last=True),
-    "name",
-    "bank",
-    "maturity_date",
-    "id",
-)
-ORDERINGS = {
-    "default": ORDER,
-    "maturity": ("maturity_date", F("net_annualized_return").desc(nulls_last=True), "name", "id"),
-}
 
-
-def bond_list(*, filters: BondFilters, order: str = "default", today: date | None = None) -> QuerySet[Bond]:
-    """Active bonds matching `filters`, in the documented order. A bond maturing today or earlier is
-    never listed, whatever the state of its source's refresh."""
+def bond_list(*, filters: BondFilters, today: date | None = None) -> QuerySet[Bond]:
+    """Active bonds matching `filters`, in the filters' `sort` order, else in the documented one
+    (bonds.filters.DEFAULT_ORDER: best net return first, bonds without one last, then name, bank,
+    maturity and id). A bond maturing today or earlier is never listed, whatever the state of its
+    source's refresh."""
     today = today or timezone.localdate()
     queryset = bonds_filtered(Bond.objects.filter(is_active=True, maturity_date__gt=today), filters)
-    if filters.maturity_from is not None:
-        queryset = queryset.filter(maturity_date__gte=filters.maturity_from)
-    if filters.maturity_to is not None:
-        queryset = queryset.filter(maturity_date__lte=filters.maturity_to)
-    return queryset.order_by(*ORDERINGS.get(order, ORDER))
+    return queryset if filters.sort else queryset.order_by(*DEFAULT_ORDER)
 
 
 def bond_rows(*, filters: BondFilters, limit: int | None = None, today: date | None = None) -> list[tuple]:

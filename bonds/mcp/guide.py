@@ -19,7 +19,12 @@ SUMMARY = (
 )
 
 FIELDS = (
-    ("id", "integer", "Ponte's id of the offer (MCP only); pass it to project_bond."),
+    (
+        "id",
+        "integer",
+        "Ponte's id of the offer, the same as in GET /bonds/api/'s JSON and kept across refreshes; pass it "
+        "to project_bond.",
+    ),
     ("name", "string", "Bond name."),
     ("bank", "integer", "Numeric code of the issuing bank or broker."),
     ("bank_name", "string", "Name of the issuer or broker."),
@@ -202,7 +207,8 @@ FORMULAS = (
 
 HOW_TO_ANSWER = (
     "For 'where should I put BRL X for N years?': call list_bonds with min_maturity/max_maturity around "
-    "today + N years (today is in every result), amount=X and sort='net_return'.",
+    "today + N years (today is in every result), amount=X and sort='net_return'; rating_min (e.g. "
+    "'brAA') keeps only issuers rated at least that on the national scale (federal bonds always pass).",
     "Compare net_annualized_return (after tax), net_return_cdi_percent (tax-equivalent % of CDI), "
     "real_annualized_return (above inflation), liquidity_days, grace_period_days, "
     "payment_probability, fgc_protection and early_withdrawal; projection.net_amount is what X becomes.",

@@ -11,13 +11,12 @@ from datetime import date
 from urllib.parse import parse_qs
 
 from django.conf import settings
-from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from accounts.authentication import bearer_or_query_key
 from accounts.netaddr import client_address_of
 from bonds import finance, statuses
-from bonds.filters import parse_filters
+from bonds.filters import BondFilters, parse_filters
 from bonds.mcp.schemas import (
     AmountOutcome,
     Assumptions,
@@ -156,19 +155,16 @@ def bond_item(
 # --- list_bonds -------------------------------------------------------------------------------------
 
 
-def _ordered(queryset: QuerySet[Bond], sort: SortOrder) -> QuerySet[Bond]:
-    # net_return is bond_list's documented default order and maturity its "maturity" order; the
-    # real-return order follows the same tie-breakers.
-    if sort == "real_return":
-        return queryset.order_by(
-            F("real_annualized_return").desc(nulls_last=True), "name", "bank", "maturity_date", "id"
-        )
-    return queryset
+# The tool's own sort names (kept from its first version) and the REST `sort` they are.
+LEGACY_SORTS: dict[str, str | None] = {
+    "net_return": None,  # the default order
+    "real_return": "-real_annualized_return",
+    "maturity": "maturity_date",
+}
 
 
-def bonds_for_agent(
+def agent_filters(
     *,
-    status: str,
     products: list[str],
     indexes: list[str],
     banks: list[int],
@@ -176,13 +172,33 @@ def bonds_for_agent(
     fgc: bool | None,
     min_maturity: date | None,
     max_maturity: date | None,
-    sort: SortOrder,
     amount: float | None,
-    limit: int,
-) -> BondListResult:
+    rating_min: str | None,
+    sort: SortOrder,
+) -> BondFilters:
+    """The tool's arguments as the REST filters, through the REST parser (the same normalisation
+    and the same list as GET /bonds/api/ with these parameters)."""
+    sort_value = LEGACY_SORTS.get(sort, sort)
+    query = {
+        "product": [",".join(products)],
+        "index": [",".join(indexes)],
+        "bank": [",".join(map(str, banks))],
+        "tax_free": [] if tax_free is None else [str(int(tax_free))],
+        "fgc": [] if fgc is None else [str(int(fgc))],
+        "rating_min": [rating_min] if rating_min else [],
+        "sort": [sort_value] if sort_value else [],
+    }
+    # Dates and the amount are already typed: set, not re-parsed (an amount with more decimals than
+    # the REST form takes is still the amount asked).
+    return replace(parse_filters(query), maturity_from=min_maturity, maturity_to=max_maturity, amount=amount)
+
+
+def bonds_for_agent(*, status: str, filters: BondFilters, sort: SortOrder, limit: int) -> BondListResult:
     """The list for a status: every match (up to `limit`) for ok, at most BONDS_PREVIEW_LIMIT for
-    preview, none otherwise. With `amount`, only bonds it can buy, each with its projection."""
+    preview (the first of the filtered, sorted list), none otherwise. With an amount, only bonds it
+    can buy, each with its projection."""
     today = timezone.localdate()
+    amount = filters.amount
     empty = BondListResult(
         status=status,
         description=statuses.description(status),
@@ -197,22 +213,7 @@ def bonds_for_agent(
     )
     if status not in statuses.WITH_BONDS:
         return empty
-    # The REST parser normalises the lists exactly as for GET /bonds/api/.
-    filters = parse_filters(
-        {
-            "product": [",".join(products)],
-            "index": [",".join(indexes)],
-            "bank": [",".join(map(str, banks))],
-            "tax_free": [] if tax_free is None else [str(int(tax_free))],
-            "fgc": [] if fgc is None else [str(int(fgc))],
-        }
-    )
-    filters = replace(filters, maturity_from=min_maturity, maturity_to=max_maturity)
-    queryset = _ordered(
-        bond_list(filters=filters, order="maturity" if sort == "maturity" else "default"), sort
-    )
-    if amount is not None:
-        queryset = queryset.filter(min_investment__lte=amount)
+    queryset = bond_list(filters=filters)
     cap = max(1, min(limit, MAX_LIMIT))
     if status == statuses.PREVIEW:
         cap = min(cap, settings.BONDS_PREVIEW_LIMIT)

@@ -12,10 +12,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from bonds.filters import SORT_VALUES
+from bonds.ratings import RATING_MIN_VALUES
+
 Status = Literal["ok", "preview", "unauthorized", "no_subscription", "payment_issue", "rate_limited"]
 ProductCode = Literal["cdb", "lci", "lca", "cri", "cra", "deb", "tpf", "td", "lf", "misc"]
 IndexCode = Literal["cdi*", "cdi+", "ipca*", "ipca+", "selic*", "selic+", "pre"]
-SortOrder = Literal["net_return", "real_return", "maturity"]
+# The tool's first three orders, then every REST `sort` value (a field; `-` before it: descending),
+# built from the same tuples as the REST parameters so the two cannot drift apart.
+SortOrder = Literal[("net_return", "real_return", "maturity", *SORT_VALUES)]  # type: ignore[valid-type]
+RatingMin = Literal[RATING_MIN_VALUES]  # type: ignore[valid-type]
 
 
 class AmountOutcome(BaseModel):

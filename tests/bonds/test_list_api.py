@@ -99,6 +99,7 @@ def test_a_subscribed_key_gets_every_active_bond_in_the_documented_order(api_cli
 def test_every_bond_has_every_seed_field_with_its_type(api_client, bonds, bonds_key):
     bond = next(b for b in get(api_client, **bearer(bonds_key)).json()["bonds"] if b["name"] == "Bond 07")
     assert list(bond) == [
+        "id",
         *BOND_FIELDS,
         "liquidity_days",
         "grace_period_days",
@@ -107,6 +108,7 @@ def test_every_bond_has_every_seed_field_with_its_type(api_client, bonds, bonds_
         "liquidity_kind",
     ]
     assert bond == {
+        "id": Bond.objects.get(natural_key="o7").pk,
         "name": "Bond 07",
         "bank": 77,
         "bank_name": "Banco Inter",

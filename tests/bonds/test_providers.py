@@ -10,6 +10,7 @@ import pytest
 from bonds.providers import feeds, focus, sgs, tesouro
 from bonds.providers.base import ProviderError
 from bonds.rendering import render_csv, render_json
+from tests.bonds.rows import with_ids
 
 from .conftest import SGS_SERIES, fixture_bytes
 
@@ -140,10 +141,10 @@ ROWS = [
 @pytest.mark.parametrize(
     ("body", "content_type"),
     [
-        (render_json(status="ok", description="x", rows=ROWS), "application/json"),
-        (render_csv(rows=ROWS, locale=None), "text/csv"),
-        (render_csv(rows=ROWS, locale="pt-BR"), "text/csv"),
-        (render_csv(rows=ROWS, locale="pt-BR", bom=True), "text/csv"),
+        (render_json(status="ok", description="x", rows=with_ids(ROWS)), "application/json"),
+        (render_csv(rows=with_ids(ROWS), locale=None), "text/csv"),
+        (render_csv(rows=with_ids(ROWS), locale="pt-BR"), "text/csv"),
+        (render_csv(rows=with_ids(ROWS), locale="pt-BR", bom=True), "text/csv"),
     ],
     ids=["json", "csv", "csv-pt-BR", "csv-pt-BR-with-BOM"],
 )

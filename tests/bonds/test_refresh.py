@@ -13,6 +13,7 @@ from django_celery_beat.models import PeriodicTask
 from bonds.models import Bond, BrokerFeed, ProjectionSnapshot, RefreshRun
 from bonds.refresh import bonds_refresh
 from bonds.rendering import render_json
+from tests.bonds.rows import with_ids
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +26,7 @@ FEED_BONDS = [
 
 
 def feed_url(source, rows=FEED_BONDS, path="/broker.json") -> str:
-    return source.route(path, render_json(status="ok", description="", rows=rows))
+    return source.route(path, render_json(status="ok", description="", rows=with_ids(rows)))
 
 
 def run_command() -> tuple[str, str]:
@@ -128,7 +129,9 @@ def test_an_uploaded_feed_file_is_read(live_sources, tmp_path, settings):
 
     settings.VAR_DIR = tmp_path
     feed = BrokerFeed(name="upload")
-    feed.file.save("offers.json", ContentFile(render_json(status="ok", description="", rows=FEED_BONDS)))
+    feed.file.save(
+        "offers.json", ContentFile(render_json(status="ok", description="", rows=with_ids(FEED_BONDS)))
+    )
     run = bonds_refresh()
     assert run.outcomes["feed:upload"]["created"] == 2
 
