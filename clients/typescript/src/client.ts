@@ -38,8 +38,16 @@ export type Webhook = Schemas["WebhookOutput"];
 export type WebhookEvent = Schemas["WebhookCreateRequest"]["events"][number];
 export type Success = Schemas["Success"];
 
-/** Filters of the bond list; lists are sent comma-separated, booleans as 1/0. */
-export interface BondFilters {
+type BondQuery = Query<"listBonds">;
+/** The bond list's query parameters that are not filters (the methods and the key set them). */
+type NotFilters = "format" | "locale" | "bom" | "key";
+type ListFilters = "product" | "index" | "bank" | "tax_free" | "fgc";
+
+/**
+ * Filters of the bond list: lists are sent comma-separated, booleans as 1/0; the rest (`amount`,
+ * `maturity_from`, `rating_min`, `sort`...) as the OpenAPI document types them.
+ */
+export interface BondFilters extends Omit<BondQuery, NotFilters | ListFilters> {
   product?: readonly string[];
   /** `cdi*`, `cdi+`, `ipca*`, `ipca+`, `selic*`, `selic+`, `pre`. */
   index?: readonly string[];
@@ -81,8 +89,7 @@ class Bonds {
   }
 
   private request(filters: BondFilters, extra: Record<string, QueryValue>) {
-    const { product, index, bank, tax_free, fgc } = filters;
-    const query = { product, index, bank, tax_free, fgc, ...extra };
+    const query: Record<string, QueryValue> = { ...filters, ...extra };
     return { method: "GET", path: "/bonds/api/", query, auth: "bearer" } as const;
   }
 

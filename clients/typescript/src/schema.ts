@@ -1029,8 +1029,39 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description What every figure of the list was computed from (OpenAPI component `Assumptions`). */
+        Assumptions: {
+            /** Format: date */
+            projection_date: string;
+            /**
+             * Format: date
+             * @description Focus survey date of the annual medians.
+             */
+            survey_date: string | null;
+            /**
+             * Format: date
+             * @description Focus survey date of the per-meeting medians.
+             */
+            meetings_survey_date: string | null;
+            /**
+             * Format: double
+             * @description Selic target - CDI, decimal.
+             */
+            cdi_selic_gap: number;
+            /** @description From today: every cdi*, cdi+, selic* and selic+ figure compounds over it. */
+            cdi_path: components["schemas"]["CdiStep"][];
+            /** @description Projected IPCA per calendar year, decimal. */
+            ipca_by_year: {
+                [key: string]: number;
+            };
+            /** Format: double */
+            ipca_12m: number | null;
+            poupanca: components["schemas"]["Poupanca"];
+        };
         /** @description One Bond of the list (OpenAPI component `Bond`). */
         Bond: {
+            /** @description Ponte's id of the offer: the same offer keeps it across refreshes; the `bond_id` of the MCP tool project_bond. JSON only. */
+            id: number;
             name: string;
             bank: number;
             bank_name: string;
@@ -1045,9 +1076,13 @@ export interface components {
             min_investment: number;
             /** Format: date */
             maturity_date: string;
+            /** @description Redemption before maturity at the contract rate (a sale at the market price is not one). */
             early_withdrawal: boolean;
             rating: string | null;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description The issuer's probability of payment at maturity; federal bonds 1.
+             */
             payment_probability: number | null;
             /** Format: double */
             net_annualized_return: number | null;
@@ -1062,9 +1097,23 @@ export interface components {
              * @description Tax-equivalent rate: the share of the projected CDI a taxed CDB over the same dates must pay to net the same as this offer (1.1 = 110% of CDI); null without a CDI projection. JSON only.
              */
             net_return_cdi_percent: number | null;
+            /**
+             * Format: double
+             * @description Probability of being paid for an amount within the FGC limit (BRL 250,000 per taxpayer per institution): at least 0.999 on FGC-covered offers, payment_probability elsewhere. JSON only.
+             */
+            covered_payment_probability: number | null;
+            /**
+             * @description How money comes back before maturity: redemption (by the issuer, at the contract rate) or sale (at the market price: Tesouro Direto, D+1); null when it does not. JSON only.
+             *
+             *     * `redemption` - redemption
+             *     * `sale` - sale
+             */
+            liquidity_kind: (components["schemas"]["LiquidityKindEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         BondList: {
             response: components["schemas"]["BondListResponse"];
+            /** @description Null when the status gives no bonds (or before any refresh). */
+            assumptions: components["schemas"]["Assumptions"] | (never | null);
             bonds: components["schemas"]["Bond"][];
         };
         BondListResponse: {
@@ -1086,6 +1135,33 @@ export interface components {
          * @enum {string}
          */
         BondListStatusEnum: "ok" | "preview" | "unauthorized" | "no_subscription" | "payment_issue" | "rate_limited" | "bad_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "error";
+        /** @description One step of the projected CDI path. */
+        CdiStep: {
+            /**
+             * Format: date
+             * @description First day of this step; it applies until the next step's.
+             */
+            from: string;
+            /**
+             * Format: double
+             * @description Projected CDI, a year, decimal.
+             */
+            cdi: number;
+            /**
+             * Format: double
+             * @description Effective Selic the selic* and selic+ offers compound at (= cdi).
+             */
+            selic: number;
+            /**
+             * Format: double
+             * @description Projected Selic target, a year, decimal.
+             */
+            selic_target: number;
+            /** @description The Copom meeting whose decision starts this step (R1/2027); else null. */
+            meeting: string | null;
+            /** @description The meeting's date is estimated: not yet in BCB's calendar (a year before + 52 weeks). */
+            estimated_date: boolean;
+        };
         ChannelTemplate: {
             name: string;
             language: string;
@@ -1442,6 +1518,12 @@ export interface components {
          * @enum {string}
          */
         KeyRoleEnum: "admin" | "operator" | "viewer";
+        /**
+         * @description * `redemption` - redemption
+         *     * `sale` - sale
+         * @enum {string}
+         */
+        LiquidityKindEnum: "redemption" | "sale";
         MeApiOutput: {
             account: string;
             plan: string;
@@ -1600,6 +1682,8 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /** @enum {unknown} */
+        NullEnum: null;
         PairingCode: {
             /** Format: uuid */
             sessionId: string;
@@ -1620,6 +1704,20 @@ export interface components {
         PhoneInputRequest: {
             /** @description Digits with country code, no '+'. */
             phoneNumber: string;
+        };
+        Poupanca: {
+            /**
+             * Format: double
+             * @description A savings account over the next 12 months on this path (tax-free).
+             */
+            annual_return: number | null;
+            /**
+             * Format: double
+             * @description TR assumed, decimal a month.
+             */
+            tr_monthly: number;
+            /** @description Where the TR comes from (SGS 226), or that it is unknown. */
+            tr_source: string;
         };
         /**
          * @description * `composing` - composing
@@ -8169,6 +8267,8 @@ export interface operations {
     listBonds: {
         parameters: {
             query?: {
+                /** @description BRL to invest: only offers whose min_investment is at most this (a decimal point, no thousands separator). An odd value (outside the list, or one that does not parse) is ignored: no filter. */
+                amount?: number;
                 /** @description Comma-separated bank/broker codes */
                 bank?: string;
                 /** @description With format=csv: 1 starts the file with a UTF-8 BOM (Excel); default 1 with locale=pt-BR, else 0 */
@@ -8183,8 +8283,16 @@ export interface operations {
                 key?: string;
                 /** @description With format=csv: `;`, decimal comma */
                 locale?: "pt-BR";
+                /** @description Only offers maturing on or after this date (YYYY-MM-DD). An odd value (outside the list, or one that does not parse) is ignored: no filter. */
+                maturity_from?: string;
+                /** @description Only offers maturing on or before this date (YYYY-MM-DD). An odd value (outside the list, or one that does not parse) is ignored: no filter. */
+                maturity_to?: string;
                 /** @description Comma-separated: cdb, lci, lca, cri, cra, deb, tpf, td, lf, misc */
                 product?: string;
+                /** @description Only offers rated at least this on the national scale (brAAA > brAA+ > brAA > brAA- > brA+ > ...; `+` sent as `%2B`; AA(bra), AA.br and AA are read as brAA). Federal bonds (td, tpf) count as the best; offers rated on the global scale, omitted (-) or unrated do not meet a minimum. An odd value (outside the list, or one that does not parse) is ignored: no filter. */
+                rating_min?: "brA" | "brA+" | "brA-" | "brAA" | "brAA+" | "brAA-" | "brAAA" | "brB" | "brB+" | "brB-" | "brBB" | "brBB+" | "brBB-" | "brBBB" | "brBBB+" | "brBBB-" | "brC" | "brCC" | "brCCC" | "brCCC+" | "brCCC-" | "brD";
+                /** @description Order by this field, ascending; `-` before it: descending. Offers without a value come last either way; ties keep the default order (best net_annualized_return first, then name, bank, maturity_date, id). An odd value (outside the list, or one that does not parse) is ignored: no filter. */
+                sort?: "-bank" | "-covered_payment_probability" | "-grace_period_days" | "-id" | "-liquidity_days" | "-maturity_date" | "-min_investment" | "-net_annualized_return" | "-net_return_cdi_percent" | "-payment_probability" | "-rate" | "-real_annualized_return" | "bank" | "covered_payment_probability" | "grace_period_days" | "id" | "liquidity_days" | "maturity_date" | "min_investment" | "net_annualized_return" | "net_return_cdi_percent" | "payment_probability" | "rate" | "real_annualized_return";
                 /** @description 1: only tax-exempt; 0: only taxed */
                 tax_free?: 0 | 1;
             };

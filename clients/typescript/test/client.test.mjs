@@ -30,6 +30,8 @@ test("bonds: a keyed list, filters, a preview without a key, CSV", async () => {
   assert.ok(cdbs.bonds.length > 0);
   assert.deepEqual(new Set(cdbs.bonds.map((bond) => bond.product)), new Set(["cdb"]));
   assert.ok(cdbs.bonds.every((bond) => bond.tax_free === false));
+  const byRate = (await ponte.bonds.list({ product: ["cdb"], sort: "-rate" })).bonds.map((bond) => bond.rate);
+  assert.deepEqual(byRate, [...byRate].sort((a, b) => b - a));
   const preview = await new Ponte({ baseUrl }).bonds.list();
   assert.equal(preview.response.status, "preview");
   assert.equal(preview.bonds.length, 5);
