@@ -6,6 +6,7 @@ reader to export from `make run`'s output; this test exports them the same way."
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -18,9 +19,6 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from accounts.demo_keys import demo_keys
-from messaging.demo import CONNECTED_NAME, WAITING_NAME
-from messaging.models import Session
 from tests.clients.snippets import (
     BOND_REFUSALS,
     PYTHON,
@@ -71,10 +69,20 @@ def _curl_that_fails_on_errors(bin_dir: Path) -> None:
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
 
 
-def _reader_environment(workdir: Path, base: str) -> dict[str, str]:
-    """The variables the docs tell the reader to export from `make run`'s output."""
-    keys = demo_keys()
-    demo_sessions = Session.objects.filter(account__name="demo")
+def _exports_printed_by_make_run(base: str, settings) -> dict[str, str]:
+    """The `export ...` line `make run` prints last (`manage.py demo_keys`), read as the reader would."""
+    settings.PONTE_BASE_URL = base
+    out = StringIO()
+    call_command("demo_keys", stdout=out)
+    (line,) = [line for line in out.getvalue().splitlines() if line.strip().startswith("export ")]
+    return dict(word.split("=", 1) for word in shlex.split(line)[1:])
+
+
+def _reader_environment(workdir: Path, base: str, settings) -> dict[str, str]:
+    """This process's environment with the variables the docs tell the reader to export from `make run`'s
+    output, this checkout's client, and a `curl` that reports failures."""
+    exports = _exports_printed_by_make_run(base, settings)
+    assert {"PONTE", "ADMIN_KEY", "KEY", "PONTE_KEY", "PONTE_API_KEY", "SID", "WAITING_SID"} <= set(exports)
     bin_dir = workdir / "bin"
     bin_dir.mkdir()
     _curl_that_fails_on_errors(bin_dir)
@@ -87,13 +95,7 @@ def _reader_environment(workdir: Path, base: str) -> dict[str, str]:
         "PYTHONPATH": os.pathsep.join(filter(None, python_path)),  # this checkout's client
         "DATABASE_URL": database_url_of_test_db(),
         "PONTE_VAR_DIR": str(workdir / "var"),
-        "PONTE": base,
-        "ADMIN_KEY": keys["admin"],
-        "KEY": keys["admin"],
-        "PONTE_KEY": keys["viewer"],
-        "PONTE_API_KEY": keys["operator"],
-        "SID": str(demo_sessions.get(name=CONNECTED_NAME).pk),
-        "WAITING_SID": str(demo_sessions.get(name=WAITING_NAME).pk),
+        **exports,
     }
 
 
@@ -142,10 +144,10 @@ def demo_server(transactional_db, default_plans, tmp_path) -> str:
     stop(web)
 
 
-def test_every_unmarked_snippet_runs_against_a_demo_server(demo_server, tmp_path) -> None:
+def test_every_unmarked_snippet_runs_against_a_demo_server(demo_server, tmp_path, settings) -> None:
     workdir = tmp_path / "reader"
     workdir.mkdir()
-    env = _reader_environment(workdir, demo_server)
+    env = _reader_environment(workdir, demo_server, settings)
     ran: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
     failures: list[str] = []
