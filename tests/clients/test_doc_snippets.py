@@ -50,6 +50,23 @@ def test_a_bond_refusal_in_a_snippets_output_is_a_failure() -> None:
     assert not BOND_REFUSALS.search('{"response": {"status": "ok"}}\n[x-ponte-status: preview]')
 
 
+def test_a_block_fails_when_it_exits_non_zero_prints_a_bond_refusal_or_would_change_the_machine(
+    tmp_path,
+) -> None:
+    env = {**os.environ}
+
+    def block(code: str, lang: str = "sh") -> Block:
+        return Block(path="docs/example.md", line=1, lang=lang, code=code, not_run=None)
+
+    assert _run(block("true\n"), env, tmp_path) == ""
+    assert _run(block("print('ok')\n", "python"), env, tmp_path) == ""
+    assert "exited 1" in _run(block("false\necho never\n"), env, tmp_path)
+    assert "exited 1" in _run(block("raise SystemExit(1)\n", "python"), env, tmp_path)
+    refused = """echo '{"response": {"status": "rate_limited", "description": "Wait 5 seconds"}}'\n"""
+    assert "bond refusal" in _run(block(refused), env, tmp_path)
+    assert "would change this machine" in _run(block("sudo true\n"), env, tmp_path)
+
+
 def test_the_unsafe_check_refuses_set_up_commands_but_not_their_mention_in_a_comment() -> None:
     assert UNSAFE.search("sudo true") and UNSAFE.search("cd x && make run") and UNSAFE.search("make test")
     assert not UNSAFE.search("export KEY=x  # `make run` prints demo keys\ncurl $PONTE/api/me")
