@@ -68,7 +68,7 @@ class RetryPolicy:
 
 def bonds_rate_limit_wait(response: httpx.Response) -> float | None:
     """The seconds a bond list `rate_limited` reply asks to wait; None for any other reply."""
-    if response.status_code != 200:
+    if response.status_code != 200 or "/bonds/" not in response.url.path:  # only the bond list's replies
         return None
     if response.headers.get(BONDS_STATUS_HEADER) == BONDS_RATE_LIMITED:  # format=csv
         return retry_after_of(response) or BONDS_DEFAULT_WAIT
