@@ -2,11 +2,12 @@
 
 Under the var dir live the embedded default's filesystem broker, the SQLite test database, media, the
 demo keys file and the Prometheus multiprocess files. Shared with a running `make run`, the dev worker
-took the suite's Celery tasks from the broker folder, and the suite's purge dropped the dev's. This
-plugin is loaded by `-p tests.isolation` (pyproject.toml's addopts), before pytest-django reads the
-settings, and points PONTE_VAR_DIR at a fresh temporary folder; every process a test starts inherits
-the environment, so its workers, web servers and commands use that folder too. A PONTE_VAR_DIR set in
-the shell is replaced on purpose: it is the one a `make run` started from that shell uses.
+took the suite's Celery tasks from the broker folder, and the suite's purge dropped the dev's hints (a
+delivery then waited for the sweeper). This plugin is loaded by `-p tests.isolation` (pyproject.toml's
+addopts), before pytest-django reads the settings, and points PONTE_VAR_DIR at a fresh temporary folder;
+every process a test starts inherits the environment, so its workers, web servers and commands use that
+folder too. A PONTE_VAR_DIR set in the shell is replaced on purpose: it is the one a `make run` started
+from that shell uses.
 
 (With REDIS_URL the broker and the cache are that Redis database, which the suite empties: give the
 suite a database of its own, e.g. REDIS_URL=redis://127.0.0.1:6379/1.)
