@@ -61,6 +61,14 @@ def load(*, stdout: TextIO) -> None:
         stdout.write(f"    {session.id}  {session.name:<14} {session.status}\n")
 
 
+def demo_session_ids() -> dict[str, str]:
+    """The demo sessions' ids under the names the docs' examples read: `SID` (connected) and
+    `WAITING_SID` (waiting for a scan); only those that exist."""
+    names = {CONNECTED_NAME: "SID", WAITING_NAME: "WAITING_SID"}
+    rows = Session.objects.filter(account__name=DEMO_ACCOUNT, name__in=names).values_list("name", "id")
+    return {names[name]: str(pk) for name, pk in rows}
+
+
 def waiting_qr_refresh() -> tuple[Session, QrCode] | None:
     """Make the waiting demo session's QR code current (a code from an earlier run has expired)."""
     waiting = Session.objects.filter(

@@ -60,6 +60,20 @@ def test_a_revoked_demo_key_is_replaced_on_the_next_run(demo) -> None:
     assert keys_in(banner())["viewer"] != old["viewer"]
 
 
+def test_the_banner_prints_the_exports_the_docs_examples_read(demo, settings) -> None:
+    settings.PONTE_BASE_URL = "http://127.0.0.1:8123"
+    text = banner()
+    (line,) = [line.strip() for line in text.splitlines() if line.strip().startswith("export ")]
+    exports = dict(word.split("=", 1) for word in line.split()[1:])
+    keys = keys_in(text)
+    assert exports["PONTE"] == "http://127.0.0.1:8123"
+    assert exports["ADMIN_KEY"] == exports["KEY"] == keys["admin"]
+    assert exports["PONTE_KEY"] != exports["PONTE_API_KEY"]  # two bond keys: two 5-second intervals
+    assert {exports["PONTE_KEY"], exports["PONTE_API_KEY"]} <= set(keys.values())
+    assert exports["SID"] == str(Session.objects.get(name="demo-sandbox").pk)
+    assert exports["WAITING_SID"] == str(Session.objects.get(name="demo-waiting").pk)
+
+
 def test_the_waiting_demo_session_has_a_current_qr_code_when_printed(demo) -> None:
     waiting = Session.objects.get(name="demo-waiting")
     SandboxDevice.objects.filter(session_id=waiting.pk).update(qr_expires_at="2020-01-01T00:00:00Z")

@@ -46,8 +46,22 @@ class Command(BaseCommand):
         keys = demo_keys(fresh=fresh)
         self.stdout.write(self.banner(base, keys))
 
+    @staticmethod
+    def exports(base: str, keys: dict[str, str], sessions: dict[str, str]) -> str:
+        """The variables the docs' examples read; the bond examples of bonds.md (PONTE_KEY) and mcp.md
+        (PONTE_API_KEY) get different keys, so each keeps its own 5-second interval."""
+        variables = {
+            "PONTE": base,
+            "ADMIN_KEY": keys["admin"],
+            "KEY": keys["admin"],
+            "PONTE_KEY": keys["viewer"],
+            "PONTE_API_KEY": keys["operator"],
+            **sessions,
+        }
+        return " ".join(f"{name}={value}" for name, value in variables.items())
+
     def banner(self, base: str, keys: dict[str, str]) -> str:
-        from messaging.demo import waiting_qr_refresh
+        from messaging.demo import demo_session_ids, waiting_qr_refresh
 
         rule = "=" * 78
         lines = [
@@ -63,6 +77,8 @@ class Command(BaseCommand):
             "  try:",
             f"    curl -H 'X-API-Key: {keys['admin']}' {base}/api/sessions",
             f"    curl -H 'Authorization: Bearer {keys['viewer']}' '{base}/bonds/api/?product=cdb'",
+            "  the examples in README.md, docs/ and clients/python/README.md read:",
+            f"    export {self.exports(base, keys, demo_session_ids())}",
         ]
         waiting = waiting_qr_refresh()
         if waiting is not None:

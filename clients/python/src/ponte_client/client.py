@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any, TypeVar
 
@@ -77,6 +78,11 @@ class Sessions(_Resource):
 
     def pairing_code(self, session_id: str, phone_number: str) -> PairingCode:
         return self._run(ops.sessions_pairing_code(session_id, phone_number))
+
+    def sandbox_scan(self, session_id: str, *, phone: str = "", pairing_code: str = "") -> Session:
+        """Sandbox sessions only: the sandbox's phone scans the QR code (or types `pairing_code`), so a
+        session in `qr` becomes `connected` (as `phone`, else the sandbox's own number)."""
+        return self._run(ops.sessions_sandbox_scan(session_id, phone, pairing_code))
 
     def logout(self, session_id: str) -> JSON:
         return self._run(ops.sessions_logout(session_id))
@@ -198,6 +204,7 @@ class Client:
         api_key: str | None = None,
         timeout: float = 30.0,
         retry: RetryPolicy | None = None,
+        wait_on_rate_limit: bool = False,
         http: httpx.Client | None = None,
     ) -> None:
         self._http = http or httpx.Client(
@@ -205,6 +212,8 @@ class Client:
         )
         self._api_key = api_key
         self._retry = retry or RetryPolicy()
+        if wait_on_rate_limit:  # a shorthand for RetryPolicy(wait_on_rate_limit=True)
+            self._retry = replace(self._retry, wait_on_rate_limit=True)
         self.bonds = Bonds(self._send)
         self.sessions = Sessions(self._send)
         self.messages = Messages(self._send)

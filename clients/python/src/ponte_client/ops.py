@@ -138,6 +138,11 @@ def sessions_pairing_code(session_id: str, phone_number: str) -> Op[PairingCode]
     return Op("POST", f"/api/sessions/{session_id}/pairing-code", _one(PairingCode.from_json), json=body)
 
 
+def sessions_sandbox_scan(session_id: str, phone: str, pairing_code: str) -> Op[Session]:
+    body = {"phone": phone, "pairingCode": pairing_code}
+    return Op("POST", f"/api/sandbox/sessions/{session_id}/scan", _one(Session.from_json), json=body)
+
+
 def sessions_logout(session_id: str) -> Op[JSON]:
     return Op("POST", f"/api/sessions/{session_id}/logout", _json)
 
