@@ -659,8 +659,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description The QR code to scan: `format=base64` (JSON with a PNG data URI), `raw` (the code as text/plain)
-         *     or `image` (image/png). 400 SESSION_NOT_IN_QR_STATE unless the session is in state `qr`.
+         * @description The QR code to scan: `format=base64` (JSON with a PNG data URI), `raw` (JSON with the bare code)
+         *     or `image` (image/png, the only reply that is not JSON). 400 SESSION_NOT_IN_QR_STATE unless the
+         *     session is in state `qr`.
          */
         get: operations["sessions_qrcode"];
         put?: never;
@@ -1765,13 +1766,19 @@ export interface components {
          * @enum {string}
          */
         ProviderEnum: "whatsapp" | "whatsapp_cloud" | "messenger" | "instagram";
-        QrBase64: {
-            /** Format: uuid */
-            sessionId: string;
-            status: string;
+        /** @description A QR code to scan: `format=raw` answers qrCode and expiresAt; `base64` adds the session and a PNG. */
+        QrCode: {
+            /**
+             * Format: uuid
+             * @description format=base64 only.
+             */
+            sessionId?: string;
+            /** @description format=base64 only. */
+            status?: string;
+            /** @description The code itself (render it as a QR code yourself with raw). */
             qrCode: string;
-            /** @description PNG as a data URI. */
-            qrCodeImage: string;
+            /** @description PNG as a data URI; format=base64 only. */
+            qrCodeImage?: string;
             /** Format: date-time */
             expiresAt: string;
         };
@@ -7423,7 +7430,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description format=base64 */
+            /** @description format=base64 (every field) or raw (qrCode, expiresAt) */
             200: {
                 headers: {
                     /** @description Calls allowed in the window. */
@@ -7435,8 +7442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QrBase64"];
-                    "text/plain": string;
+                    "application/json": components["schemas"]["QrCode"];
                     "image/png": string;
                 };
             };
