@@ -68,10 +68,15 @@ class KeyForm(forms.Form):
 
     def clean_allowed_ips(self) -> list[str]:
         lines = [line.strip() for line in self.cleaned_data["allowed_ips"].splitlines() if line.strip()]
-        try:
-            return [str(network) for network in parse_networks(lines)]
-        except ValueError as error:
-            raise ValidationError(str(error)) from None
+        networks = []
+        for line in lines:  # line by line, to name the bad one in the visitor's language
+            try:
+                networks += parse_networks([line])
+            except ValueError:
+                raise ValidationError(
+                    _("%(value)s is not an IP address or CIDR."), params={"value": repr(line)}
+                ) from None
+        return [str(network) for network in networks]
 
     def clean_expires_on(self):
         day = self.cleaned_data["expires_on"]

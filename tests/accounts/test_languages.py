@@ -176,3 +176,15 @@ def test_the_sign_in_refusal_429_is_translated(client, customer, settings) -> No
     refused = client.post("/account/login/", {"username": "ana@example.com", "password": PASSWORD}, **PT)
     assert refused.status_code == 429
     assert "Muitas tentativas de entrar. Aguarde um minuto e tente de novo." in refused.content.decode()
+
+
+def test_the_key_form_names_a_bad_address_and_the_key_list_its_status_in_portuguese(customer) -> None:
+    browser, account = customer
+    reply = browser.post("/account/keys/", {"role": "viewer", "allowed_ips": "10.0.0.1\nnot-an-ip"}, **PT)
+    assert reply.status_code == 400
+    assert "&#x27;not-an-ip&#x27; não é um endereço IP nem um CIDR." in reply.content.decode()
+    key, _ = api_key_create(account=account, role="viewer")
+    browser.post(f"/account/keys/{key.pk}/revoke/")
+    page = browser.get("/account/keys/", **PT).content.decode()
+    row = re.search(rf'<tr data-prefix="{key.prefix}">.*?</tr>', page, re.S)
+    assert row and "revogada" in row.group(0)
