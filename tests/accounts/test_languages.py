@@ -139,13 +139,17 @@ def test_an_account_page_shows_brazilian_dates_and_numbers(customer, settings) -
         status=Subscription.Status.ACTIVE,
         current_period_end=ends,
     )
-    api_key_create(account=account, role="viewer", expires_at=ends)
+    key, _ = api_key_create(account=account, role="viewer", expires_at=ends)
+    key.last_used_at = datetime(2026, 11, 2, 14, 5, 9, tzinfo=ZoneInfo(settings.TIME_ZONE))
+    key.save(update_fields=["last_used_at"])
     portuguese = browser.get("/account/", **PT).content.decode()
     assert "12.500" in portuguese and "Ativa até 10/03/2027" in portuguese
-    assert "10/03/2027" in browser.get("/account/keys/", **PT).content.decode()
+    keys = browser.get("/account/keys/", **PT).content.decode()
+    assert "<td>10/03/2027</td>" in keys and "<td>02/11/2026 14:05:09</td>" in keys
     english = browser.get("/account/").content.decode()
     assert "12,500" in english and "Active until 2027-03-10" in english
-    assert "2027-03-10" in browser.get("/account/keys/").content.decode()
+    keys = browser.get("/account/keys/").content.decode()
+    assert "<td>2027-03-10</td>" in keys and "<td>2026-11-02 14:05:09</td>" in keys
 
 
 def test_session_statuses_and_service_refusals_are_translated(customer, settings) -> None:
