@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run keys test lint format migrate demo bench fuzz backup-check clean
+.PHONY: run keys test lint format migrate demo bench fuzz backup-check messages clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,15 @@ test: $(STAMP)
 ## configured DATABASE_URL/REDIS_URL, for PONTE_FUZZ_SECONDS (100); non-zero on any failure
 fuzz: $(STAMP)
 	$(BIN)/python scripts/fuzz.py
+
+## messages: update locale/pt_BR/LC_MESSAGES/django.po from the sources (new texts get an empty
+## msgstr to fill in) and compile django.mo; needs GNU gettext (apt-get install gettext). Commit both
+## files: a fresh clone runs without gettext (docs/operations.md, "Languages")
+messages: $(STAMP)
+	$(BIN)/python manage.py makemessages --locale pt_BR --no-location \
+		--ignore 'tests/*' --ignore 'clients/*' --ignore 'bench/*' --ignore 'scripts/*' \
+		--ignore 'docs/*' --ignore 'var/*' --ignore 'staticfiles/*'
+	$(BIN)/python manage.py compilemessages --locale pt_BR
 
 ## backup-check: dump a populated database, restore it into a fresh one and prove it works (API key,
 ## webhook signature, dead-letter resend, session credentials); on DATABASE_URL's PostgreSQL (pg_dump,

@@ -3,6 +3,7 @@ that interface's own error shape rather than an HTML page, whatever DEBUG says."
 
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -27,6 +28,9 @@ def handler400(request: HttpRequest, exception: Exception | None = None) -> Http
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if request.path.startswith("/account/"):
+        # The account area is read by people: its own page, in their language.
+        return render(request, "account/not_found.html", status=404)
     return json_error_response(request, NotFound(f"No route {request.method} {request.path}."))
 
 
@@ -42,6 +46,8 @@ urlpatterns = [
     re_path(r"^bonds/(?P<rest>.*)$", unknown_route),
     path("", account_home.landing, name="landing"),
     path("account/", include("accounts.web.urls")),
+    # The header's language switch posts to Django's set_language view (config/locale.py).
+    path("i18n/", include("django.conf.urls.i18n")),
     path("demo/", include("webhooks.demo_receiver")),
     path("admin/", admin.site.urls),
     path("healthz", health.healthz, name="healthz"),

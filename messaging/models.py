@@ -4,6 +4,7 @@ import uuid
 
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from config.fields import EncryptedJSONField, EncryptedTextField
 from messaging.instance_keys import instance_key_new
@@ -22,9 +23,10 @@ class Session(models.Model):
     """
 
     class Status(models.TextChoices):
-        DISCONNECTED = "disconnected", "Disconnected"
-        QR = "qr", "Waiting for QR scan"
-        CONNECTED = "connected", "Connected"
+        # Labels show in the account area, in the visitor's language; the API sends the values.
+        DISCONNECTED = "disconnected", _("Disconnected")
+        QR = "qr", _("Waiting for QR scan")
+        CONNECTED = "connected", _("Connected")
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="sessions")

@@ -4,23 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.utils.translation import gettext_noop
+
 from config.errors import ValidationFailed
 
+# The descriptions are marked for translation (the account area shows them translated); the API and
+# the docs keep them as written.
 EVENTS: dict[str, str] = {
-    "message": "New message received (text, media, location, contact).",
-    "message_ack": "Read or delivery confirmation of a sent message.",
-    "connected": "Session connected.",
-    "disconnected": "Session disconnected (logout, ban, conflict).",
-    "qr": "New QR code generated for pairing.",
-    "group_join": "Participant joined a group.",
-    "group_leave": "Participant left a group.",
-    "call": "Incoming voice or video call.",
-    "presence": "Contact online/offline update.",
-    "chat_archive": "Chat archived or unarchived.",
+    "message": gettext_noop("New message received (text, media, location, contact)."),
+    "message_ack": gettext_noop("Read or delivery confirmation of a sent message."),
+    "connected": gettext_noop("Session connected."),
+    "disconnected": gettext_noop("Session disconnected (logout, ban, conflict)."),
+    "qr": gettext_noop("New QR code generated for pairing."),
+    "group_join": gettext_noop("Participant joined a group."),
+    "group_leave": gettext_noop("Participant left a group."),
+    "call": gettext_noop("Incoming voice or video call."),
+    "presence": gettext_noop("Contact online/offline update."),
+    "chat_archive": gettext_noop("Chat archived or unarchived."),
     # Ponte's additions (new names only, so existing receivers are unaffected): what the `meta`
     # format's `groups` and `health` carry.
-    "group_update": "Group subject changed.",
-    "health": "Whether the account can send (AVAILABLE, LIMITED, BLOCKED).",
+    "group_update": gettext_noop("Group subject changed."),
+    "health": gettext_noop("Whether the account can send (AVAILABLE, LIMITED, BLOCKED)."),
 }
 
 # Plural names some integrations expect, and the dotted names of the messaging API.

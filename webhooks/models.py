@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from config.fields import EncryptedTextField
 from config.logs import current_request_id
@@ -97,11 +98,12 @@ class Delivery(models.Model):
         INSTANCE = "instance", "Instance webhook"
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        SENDING = "sending", "Sending"
-        DELIVERED = "delivered", "Delivered"
-        FAILED = "failed", "Failed, will retry"
-        DEAD = "dead", "Dead letter"
+        # Labels show in the account area, in the visitor's language; the API sends the values.
+        PENDING = "pending", _("Pending")
+        SENDING = "sending", _("Sending")
+        DELIVERED = "delivered", _("Delivered")
+        FAILED = "failed", _("Failed, will retry")
+        DEAD = "dead", _("Dead letter")
 
     dispatch_id = models.CharField(
         max_length=40, unique=True, default=new_dispatch_id, editable=False, help_text="x-webhook-id"

@@ -17,16 +17,18 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.debug import sensitive_post_parameters
 
 from accounts.netaddr import client_address
 from accounts.ratelimit import Usage, usage_hit
 from accounts.services import account_signup
 from accounts.web.forms import SignupForm
+from accounts.web.refusals import translated
 from config.errors import ApplicationError
 
-SIGNIN_REFUSED = "Too many sign-in attempts. Wait a minute and try again."
-RESET_REFUSED = "Too many password reset requests. Wait a while and try again."
+SIGNIN_REFUSED = gettext_lazy("Too many sign-in attempts. Wait a minute and try again.")
+RESET_REFUSED = gettext_lazy("Too many password reset requests. Wait a while and try again.")
 
 
 @sensitive_post_parameters("password", "confirmation")
@@ -36,19 +38,19 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         if _signups_exceeded(request):
-            form.add_error(None, "Too many sign-ups from this address. Try again later.")
+            form.add_error(None, gettext("Too many sign-ups from this address. Try again later."))
             return render(request, "account/signup.html", {"form": form}, status=429)
         try:
             user, _ = account_signup(email=form.cleaned_data["email"], password=form.cleaned_data["password"])
         except ApplicationError as error:
-            form.add_error("email", error.message)
+            form.add_error("email", translated(error))
         else:
             if not user.is_active:
                 _send_verification(request, user)
                 return render(request, "account/verify_sent.html", {"email": user.email})
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(
-                request, "Welcome to Ponte. Your account is on the Free plan; issue a key below."
+                request, gettext("Welcome to Ponte. Your account is on the Free plan; issue a key below.")
             )
             return redirect("account:home")
     return render(request, "account/signup.html", {"form": form}, status=400 if form.errors else 200)
@@ -66,9 +68,10 @@ def _send_verification(request: HttpRequest, user) -> None:
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     token = default_token_generator.make_token(user)
     link = request.build_absolute_uri(reverse("account:verify", args=[uid, token]))
+    # Sent while the request's language is active, so the mail is in the language of the sign-up page.
     send_mail(
-        "Confirm your Ponte account",
-        f"Follow this link to confirm your email and sign in:\n\n{link}\n",
+        gettext("Confirm your Ponte account"),
+        gettext("Follow this link to confirm your email and sign in:\n\n%(link)s\n") % {"link": link},
         settings.DEFAULT_FROM_EMAIL,
         [user.email],
     )
@@ -85,7 +88,7 @@ def verify(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
     user.is_active = True
     user.save(update_fields=["is_active"])
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    messages.success(request, "Email confirmed. Welcome to Ponte.")
+    messages.success(request, gettext("Email confirmed. Welcome to Ponte."))
     return redirect("account:home")
 
 

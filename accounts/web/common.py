@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts.models import Account
+from accounts.web.refusals import translated
 from config.errors import ApplicationError
 
 AccountView = Callable[..., HttpResponse]
@@ -41,4 +42,4 @@ def form_error(form: forms.Form, error: ApplicationError) -> None:
     `retryCount: …`), else above the form."""
     first = error.message.split(" ", 1)[0].rstrip(":")
     field = {"retryCount": "retry_count", "sessionId": "session"}.get(first, first)
-    form.add_error(field if field in form.fields else None, error.message)
+    form.add_error(field if field in form.fields else None, translated(error))

@@ -10,6 +10,8 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import ApiKey
 from accounts.netaddr import parse_networks
@@ -18,15 +20,15 @@ from webhooks.models import Webhook
 
 
 class SignupForm(forms.Form):
-    email = forms.EmailField(max_length=150)
-    password = forms.CharField(widget=forms.PasswordInput, strip=False)
-    confirmation = forms.CharField(label="Password (again)", widget=forms.PasswordInput, strip=False)
+    email = forms.EmailField(label=_("Email"), max_length=150)
+    password = forms.CharField(label=_("Password"), widget=forms.PasswordInput, strip=False)
+    confirmation = forms.CharField(label=_("Password (again)"), widget=forms.PasswordInput, strip=False)
 
     def clean(self) -> dict:
         data = super().clean()
         password, confirmation = data.get("password"), data.get("confirmation")
         if password and confirmation and password != confirmation:
-            self.add_error("confirmation", "The two passwords differ.")
+            self.add_error("confirmation", _("The two passwords differ."))
         elif password:
             try:
                 validate_password(password)
@@ -36,22 +38,28 @@ class SignupForm(forms.Form):
 
 
 class KeyForm(forms.Form):
-    name = forms.CharField(max_length=100, required=False, help_text="A label for you, e.g. 'CRM'.")
-    role = forms.ChoiceField(choices=ApiKey.Role.choices, initial=ApiKey.Role.VIEWER)
+    name = forms.CharField(
+        label=_("Name"), max_length=100, required=False, help_text=_("A label for you, e.g. 'CRM'.")
+    )
+    role = forms.ChoiceField(label=_("Role"), choices=ApiKey.Role.choices, initial=ApiKey.Role.VIEWER)
     expires_on = forms.DateField(
+        label=_("Expires on"),
         required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
-        help_text="Empty: never expires. The key stops working at the end of this day.",
+        # A date input's value is ISO in every language; the browser shows it in the visitor's format.
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        help_text=_("Empty: never expires. The key stops working at the end of this day."),
     )
     allowed_ips = forms.CharField(
+        label=_("Allowed IPs"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="One IP address or CIDR per line; empty allows any address.",
+        help_text=_("One IP address or CIDR per line; empty allows any address."),
     )
     allowed_sessions = forms.MultipleChoiceField(
+        label=_("Allowed sessions"),
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Tick none to allow every session.",
+        help_text=_("Tick none to allow every session."),
     )
 
     def __init__(self, *args, sessions: list[tuple[str, str]], **kwargs) -> None:
@@ -60,15 +68,20 @@ class KeyForm(forms.Form):
 
     def clean_allowed_ips(self) -> list[str]:
         lines = [line.strip() for line in self.cleaned_data["allowed_ips"].splitlines() if line.strip()]
-        try:
-            return [str(network) for network in parse_networks(lines)]
-        except ValueError as error:
-            raise ValidationError(str(error)) from None
+        networks = []
+        for line in lines:  # line by line, to name the bad one in the visitor's language
+            try:
+                networks += parse_networks([line])
+            except ValueError:
+                raise ValidationError(
+                    _("%(value)s is not an IP address or CIDR."), params={"value": repr(line)}
+                ) from None
+        return [str(network) for network in networks]
 
     def clean_expires_on(self):
         day = self.cleaned_data["expires_on"]
         if day is not None and day < datetime.now(ZoneInfo(settings.TIME_ZONE)).date():
-            raise ValidationError("Pick today or a later day.")
+            raise ValidationError(_("Pick today or a later day."))
         return day
 
     def expires_at(self) -> datetime | None:
@@ -79,35 +92,38 @@ class KeyForm(forms.Form):
 
 
 class SessionForm(forms.Form):
-    name = forms.CharField(max_length=100)
+    name = forms.CharField(label=_("Name"), max_length=100)
 
 
 class PairingCodeForm(forms.Form):
     phone = forms.RegexField(
+        label=_("Phone"),
         regex=r"^\d{8,15}$",
         max_length=15,
-        help_text="The phone's number in international format, digits only (e.g. 5511999990001).",
-        error_messages={"invalid": "Digits only, country code first, 8 to 15 digits."},
+        help_text=_("The phone's number in international format, digits only (e.g. 5511999990001)."),
+        error_messages={"invalid": _("Digits only, country code first, 8 to 15 digits.")},
     )
 
 
 class WebhookForm(forms.Form):
-    session = forms.ChoiceField()
-    url = forms.URLField(max_length=2000, assume_scheme="https")
+    session = forms.ChoiceField(label=_("Session"))
+    url = forms.URLField(label="URL", max_length=2000, assume_scheme="https")
     events = forms.MultipleChoiceField(
-        choices=[(name, f"{name} — {text}") for name, text in EVENTS.items()],
+        label=_("Events"),
+        choices=[(name, format_lazy("{} — {}", name, _(text))) for name, text in EVENTS.items()],
         widget=forms.CheckboxSelectMultiple,
     )
     secret = forms.CharField(
+        label=_("Secret"),
         max_length=500,
         required=False,
-        help_text="Signs each delivery (x-webhook-signature). Never shown again; leave empty to keep.",
+        help_text=_("Signs each delivery (x-webhook-signature). Never shown again; leave empty to keep."),
     )
     retry_count = forms.IntegerField(
         min_value=Webhook.MIN_RETRY_COUNT,
         max_value=Webhook.MAX_RETRY_COUNT,
         initial=Webhook.DEFAULT_RETRY_COUNT,
-        label="Attempts per event",
+        label=_("Attempts per event"),
     )
 
     def __init__(self, *args, sessions: list[tuple[str, str]], editing: bool = False, **kwargs) -> None:

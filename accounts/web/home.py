@@ -8,6 +8,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext
 
 from accounts.models import Account, Subscription
 from accounts.ratelimit import plan_rate, usage_hit
@@ -48,27 +50,35 @@ def usage_meters(request: HttpRequest, account: Account) -> list[Meter]:
     plan = account.plan
     return [
         Meter(
-            "Requests this minute (busiest key)",
+            gettext("Requests this minute (busiest key)"),
             _busiest_key_this_minute(request, account),
             plan.requests_per_minute,
         ),
-        Meter("Messages sent today", messages_sent_today(account), plan.messages_per_day),
-        Meter("Sessions", account.sessions.count(), plan.max_active_sessions),
-        Meter("Webhooks", Webhook.objects.filter(account=account).count(), plan.max_webhooks),
+        Meter(gettext("Messages sent today"), messages_sent_today(account), plan.messages_per_day),
+        Meter(gettext("Sessions"), account.sessions.count(), plan.max_active_sessions),
+        Meter(gettext("Webhooks"), Webhook.objects.filter(account=account).count(), plan.max_webhooks),
     ]
 
 
 def bonds_access(account: Account) -> str:
-    """The bonds subscription state, in words."""
+    """The bonds subscription state, in words, in the active language (its date in that language's
+    format; no_subscription and payment_issue are the API's statuses, kept as they are)."""
     subscription = account.subscriptions.filter(product=Subscription.Product.BONDS).first()
     if subscription is None:
-        return "No bonds subscription: keys of this account get the 5-bond preview (status no_subscription)."
+        return gettext(
+            "No bonds subscription: keys of this account get the 5-bond preview (status no_subscription)."
+        )
     ends = subscription.current_period_end
-    until = f" until {timezone.localtime(ends):%Y-%m-%d}" if ends else ""
+    if subscription.status == Subscription.Status.ACTIVE:
+        if ends is None:
+            return gettext("Active: keys of this account list every bond.")
+        day = date_format(timezone.localtime(ends), "SHORT_DATE_FORMAT")
+        return gettext("Active until %(day)s: keys of this account list every bond.") % {"day": day}
     return {
-        Subscription.Status.ACTIVE: f"Active{until}: keys of this account list every bond.",
-        Subscription.Status.PAST_DUE: "Payment pending: bond lists answer payment_issue until it is settled.",
-        Subscription.Status.CANCELED: "Canceled: bond lists answer no_subscription.",
+        Subscription.Status.PAST_DUE: gettext(
+            "Payment pending: bond lists answer payment_issue until it is settled."
+        ),
+        Subscription.Status.CANCELED: gettext("Canceled: bond lists answer no_subscription."),
     }.get(subscription.status, subscription.get_status_display())
 
 

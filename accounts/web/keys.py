@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from accounts.models import Account, ApiKey
@@ -66,5 +67,7 @@ def _key_issued(request: HttpRequest, account: Account, key: ApiKey, plaintext: 
 def key_revoke(request: HttpRequest, account: Account, key_id: int) -> HttpResponse:
     key = get_object_or_404(ApiKey, pk=key_id, account=account)
     api_key_revoke(key=key)
-    messages.success(request, f"Key {key.prefix}… revoked: it stops working at once.")
+    messages.success(
+        request, gettext("Key %(prefix)s… revoked: it stops working at once.") % {"prefix": key.prefix}
+    )
     return redirect("account:keys")

@@ -8,11 +8,13 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import Account
 from accounts.web.common import account_required, form_error
 from accounts.web.forms import PairingCodeForm, SessionForm
+from accounts.web.refusals import translated
 from config.errors import ApplicationError
 from messaging.models import Session
 from messaging.qr import qr_data_uri
@@ -36,7 +38,10 @@ def session_list(request: HttpRequest, account: Account) -> HttpResponse:
         except ApplicationError as error:
             form_error(form, error)
         else:
-            messages.success(request, f"Session '{session.name}' created. Connect it to pair a phone.")
+            messages.success(
+                request,
+                gettext("Session '%(name)s' created. Connect it to pair a phone.") % {"name": session.name},
+            )
             return redirect("account:session", session_id=session.pk)
     context = {"form": form, "sessions": account.sessions.order_by("created_at"), "plan": account.plan}
     return render(request, "account/sessions.html", context, status=400 if form.errors else 200)
@@ -53,7 +58,7 @@ def _act(request: HttpRequest, session: Session, action: Callable[[], object], d
     try:
         action()
     except ApplicationError as error:
-        messages.error(request, error.message)
+        messages.error(request, translated(error))
     else:
         messages.success(request, done)
     return redirect("account:session", session_id=session.pk)
@@ -63,16 +68,15 @@ def _act(request: HttpRequest, session: Session, action: Callable[[], object], d
 @account_required
 def session_connect(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
     session = _own_session(account, session_id)
-    return _act(
-        request, session, lambda: services.session_connect(session=session), "Scan the QR code below."
-    )
+    done = gettext("Scan the QR code below.")
+    return _act(request, session, lambda: services.session_connect(session=session), done)
 
 
 @require_POST
 @account_required
 def session_logout(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
     session = _own_session(account, session_id)
-    return _act(request, session, lambda: services.session_logout(session=session), "Logged out.")
+    return _act(request, session, lambda: services.session_logout(session=session), gettext("Logged out."))
 
 
 @require_POST
@@ -81,9 +85,10 @@ def session_scan(request: HttpRequest, account: Account, session_id: str) -> Htt
     """Sandbox sessions only: play the phone scanning the code, as POST /api/sandbox/…/scan does."""
     session = _own_session(account, session_id)
     if not _is_sandbox(session):
-        messages.error(request, "Only sandbox sessions can be paired without a phone.")
+        messages.error(request, gettext("Only sandbox sessions can be paired without a phone."))
         return redirect("account:session", session_id=session.pk)
-    return _act(request, session, lambda: services.sandbox_scan(session=session), "Paired (sandbox phone).")
+    done = gettext("Paired (sandbox phone).")
+    return _act(request, session, lambda: services.sandbox_scan(session=session), done)
 
 
 @require_POST
@@ -93,9 +98,9 @@ def session_delete(request: HttpRequest, account: Account, session_id: str) -> H
     try:
         services.session_delete(session=session)
     except ApplicationError as error:
-        messages.error(request, error.message)
+        messages.error(request, translated(error))
         return redirect("account:session", session_id=session.pk)
-    messages.success(request, f"Session '{session.name}' deleted.")
+    messages.success(request, gettext("Session '%(name)s' deleted.") % {"name": session.name})
     return redirect("account:sessions")
 
 
@@ -125,7 +130,7 @@ def session_qr(request: HttpRequest, account: Account, session_id: str) -> JsonR
     try:
         qr = services.session_qr(session=session)
     except ApplicationError as error:
-        return JsonResponse({"status": session.status, "error": error.message}, status=error.status_code)
+        return JsonResponse({"status": session.status, "error": translated(error)}, status=error.status_code)
     return JsonResponse(
         {
             "status": Session.Status.QR,

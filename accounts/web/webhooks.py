@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.models import Account
@@ -39,7 +40,7 @@ def webhook_list(request: HttpRequest, account: Account) -> HttpResponse:
         except ApplicationError as error:
             form_error(form, error)
         else:
-            messages.success(request, f"Webhook {webhook.id} created.")
+            messages.success(request, gettext("Webhook %(id)s created.") % {"id": webhook.id})
             return redirect("account:webhooks")
     context = {
         "form": form,
@@ -64,7 +65,7 @@ def webhook_edit(request: HttpRequest, account: Account, webhook_id: str) -> Htt
         except ApplicationError as error:
             form_error(form, error)
         else:
-            messages.success(request, f"Webhook {webhook.id} saved.")
+            messages.success(request, gettext("Webhook %(id)s saved.") % {"id": webhook.id})
             return redirect("account:webhooks")
     context = {"form": form, "webhook": webhook}
     return render(request, "account/webhook_edit.html", context, status=400 if form.errors else 200)
@@ -75,7 +76,10 @@ def webhook_edit(request: HttpRequest, account: Account, webhook_id: str) -> Htt
 def webhook_delete(request: HttpRequest, account: Account, webhook_id: str) -> HttpResponse:
     webhook = get_object_or_404(Webhook, pk=webhook_id, account=account)
     services.webhook_delete(webhook=webhook)
-    messages.success(request, f"Webhook {webhook_id} deleted; its waiting deliveries became dead letters.")
+    messages.success(
+        request,
+        gettext("Webhook %(id)s deleted; its waiting deliveries became dead letters.") % {"id": webhook_id},
+    )
     return redirect("account:webhooks")
 
 
@@ -107,10 +111,18 @@ def delivery_resend(request: HttpRequest, account: Account) -> HttpResponse:
     chosen = _own_deliveries(account).filter(pk__in=ids, status=Delivery.Status.DEAD)
     queued, _ = deliveries_resend(deliveries=chosen, requested_by=request.user)
     if queued:
-        messages.success(request, f"Resending {queued} dead letter(s), with their original webhook-id.")
-    if queued < len(ids):
-        messages.warning(
-            request,
-            f"{len(ids) - queued} could not be resent: not a dead letter, or its webhook was deleted.",
+        text = ngettext(
+            "Resending %(count)d dead letter, with its original webhook-id.",
+            "Resending %(count)d dead letters, with their original webhook-id.",
+            queued,
         )
+        messages.success(request, text % {"count": queued})
+    if queued < len(ids):
+        missed = len(ids) - queued
+        text = ngettext(
+            "%(count)d could not be resent: not a dead letter, or its webhook was deleted.",
+            "%(count)d could not be resent: not dead letters, or their webhook was deleted.",
+            missed,
+        )
+        messages.warning(request, text % {"count": missed})
     return redirect("account:deliveries")

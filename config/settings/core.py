@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's LocaleMiddleware for the pages only: the machine interfaces stay English (config/locale.py).
+    "config.locale.PageLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -105,6 +107,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -176,7 +179,21 @@ SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 
 # --- Internationalisation -----------------------------------------------------------------------
 
-LANGUAGE_CODE = "en-us"
+# The landing page, the account area and its e-mails speak English and Brazilian Portuguese: the
+# visitor's choice (the header's switch, kept in a cookie), else Accept-Language, else LANGUAGE_CODE.
+# The API, the gateway, the bonds API and MCP, the instance webhooks and the admin always answer in
+# English, whatever is asked (config/locale.py). docs/operations.md, "Languages".
+LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)")]
+LANGUAGE_CODE = os.environ.get("LANGUAGE_CODE", "en").lower()
+if LANGUAGE_CODE not in dict(LANGUAGES):
+    raise ImproperlyConfigured(
+        f"LANGUAGE_CODE must be one of {', '.join(dict(LANGUAGES))}; got {LANGUAGE_CODE!r}."
+    )
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates on the pages go through format names (SHORT_DATE_FORMAT...); config/formats keeps English
+# pages on ISO dates and gives Brazilian pages dd/mm/aaaa.
+FORMAT_MODULE_PATH = ["config.formats"]
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = os.environ.get("TIME_ZONE", "America/Sao_Paulo")
 USE_I18N = True
 USE_TZ = True
@@ -206,6 +223,7 @@ SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if PONTE_HTTPS e
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", PONTE_HTTPS or not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", PONTE_HTTPS or not DEBUG)
+LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 # --- Bad input (config/badinput.py) ---------------------------------------------------------------
 

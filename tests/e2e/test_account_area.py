@@ -38,7 +38,7 @@ def signed_up(browser, live_server, transactional_db, default_plans) -> Callable
         browser.find_element(By.NAME, "email").send_keys(email)
         browser.find_element(By.NAME, "password").send_keys(PASSWORD)
         browser.find_element(By.NAME, "confirmation").send_keys(PASSWORD)
-        browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        browser.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
         _wait(browser, 15).until(lambda b: "Plan: Free" in b.page_source)
         return browser
 
