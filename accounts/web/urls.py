@@ -26,6 +26,9 @@ urlpatterns = [
     path(
         "sessions/<uuid:session_id>/pairing-code/", sessions.session_pairing_code, name="session_pairing_code"
     ),
+    path(
+        "sessions/<uuid:session_id>/instance-key/", sessions.session_instance_key, name="session_instance_key"
+    ),
     path("sessions/<uuid:session_id>/scan/", sessions.session_scan, name="session_scan"),
     path("sessions/<uuid:session_id>/logout/", sessions.session_logout, name="session_logout"),
     path("sessions/<uuid:session_id>/delete/", sessions.session_delete, name="session_delete"),
