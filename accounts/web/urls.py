@@ -9,6 +9,7 @@ app_name = "account"
 
 urlpatterns = [
     path("", home.overview, name="home"),
+    path("bonds/request/", home.bonds_request, name="bonds_request"),
     path("signup/", auth.signup, name="signup"),
     path("verify/<str:uidb64>/<str:token>/", auth.verify, name="verify"),
     path("login/", auth.SigninView.as_view(), name="login"),
