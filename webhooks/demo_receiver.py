@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import json
 import threading
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from config.signed_json import signed_json_load
+from config.timefmt import local_time_text
 from webhooks.models import Delivery
 from webhooks.signing import hex_signature
 
@@ -120,6 +122,7 @@ def page(request: HttpRequest) -> HttpResponse:
     received = received_list()
     for record in received:
         record["pretty"] = json.dumps(record["payload"], indent=2, ensure_ascii=False)
+        record["at"] = local_time_text(datetime.fromisoformat(record["at"]))
     context = {"received": received, "url": demo_receiver_url(), "kept": KEPT, "demo_secret": demo_secret()}
     return render(request, "demo/received.html", context)
 

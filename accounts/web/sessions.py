@@ -17,6 +17,7 @@ from accounts.web.common import account_required, form_error
 from accounts.web.forms import PairingCodeForm, SessionForm
 from accounts.web.refusals import translated
 from config.errors import ApplicationError
+from config.timefmt import local_time_text
 from messaging.models import Session
 from messaging.qr import qr_data_uri
 from messaging.services import sessions as services
@@ -163,5 +164,6 @@ def session_qr(request: HttpRequest, account: Account, session_id: str) -> JsonR
             "code": qr.code,
             "image": qr_data_uri(qr.code),
             "expiresAt": qr.expires_at.isoformat(),
+            "expiresAtText": local_time_text(qr.expires_at),  # as every time on the pages reads
         }
     )
