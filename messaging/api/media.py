@@ -75,6 +75,7 @@ class MessageMediaApi(MessageView):
             file_name=data["fileName"],
             mime_type=data["mimeType"],
             quoted=quoted_input(data.get("quoted")),
+            savepoint=False,
         )
         return Response(sent_body(message))
 

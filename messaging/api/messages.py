@@ -91,6 +91,8 @@ def _quoted(data: dict | None) -> services.QuotedInput | None:
 
 
 class MessageView(SessionKeyedView):
+    """Sends pass `savepoint=False`: the request's transaction (ATOMIC_REQUESTS) is the unit of work."""
+
     permission_classes = [IsOperator]
 
     def validated(self, serializer_class: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
@@ -120,7 +122,11 @@ class MessageSendApi(MessageView):
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
         message = services.message_send_text(
-            session=session, to=data["to"], text=data["text"], quoted=_quoted(data.get("quoted"))
+            session=session,
+            to=data["to"],
+            text=data["text"],
+            quoted=_quoted(data.get("quoted")),
+            savepoint=False,
         )
         return Response(sent_body(message))
 
@@ -200,7 +206,9 @@ class MessageVcardApi(MessageView):
     @extend_schema(request=InputSerializer, responses=SentSerializer, operation_id="messages_vcard")
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
-        message = services.message_send_contact(session=session, to=data["to"], card=_card(data))
+        message = services.message_send_contact(
+            session=session, to=data["to"], card=_card(data), savepoint=False
+        )
         return Response(sent_body(message))
 
 
@@ -222,7 +230,7 @@ class MessageVcardsApi(MessageView):
         session, data = self.validated(self.InputSerializer)
         cards = [_card(c) for c in data["contacts"]]
         message = services.message_send_contacts(
-            session=session, to=data["to"], display_name=data["displayName"], cards=cards
+            session=session, to=data["to"], display_name=data["displayName"], cards=cards, savepoint=False
         )
         return Response(sent_body(message, count=len(cards)))
 
@@ -259,6 +267,7 @@ class MessageLocationApi(MessageView):
             name=data["name"],
             address=data["address"],
             quoted=_quoted(data.get("quoted")),
+            savepoint=False,
         )
         return Response(sent_body(message))
 
@@ -290,7 +299,12 @@ class MessageButtonsApi(MessageView):
         session, data = self.validated(self.InputSerializer)
         buttons = [Button(b["buttonId"], b["buttonText"]) for b in data["buttons"]]
         message = services.message_send_buttons(
-            session=session, to=data["to"], text=data["text"], buttons=buttons, footer=data["footer"]
+            session=session,
+            to=data["to"],
+            text=data["text"],
+            buttons=buttons,
+            footer=data["footer"],
+            savepoint=False,
         )
         return Response(sent_body(message))
 

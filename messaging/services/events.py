@@ -161,32 +161,36 @@ def _message(session: Session, event: MessageEvent) -> None:
 
 
 def _ack(session: Session, event: MessageAckEvent) -> str:
-    """Returns the acked message's chat (an ack may name only the message)."""
+    """Returns the acked message's chat (an ack may name only the message). One UPDATE, only ever
+    forward (sent → delivered → read; a failed or deleted message keeps its status); the chat is read
+    only when the ack does not name it."""
     messages = Message.objects.filter(session=session, message_id=event.message_id)
     if event.chat:
         messages = messages.filter(chat=event.chat)
-    chat = event.chat
-    for message in messages:
-        chat = message.chat
-        if event.status in _ACK_ORDER and _ACK_ORDER[event.status] > _ACK_ORDER.get(message.status, 99):
-            message.status = event.status
-            message.save(update_fields=["status"])
+    chat = event.chat or messages.values_list("chat", flat=True).first() or ""
+    rank = _ACK_ORDER.get(event.status)
+    if rank is not None:
+        behind = [status for status, order in _ACK_ORDER.items() if order < rank]
+        messages.filter(status__in=behind).update(status=event.status)
     return chat
 
 
 def _group(session: Session, event: GroupChange) -> None:
+    """The group's row as the engine reports it: one upsert."""
     member_jids = {m.jid for m in event.members}
-    Group.objects.update_or_create(
+    group = Group(
         session=session,
         jid=event.group,
-        defaults={
-            "subject": event.subject,
-            "subject_time": event.subject_time,
-            "creation": event.creation,
-            "owner": event.owner,
-            "participants": [{"jid": m.jid, "admin": m.admin} for m in event.members],
-            "is_member": bool(session.jid) and session.jid in member_jids,
-        },
+        subject=event.subject,
+        subject_time=event.subject_time,
+        creation=event.creation,
+        owner=event.owner,
+        participants=[{"jid": m.jid, "admin": m.admin} for m in event.members],
+        is_member=bool(session.jid) and session.jid in member_jids,
+    )
+    fields = ["subject", "subject_time", "creation", "owner", "participants", "is_member", "updated_at"]
+    Group.objects.bulk_create(
+        [group], update_conflicts=True, unique_fields=["session", "jid"], update_fields=fields
     )
 
 

@@ -92,7 +92,9 @@ def message_send_media(
     file_name: str = "",
     mime_type: str = "",
     quoted: QuotedInput | None = None,
+    savepoint: bool = True,
 ) -> Message:
+    """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send)."""
     if session.official:
         return _official_media_send(
             session=session, to=to, type_=type_, url=url, caption=caption, file_name=file_name
@@ -120,6 +122,7 @@ def message_send_media(
         send=lambda engine, session_id, quote: engine.send_media(session_id, to, payload, quote),
         content=recorded,
         quoted=quoted,
+        savepoint=savepoint,
     )
 
 

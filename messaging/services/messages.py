@@ -8,10 +8,11 @@ templates, messaging/channels/engine.py). The engine's echo of the sent message 
 to the event sink, in the same transaction; the message row is written once, from what the engine
 returns and what the API knows.
 
-No savepoint of their own for unofficial sessions: the request's transaction (or a caller's) rolls back
-as one. Official sessions keep one, because a refused send still records something (a failed message, a
-disconnected session; `ApplicationError.record`) after its own writes were rolled back. A caller that
-catches a send's error and writes on must therefore open its own `transaction.atomic()` around the send.
+Each send is atomic; nested in a caller's transaction it takes a savepoint, so a caller that catches its
+error can write on (the Chatwoot mirror records a refused send). The API views pass `savepoint=False`:
+a request's transaction (ATOMIC_REQUESTS) fails as a whole on any error, so the savepoint would only cost
+two round trips. Official sessions keep theirs anyway, because a refused send still records something
+(a failed message, a disconnected session; `ApplicationError.record`) after its own writes are rolled back.
 """
 
 from __future__ import annotations
@@ -99,9 +100,11 @@ def message_send(
     send: EngineSend,
     content: Content,
     quoted: QuotedInput | None = None,
+    savepoint: bool = True,
 ) -> Message:
-    """Send one message through the session's engine and record it (the one path of every send)."""
-    with transaction.atomic(savepoint=session.official):
+    """Send one message through the session's engine and record it (the one path of every send).
+    `savepoint=False`: the caller's transaction fails as a whole on any error (an API request)."""
+    with transaction.atomic(savepoint=savepoint or session.official):
         require_connected(session)
         quota_take(account=session.account)
         quote = message_quote(session, to, quoted)
@@ -182,7 +185,9 @@ def _failed_outside_window(
     return error
 
 
-def message_send_text(*, session: Session, to: str, text: str, quoted: QuotedInput | None = None) -> Message:
+def message_send_text(
+    *, session: Session, to: str, text: str, quoted: QuotedInput | None = None, savepoint: bool = True
+) -> Message:
     def send(engine: Engine, session_id: str, quote: Quoted | None) -> SentMessage:
         try:
             return engine.send_text(session_id, to, text, quote)
@@ -194,21 +199,24 @@ def message_send_text(*, session: Session, to: str, text: str, quoted: QuotedInp
     def content(done: Dispatched) -> dict[str, Any]:
         return {"text": text, **({"quoted": {"messageId": done.quote.message_id}} if done.quote else {})}
 
-    return message_send(session=session, to=to, type_="text", send=send, content=content, quoted=quoted)
+    return message_send(
+        session=session, to=to, type_="text", send=send, content=content, quoted=quoted, savepoint=savepoint
+    )
 
 
-def message_send_contact(*, session: Session, to: str, card: ContactCard) -> Message:
+def message_send_contact(*, session: Session, to: str, card: ContactCard, savepoint: bool = True) -> Message:
     return message_send(
         session=session,
         to=to,
         type_="contact",
         send=lambda engine, session_id, _: engine.send_contact(session_id, to, card),
         content=lambda _: {"contacts": [card.__dict__], "vcard": card.vcard()},
+        savepoint=savepoint,
     )
 
 
 def message_send_contacts(
-    *, session: Session, to: str, display_name: str, cards: list[ContactCard]
+    *, session: Session, to: str, display_name: str, cards: list[ContactCard], savepoint: bool = True
 ) -> Message:
     return message_send(
         session=session,
@@ -216,6 +224,7 @@ def message_send_contacts(
         type_="contacts",
         send=lambda engine, session_id, _: engine.send_contacts(session_id, to, display_name, cards),
         content=lambda _: {"displayName": display_name, "contacts": [c.__dict__ for c in cards]},
+        savepoint=savepoint,
     )
 
 
@@ -228,6 +237,7 @@ def message_send_location(
     name: str = "",
     address: str = "",
     quoted: QuotedInput | None = None,
+    savepoint: bool = True,
 ) -> Message:
     location = {"latitude": latitude, "longitude": longitude, "name": name, "address": address}
     return message_send(
@@ -239,11 +249,12 @@ def message_send_location(
         ),
         content=lambda _: {"location": location},
         quoted=quoted,
+        savepoint=savepoint,
     )
 
 
 def message_send_buttons(
-    *, session: Session, to: str, text: str, buttons: list[Button], footer: str = ""
+    *, session: Session, to: str, text: str, buttons: list[Button], footer: str = "", savepoint: bool = True
 ) -> Message:
     return message_send(
         session=session,
@@ -251,6 +262,7 @@ def message_send_buttons(
         type_="buttons",
         send=lambda engine, session_id, _: engine.send_buttons(session_id, to, text, buttons, footer),
         content=lambda _: {"text": text, "footer": footer, "buttons": [b.__dict__ for b in buttons]},
+        savepoint=savepoint,
     )
 
 

@@ -92,3 +92,40 @@ def test_an_event_reported_from_elsewhere_reads_its_session_locked_once(session,
         engine_event_receive(str(session.pk), event)
     ours, _ = counted_sinks.split(captured)
     assert ours == ["SELECT", "INSERT"]  # the session FOR UPDATE, the message row
+
+
+def test_an_ack_is_one_update_and_only_ever_moves_a_status_forward(admin_client, session):
+    from messaging.engines.events import MessageAckEvent
+    from messaging.models import Message
+    from messaging.services.events import engine_event_receive
+
+    body = {"sessionId": str(session.pk), "to": CUSTOMER, "text": "acked"}
+    sent = admin_client.post("/api/messages/send", body, format="json").json()
+    chat = f"{CUSTOMER}@s.whatsapp.net"
+
+    def ack(status: str) -> list[str]:
+        event = MessageAckEvent(message_id=sent["messageId"], chat_jid=chat, status=status, recipient=chat)
+        counted_sinks.spans.clear()
+        with CaptureQueriesContext(connection) as captured:
+            engine_event_receive(str(session.pk), event)
+        return counted_sinks.split(captured)[0]
+
+    assert ack("read") == ["SELECT", "UPDATE"]  # the session FOR UPDATE, the message's status
+    ack("delivered")
+    assert Message.objects.get(message_id=sent["messageId"]).status == "read"
+
+
+def test_a_send_refused_inside_a_callers_transaction_leaves_it_usable_and_uncounted(session):
+    """Outside a request (the Chatwoot mirror, a task) a send keeps its savepoint: the caller catches the
+    error and writes on, and the send's own writes (the quota) are gone."""
+    from django.db import transaction
+
+    from config.errors import MessageNotFound
+    from messaging.services.messages import QuotedInput, message_send_text
+    from messaging.services.quota import messages_sent_today
+
+    before = messages_sent_today(session.account)
+    with transaction.atomic():
+        with pytest.raises(MessageNotFound):
+            message_send_text(session=session, to=CUSTOMER, text="x", quoted=QuotedInput(message_id="NOPE"))
+        assert messages_sent_today(session.account) == before  # the caller's transaction still answers
