@@ -84,7 +84,8 @@ def sent_body(message: Message, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _quoted(data: dict | None) -> services.QuotedInput | None:
+def quoted_input(data: dict | None) -> services.QuotedInput | None:
+    """The `quoted` object of a send's body as the services take it (also used by the media route)."""
     if not data:
         return None
     return services.QuotedInput(message_id=data["messageId"], participant=data.get("participant", ""))
@@ -125,7 +126,7 @@ class MessageSendApi(MessageView):
             session=session,
             to=data["to"],
             text=data["text"],
-            quoted=_quoted(data.get("quoted")),
+            quoted=quoted_input(data.get("quoted")),
             savepoint=False,
         )
         return Response(sent_body(message))
@@ -266,7 +267,7 @@ class MessageLocationApi(MessageView):
             longitude=data["longitude"],
             name=data["name"],
             address=data["address"],
-            quoted=_quoted(data.get("quoted")),
+            quoted=quoted_input(data.get("quoted")),
             savepoint=False,
         )
         return Response(sent_body(message))
