@@ -10,9 +10,9 @@ account or a plan change reads the row again: revocation takes effect at once ev
 
 Why a token deleted on write, not a version counter bumped on write: deletes missed during a Redis
 outage are replayed when it answers again (config/cache.py), and a fresh token can never equal an old
-one, whereas a counter lost with a Redis restart could come back to a value a stale copy holds. While
-Redis is unreachable (the cache on its per-process fallback) a copy is used for at most a second, as
-before the tokens.
+one, whereas a counter lost with a Redis restart could come back to a value a stale copy holds. Without a
+shared cache (the embedded default's per-process memory, or Redis unreachable and the cache on its
+per-process fallback) tokens cannot reach other processes, so a copy is used for at most a second.
 """
 
 from __future__ import annotations
@@ -26,19 +26,18 @@ from django.core.cache import cache
 from django.db import transaction
 
 from accounts.models import ApiKey
-from config.cache import cache_degraded
 
 # A token outlives any plausible gap between calls; when it lapses the next call reads the row again.
 TOKEN_SECONDS = 24 * 3600
-# During a Redis outage tokens cannot be checked: a copy is trusted this long, then read again.
-DEGRADED_SECONDS = 1.0
+# Without a shared cache tokens reach no other process: a copy is trusted this long, then read again.
+UNSHARED_SECONDS = 1.0
 LOCAL_KEYS_MAX = 10_000
 
 
 @dataclass(frozen=True)
 class _Copy:
     key: ApiKey
-    token: str | None  # None: read while the cache was degraded
+    token: str | None  # None: read without a shared cache
     read_at: float
 
 
@@ -50,10 +49,15 @@ def _token_key(prefix: str) -> str:
     return f"accounts:key-token:{prefix}"
 
 
+def _shared() -> bool:
+    """Whether every process shares the cache now: Redis, answering (config.cache.RedisCache)."""
+    return getattr(cache, "degraded", True) is False
+
+
 def _current_token(prefix: str) -> str | None:
     """The prefix's token, set now if there is none (the first reader after a write sets it)."""
     token = cache.get(_token_key(prefix))
-    if token is not None or cache_degraded():
+    if token is not None or not _shared():
         return token
     fresh = uuid.uuid4().hex
     if cache.add(_token_key(prefix), fresh, TOKEN_SECONDS):
@@ -66,8 +70,8 @@ def key_resolve(prefix: str) -> ApiKey | None:
     token holds, else from the database. Unknown prefixes are never kept: nobody can fill the memory."""
     copy = _copies.get(prefix)
     now = time.monotonic()
-    if cache_degraded():
-        if copy is not None and now - copy.read_at < DEGRADED_SECONDS:
+    if not _shared():
+        if copy is not None and now - copy.read_at < UNSHARED_SECONDS:
             return copy.key
         token = None
     else:
