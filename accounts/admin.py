@@ -2,12 +2,14 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.admin_forms import ApiKeyForm, ApiKeyIssueForm
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.services import api_key_create, api_key_revoke
+from config.admin_once import shown_once
 from config.admin_safety import QueryStringGuard
 
 
@@ -110,9 +112,24 @@ class ApiKeyAdmin(QueryStringGuard, admin.ModelAdmin):
             allowed_sessions=obj.allowed_sessions,
         )
         obj.pk, obj.prefix = key.pk, key.prefix
-        messages.warning(
+        obj.plaintext = plaintext  # for response_add, this request only
+
+    def response_add(self, request: HttpRequest, obj: ApiKey, post_url_continue=None) -> HttpResponse:
+        """The new key is shown in the reply to the POST that issued it (config.admin_once)."""
+        plaintext = getattr(obj, "plaintext", None)
+        if plaintext is None:
+            return super().response_add(request, obj, post_url_continue)
+        return shown_once(
             request,
-            f"New API key (shown only this once, copy it now): {plaintext}",
+            self,
+            title="New API key",
+            shown=[(f"New API key {obj.prefix}… ({obj.role}, {obj.account})", plaintext)],
+            back=reverse("admin:accounts_apikey_changelist"),
+            links=[
+                ("View this key", reverse("admin:accounts_apikey_change", args=[obj.pk])),
+                ("Issue another", reverse("admin:accounts_apikey_add")),
+                ("All API keys", reverse("admin:accounts_apikey_changelist")),
+            ],
         )
 
     @admin.display(description="status")

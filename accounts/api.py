@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from accounts.models import ApiKey
 from accounts.permissions import IsAdmin, IsViewer, require_session_allowed
 from accounts.ratelimit import EndpointRateThrottle, PlanRateThrottle, ratelimit_headers
+from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke
 from config.errors import NotFound
 
@@ -98,7 +99,9 @@ class MeApi(KeyedAPIView):
 
 
 class KeyListCreateApi(KeyedAPIView):
-    """List the account's keys, or issue one (admin keys only). A new key is shown once."""
+    """List the account's keys, or issue one (admin keys only). A new key is shown once. A restricted
+    key lists only keys no wider than itself (sessions, IP ranges, expiry) and issues only such keys: a
+    limit left out is the calling key's, asking for more is a 403 naming the limit."""
 
     permission_classes = [IsAdmin]
 
@@ -134,20 +137,23 @@ class KeyListCreateApi(KeyedAPIView):
         operation_id="keys_list",
     )
     def get(self, request: Request) -> Response:
-        keys = self.api_key.account.api_keys.all()
+        keys = api_key_list(account=self.api_key.account, by=self.api_key)
         return Response({"data": KeyOutputSerializer(keys, many=True).data})
 
     @extend_schema(request=InputSerializer, responses={201: CreatedSerializer}, operation_id="keys_create")
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        key, plaintext = api_key_create(account=self.api_key.account, **data.validated_data)
+        key, plaintext = api_key_create(
+            account=self.api_key.account, creator=self.api_key, **data.validated_data
+        )
         key.key = plaintext
         return Response(self.CreatedSerializer(key).data, status=201)
 
 
 class KeyRevokeApi(KeyedAPIView):
-    """Revoke one of the account's keys (admin keys only)."""
+    """Revoke one of the account's keys (admin keys only); a restricted key, only keys no wider than
+    itself."""
 
     permission_classes = [IsAdmin]
 
@@ -156,7 +162,7 @@ class KeyRevokeApi(KeyedAPIView):
         key = self.api_key.account.api_keys.filter(pk=key_id).first()
         if key is None:
             raise NotFound("No such key in this account.")
-        return Response(KeyOutputSerializer(api_key_revoke(key=key)).data)
+        return Response(KeyOutputSerializer(api_key_revoke(key=key, by=self.api_key)).data)
 
 
 class GatewayMeApi(MeApi):

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from accounts.models import ApiKey
 from accounts.netaddr import client_address
 from accounts.services import api_key_authenticate
+from config.authorization import bearer_token
 from config.errors import ApplicationError
 
 
@@ -23,11 +24,9 @@ def presented_header_key(request: HttpRequest) -> str | None:
 
 
 def bearer_or_query_key(*, authorization: str, query_key: str) -> str | None:
-    """The key from an `Authorization: Bearer` value (preferred) or a `key` query parameter value."""
-    scheme, _, token = authorization.partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    return query_key.strip() or None
+    """The key from an `Authorization: Bearer` value (preferred; the scheme in any case) or a `key`
+    query parameter value."""
+    return bearer_token(authorization) or query_key.strip() or None
 
 
 def presented_bearer_or_query_key(request: HttpRequest) -> str | None:

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from accounts.key_limits import KeyLimits, limits_for_new_key, require_covers
 from accounts.keycache import key_resolve, keys_forget
 from accounts.keys import digest_of, digests_match, key_material_new, prefix_of
 from accounts.models import Account, ApiKey, Plan, Subscription
@@ -118,11 +119,20 @@ def api_key_create(
     expires_at: datetime | None = None,
     allowed_ips: list[str] | None = None,
     allowed_sessions: list[str] | None = None,
+    creator: ApiKey | None = None,
 ) -> tuple[ApiKey, str]:
-    """Create a key and return it with its plaintext, which is never stored."""
+    """Create a key and return it with its plaintext, which is never stored.
+
+    `creator` is the key asking, when a key asks (the API): the new key then stays within its limits
+    (accounts.key_limits), inheriting each one not asked for."""
     if role not in ApiKey.Role.values:
         raise ValidationFailed(f"role must be one of {', '.join(ApiKey.Role.values)}; got {role!r}")
     ips, sessions = allowed_ips_clean(allowed_ips or []), allowed_sessions_clean(allowed_sessions or [])
+    if creator is not None:
+        limits = limits_for_new_key(
+            creator=creator, requested=KeyLimits(tuple(sessions), tuple(ips), expires_at)
+        )
+        sessions, ips, expires_at = list(limits.sessions), list(limits.ips), limits.expires_at
     plaintext, prefix, digest = key_material_new()
     key = ApiKey(
         account=account,
@@ -139,7 +149,10 @@ def api_key_create(
     return key, plaintext
 
 
-def api_key_revoke(*, key: ApiKey) -> ApiKey:
+def api_key_revoke(*, key: ApiKey, by: ApiKey | None = None) -> ApiKey:
+    """Revoke `key`; when a key asks (`by`), only a key no wider than itself (403 otherwise)."""
+    if by is not None:
+        require_covers(by, key)
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at", "updated_at"])

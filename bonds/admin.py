@@ -94,6 +94,7 @@ class RefreshRunAdmin(QueryStringGuard, admin.ModelAdmin):
         "trigger",
         "status",
         "provider_outcomes",
+        "failed_sources_list",
         "created",
         "updated",
         "deactivated",
@@ -101,7 +102,8 @@ class RefreshRunAdmin(QueryStringGuard, admin.ModelAdmin):
     )
     list_filter = ("status", "trigger")
     readonly_fields = [field.name for field in RefreshRun._meta.fields if field.name != "id"] + [
-        "outcomes_table"
+        "failed_sources_list",
+        "outcomes_table",
     ]
     exclude = ("outcomes",)
 
@@ -118,6 +120,10 @@ class RefreshRunAdmin(QueryStringGuard, admin.ModelAdmin):
             "{} {}",
             ((name, "✔" if outcome.get("ok") else "✘") for name, outcome in run.outcomes.items()),
         )
+
+    @admin.display(description="Failed sources")
+    def failed_sources_list(self, run: RefreshRun) -> str:
+        return ", ".join(run.failed_sources) or "—"
 
     @admin.display(description="Outcome per provider")
     def outcomes_table(self, run: RefreshRun) -> str:
@@ -146,12 +152,7 @@ class RefreshRunAdmin(QueryStringGuard, admin.ModelAdmin):
             level = {RefreshRun.Status.OK: messages.SUCCESS, RefreshRun.Status.FAILED: messages.ERROR}.get(
                 run.status, messages.WARNING
             )
-            messages.add_message(
-                request,
-                level,
-                f"Refresh {run.status}: {run.created} created, {run.updated} updated, "
-                f"{run.deactivated} deactivated, {run.recomputed} with new returns. {run.errors}".strip(),
-            )
+            messages.add_message(request, level, f"{run.summary} {run.errors}".strip())
         return HttpResponseRedirect(reverse("admin:bonds_refreshrun_changelist"))
 
 

@@ -41,6 +41,10 @@ def parse_bom(query: dict[str, list[str]], locale: str | None) -> bool:
 class BondSerializer(serializers.Serializer):
     """One Bond of the list (OpenAPI component `Bond`)."""
 
+    id = serializers.IntegerField(
+        help_text="Ponte's id of the offer: the same offer keeps it across refreshes; the `bond_id` of the "
+        "MCP tool project_bond. JSON only."
+    )
     name = serializers.CharField()
     bank = serializers.IntegerField()
     bank_name = serializers.CharField()
@@ -52,9 +56,13 @@ class BondSerializer(serializers.Serializer):
     exclusive = serializers.BooleanField()
     min_investment = serializers.FloatField()
     maturity_date = serializers.DateField()
-    early_withdrawal = serializers.BooleanField()
+    early_withdrawal = serializers.BooleanField(
+        help_text="Redemption before maturity at the contract rate (a sale at the market price is not one)."
+    )
     rating = serializers.CharField(allow_null=True)
-    payment_probability = serializers.FloatField(allow_null=True)
+    payment_probability = serializers.FloatField(
+        allow_null=True, help_text="The issuer's probability of payment at maturity; federal bonds 1."
+    )
     net_annualized_return = serializers.FloatField(allow_null=True)
     real_annualized_return = serializers.FloatField(allow_null=True)
     liquidity_days = serializers.IntegerField(
@@ -72,6 +80,69 @@ class BondSerializer(serializers.Serializer):
             "to net the same as this offer (1.1 = 110% of CDI); null without a CDI projection. JSON only."
         ),
     )
+    covered_payment_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="Probability of being paid for an amount within the FGC limit (BRL 250,000 per taxpayer "
+        "per institution): at least 0.999 on FGC-covered offers, payment_probability elsewhere. JSON only.",
+    )
+    liquidity_kind = serializers.ChoiceField(
+        choices=["redemption", "sale"],
+        allow_null=True,
+        help_text="How money comes back before maturity: redemption (by the issuer, at the contract rate) or "
+        "sale (at the market price: Tesouro Direto, D+1); null when it does not. JSON only.",
+    )
+
+
+# One step of the projected CDI path (OpenAPI component `CdiStep`). Its first field is `from`, a
+# Python keyword, so the class is built with type().
+CdiStepSerializer = type(
+    "CdiStepSerializer",
+    (serializers.Serializer,),
+    {
+        "__doc__": "One step of the projected CDI path.",
+        "__module__": __name__,
+        "from": serializers.DateField(help_text="First day of this step; it applies until the next step's."),
+        "cdi": serializers.FloatField(help_text="Projected CDI, a year, decimal."),
+        "selic": serializers.FloatField(
+            help_text="Effective Selic the selic* and selic+ offers compound at (= cdi)."
+        ),
+        "selic_target": serializers.FloatField(help_text="Projected Selic target, a year, decimal."),
+        "meeting": serializers.CharField(
+            allow_null=True,
+            help_text="The Copom meeting whose decision starts this step (R1/2027); else null.",
+        ),
+        "estimated_date": serializers.BooleanField(
+            help_text="The meeting's date is estimated: not yet in BCB's calendar (a year before + 52 weeks)."
+        ),
+    },
+)
+
+
+class PoupancaSerializer(serializers.Serializer):
+    annual_return = serializers.FloatField(
+        allow_null=True, help_text="A savings account over the next 12 months on this path (tax-free)."
+    )
+    tr_monthly = serializers.FloatField(help_text="TR assumed, decimal a month.")
+    tr_source = serializers.CharField(help_text="Where the TR comes from (SGS 226), or that it is unknown.")
+
+
+class AssumptionsSerializer(serializers.Serializer):
+    """What every figure of the list was computed from (OpenAPI component `Assumptions`)."""
+
+    projection_date = serializers.DateField()
+    survey_date = serializers.DateField(allow_null=True, help_text="Focus survey date of the annual medians.")
+    meetings_survey_date = serializers.DateField(
+        allow_null=True, help_text="Focus survey date of the per-meeting medians."
+    )
+    cdi_selic_gap = serializers.FloatField(help_text="Selic target - CDI, decimal.")
+    cdi_path = CdiStepSerializer(
+        many=True, help_text="From today: every cdi*, cdi+, selic* and selic+ figure compounds over it."
+    )
+    ipca_by_year = serializers.DictField(
+        child=serializers.FloatField(), help_text="Projected IPCA per calendar year, decimal."
+    )
+    ipca_12m = serializers.FloatField(allow_null=True)
+    poupanca = PoupancaSerializer()
 
 
 class BondListApi(APIView):
@@ -92,6 +163,9 @@ class BondListApi(APIView):
                     "status": serializers.ChoiceField(choices=list(statuses.REPLY_STATUSES)),
                     "description": serializers.CharField(),
                 },
+            ),
+            "assumptions": AssumptionsSerializer(
+                allow_null=True, help_text="Null when the status gives no bonds (or before any refresh)."
             ),
             "bonds": BondSerializer(many=True),
         },

@@ -9,6 +9,7 @@ class BondsConfig(AppConfig):
         from django.db.models.signals import post_delete, post_save
 
         from accounts.models import Account, Subscription
+        from bonds import checks  # noqa: F401  (registers the Copom calendar check)
         from bonds.models import Bond, Issuer, ProjectionSnapshot
         from bonds.selectors import data_version_bump
         from bonds.services import subscription_forget

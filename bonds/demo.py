@@ -1,10 +1,15 @@
 """Demo bonds for `manage.py load_demo`: a few hundred offers of banks, companies (through brokers) and
 the Treasury, every product and index, priced over the demo's projected curve (bonds.demo_market),
-a projection snapshot, and computed returns. Deterministic and offline."""
+a projection snapshot, and computed returns. Deterministic and offline.
+
+The demo's Tesouro Direto titles stand in for the Tesouro provider's: they are stored as its offers
+(source `tesouro`, its natural keys), so a real refresh updates them in place, keeping their ids, and
+retires those the real file lacks, instead of listing every title twice. Once a real Tesouro refresh
+has succeeded the demo leaves Tesouro titles alone."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from typing import TextIO
 
 from django.conf import settings
@@ -12,7 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from bonds.demo_market import Market, market_offers
-from bonds.models import Issuer, ProjectionSnapshot
+from bonds.models import Issuer, ProjectionSnapshot, RefreshRun
+from bonds.providers import tesouro
 from bonds.providers.base import Offer
 from bonds.providers.tesouro import TESOURO_BANK_CODE, TESOURO_BANK_NAME
 from bonds.selectors import projection_of
@@ -70,16 +76,25 @@ def demo_snapshot(today: date) -> ProjectionSnapshot:
     )
 
 
-def demo_offers(*, count: int = 300, today: date | None = None, seed: int = 2026) -> list[Offer]:
-    """`count` market offers, three short CDBs and the Tesouro Direto ones: the same for the same
-    day and seed."""
+def demo_offers(
+    *, count: int = 300, today: date | None = None, seed: int = 2026, with_tesouro: bool = True
+) -> list[Offer]:
+    """`count` market offers, three short CDBs and (`with_tesouro`) the Tesouro Direto ones: the
+    same for the same day and seed."""
     today = today or timezone.localdate()
-    projection = projection_of(demo_snapshot(today))
-    market = Market(today=today, projection=projection)
+    market = Market(today=today, projection=projection_of(demo_snapshot(today)))
     banks = {code: name for code, name, _, _ in BANKS}
     offers = market_offers(market=market, count=count, banks=banks, seed=seed)
+    return offers + tesouro_offers(market) if with_tesouro else offers
+
+
+def tesouro_offers(market: Market) -> list[Offer]:
+    """The Tesouro Direto titles on sale, keyed as the Tesouro provider keys its offers."""
+    offers = []
     for label, index, maturity, rate in TESOURO:
-        maturity_date = date(*maturity) if maturity else today + timedelta(days=365 * 3)
+        # Tesouro Reserva's maturity is a stand-in three years ahead, fixed for the year so its
+        # identity (type and maturity) holds from one load to the next.
+        maturity_date = date(*maturity) if maturity else date(market.today.year + 3, 3, 1)
         if rate is None:  # Prefixado: the curve's average CDI over the term plus a term premium
             rate = round(
                 market.annual(market.cdi_factor(1.0, maturity_date), maturity_date) + PREFIXADO_TERM_PREMIUM,
@@ -88,7 +103,7 @@ def demo_offers(*, count: int = 300, today: date | None = None, seed: int = 2026
         offset = 19 if "Renda+" in label else 4 if "Educa+" in label else 0
         offers.append(
             Offer(
-                natural_key=f"demo-td|{label}|{maturity_date.isoformat() if maturity else 'reserva'}",
+                natural_key=tesouro.natural_key(label, maturity_date),
                 name=f"{label} {maturity_date.year - offset}" if maturity else label,
                 bank=TESOURO_BANK_CODE,
                 bank_name=TESOURO_BANK_NAME,
@@ -130,13 +145,27 @@ def snapshot_load(*, today: date | None = None) -> ProjectionSnapshot:
     return snapshot
 
 
+def tesouro_refreshed() -> bool:
+    """Whether a real Tesouro refresh has succeeded (its titles are then the real ones)."""
+    return RefreshRun.objects.filter(**{f"outcomes__{tesouro.SOURCE}__ok": True}).exists()
+
+
 @transaction.atomic
 def load(*, stdout: TextIO, count: int = 300) -> None:
     issuers_load()
     snapshot_load()
-    counts = bond_offers_upsert(source=SOURCE, offers=demo_offers(count=count))
+    today = timezone.localdate()
+    market = Market(today=today, projection=projection_of(demo_snapshot(today)))
+    counts = bond_offers_upsert(
+        source=SOURCE, offers=demo_offers(count=count, today=today, with_tesouro=False)
+    )
+    if tesouro_refreshed():
+        titles = "the Tesouro titles of the last real refresh"
+    else:
+        loaded = bond_offers_upsert(source=tesouro.SOURCE, offers=tesouro_offers(market))
+        titles = f"{loaded.offers} Tesouro titles"
     recomputed = bond_returns_recompute()
     stdout.write(
-        f"  demo bonds: {counts.offers} offers ({counts.created} new), {recomputed} with new returns;"
-        f" list them at {settings.PONTE_BASE_URL}/bonds/api/\n"
+        f"  demo bonds: {counts.offers} offers ({counts.created} new) and {titles}, {recomputed} with new"
+        f" returns; list them at {settings.PONTE_BASE_URL}/bonds/api/\n"
     )

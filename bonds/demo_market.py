@@ -299,7 +299,7 @@ def market_offers(*, market: Market, count: int, banks: dict[int, str], seed: in
         )
     for number, days in enumerate((20, 25, 29), start=1):  # short CDBs: IOF shows in their returns
         code = (1, 341, 104)[number - 1]
-        maturity = today + timedelta(days=days)
+        maturity = _business_day_on_or_before(today + timedelta(days=days))
         rate = round(1.0 + 0.01 * number, 2)
         offers.append(
             Offer(
@@ -316,3 +316,10 @@ def market_offers(*, market: Market, count: int, banks: dict[int, str], seed: in
             )
         )
     return offers
+
+
+def _business_day_on_or_before(day: date) -> date:
+    """A maturity paid that very day (not rolled to the next business day), so IOF still shows."""
+    while not finance.is_business_day(day):
+        day -= timedelta(days=1)
+    return day

@@ -1,9 +1,10 @@
 """The list filters of GET /bonds/api/ (and of the MCP tools): a FilterSet that parses, normalises and
 applies them, and documents them in OpenAPI.
 
-Values outside the accepted lists are ignored, not errors: an odd value narrows nothing. The normalised form
-(`BondFilters`) is canonical (sorted, de-duplicated), so equivalent queries share one cached reply; the
-list itself is built from it through the FilterSet's methods.
+Values outside the accepted lists, and values that do not parse, are ignored, not errors: an odd value
+narrows nothing. The normalised form (`BondFilters`) is canonical (sorted, de-duplicated), so equivalent
+queries share one cached reply; the list itself is built from it through the FilterSet's methods, order
+(`sort`) included, so a list rendered whole and one streamed in pieces are the same list.
 """
 
 from __future__ import annotations
@@ -16,16 +17,63 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.db.models import QuerySet
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
+from django.db.models import F, Q, QuerySet
+from django.db.models.expressions import OrderBy
+from django.db.models.functions import Lower
 from django.utils.datastructures import MultiValueDict
-from drf_spectacular.utils import extend_schema_field
 
-from bonds.models import Bond, Index, Product
+from bonds.filter_fields import (
+    AmountField,
+    FlagFilter,
+    IsoDateField,
+    ItemsFilter,
+    RatingField,
+    ValueFilter,
+    stripped_text,
+)
+from bonds.models import Bond, Index, Issuer, Product
+from bonds.ratings import RATING_MIN_VALUES, spellings_at_or_above
+from bonds.rendering import JSON_FIELDS
 
 PRODUCTS: tuple[str, ...] = tuple(Product.values)
 INDEXES: tuple[str, ...] = tuple(Index.values)
 FORMATS = ("json", "csv")
 BANK_CODE_MAX_DIGITS = 9
+# Federal bonds are the sovereign's whoever sells them: they meet any `rating_min`.
+FEDERAL_PRODUCTS = (Product.TD.value, Product.TPF.value)
+
+# The documented, stable order: best net return first (bonds without one last), then name, bank,
+# maturity, and the id as the final tie-breaker. A `sort` puts its field first and keeps these after
+# it, so ties are broken the same way every time.
+DEFAULT_ORDER: tuple = (
+    F("net_annualized_return").desc(nulls_last=True),
+    "name",
+    "bank",
+    "maturity_date",
+    "id",
+)
+
+
+def _sortable(name: str) -> bool:
+    try:
+        field = Bond._meta.get_field(name)
+    except FieldDoesNotExist:
+        return False
+    return isinstance(field, models.IntegerField | models.FloatField | models.DateField)
+
+
+# Every numeric or date field of the JSON Bond can be a `sort`.
+SORT_FIELDS: tuple[str, ...] = tuple(name for name in JSON_FIELDS if _sortable(name))
+SORT_VALUES: tuple[str, ...] = tuple(v for name in SORT_FIELDS for v in (name, f"-{name}"))
+
+
+def sort_ordering(sort: str) -> tuple:
+    """`sort` (a field, `-` for descending) first, nulls last either way, then the default order."""
+    name = sort.removeprefix("-")
+    key: OrderBy = F(name).desc(nulls_last=True) if sort.startswith("-") else F(name).asc(nulls_last=True)
+    return (key, *DEFAULT_ORDER)
 
 
 @dataclass(frozen=True)
@@ -35,12 +83,14 @@ class BondFilters:
     banks: tuple[int, ...] = ()
     tax_free: bool | None = None
     fgc: bool | None = None
-    # Not offered by the REST endpoint; used by the MCP tools.
     maturity_from: date | None = None
     maturity_to: date | None = None
+    amount: float | None = None  # keeps offers whose min_investment is at most this
+    rating_min: str | None = None  # a notch of bonds.ratings.NOTCHES, e.g. "AA"
+    sort: str | None = None  # one of SORT_VALUES; None: the default order
 
     def as_query(self) -> MultiValueDict:
-        """The list filters as a query that parses back to them (the maturity bounds are not part of it)."""
+        """The filters as a query that parses back to them."""
         query = MultiValueDict()
         for name, items in (("product", self.products), ("index", self.indexes), ("bank", self.banks)):
             if items:
@@ -48,7 +98,19 @@ class BondFilters:
         for name, flag in (("tax_free", self.tax_free), ("fgc", self.fgc)):
             if flag is not None:
                 query.setlist(name, [str(int(flag))])
+        for name, text in self._scalars():
+            if text:
+                query.setlist(name, [text])
         return query
+
+    def _scalars(self) -> tuple[tuple[str, str], ...]:
+        return (
+            ("maturity_from", self.maturity_from.isoformat() if self.maturity_from else ""),
+            ("maturity_to", self.maturity_to.isoformat() if self.maturity_to else ""),
+            ("amount", f"{self.amount:.8f}".rstrip("0").rstrip(".") if self.amount is not None else ""),
+            ("rating_min", f"br{self.rating_min}" if self.rating_min else ""),
+            ("sort", self.sort or ""),
+        )
 
     def cache_token(self) -> str:
         return "|".join(
@@ -58,15 +120,9 @@ class BondFilters:
                 ",".join(map(str, self.banks)),
                 "" if self.tax_free is None else str(int(self.tax_free)),
                 "" if self.fgc is None else str(int(self.fgc)),
-                self.maturity_from.isoformat() if self.maturity_from else "",
-                self.maturity_to.isoformat() if self.maturity_to else "",
+                *(text for _name, text in self._scalars()),
             ]
         )
-
-
-def _items(values: Iterable[str]) -> list[str]:
-    """Comma-separated lists (form style); repeated parameters are accepted too."""
-    return [item.strip() for value in values for item in str(value).split(",") if item.strip()]
 
 
 def _index_item(item: str) -> str:
@@ -93,38 +149,19 @@ def banks_of(items: Iterable[str]) -> tuple[int, ...]:
     return tuple(sorted({int(b) for b in items if _is_bank_code(b)}))
 
 
-class ItemsField(forms.Field):
-    """Every item of a repeated, comma-separated parameter; never an error."""
+class SortField(forms.Field):
+    """A sortable field name, `-` before it for descending (a leading `+` or space: ascending)."""
 
-    widget = forms.MultipleHiddenInput
-
-    def to_python(self, value: Any) -> tuple[str, ...]:
-        return tuple(_items(value or ()))
-
-
-class FlagField(forms.Field):
-    """`1` true, `0` false (the last value, spaces aside); anything else is no choice, never an error."""
-
-    def to_python(self, value: Any) -> bool | None:
-        return {"1": True, "0": False}.get(value.strip()) if isinstance(value, str) else None
+    def to_python(self, value: Any) -> str | None:
+        text = stripped_text(value)
+        if text is None:
+            return None
+        text = text.lower().removeprefix("+").strip()
+        return text if text in SORT_VALUES else None
 
 
-class ItemsFilter(django_filters.Filter):
-    """A comma-separated list of codes, documented as the string it is."""
-
-    field_class = ItemsField
-
-    def __init__(self, *, description: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        extend_schema_field({"type": "string", "description": description})(self)
-
-
-class FlagFilter(django_filters.Filter):
-    field_class = FlagField
-
-    def __init__(self, *, description: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        extend_schema_field({"type": "integer", "enum": [0, 1], "description": description})(self)
+def _ignored(what: str) -> str:
+    return f"{what} An odd value (outside the list, or one that does not parse) is ignored: no filter."
 
 
 class BondFilterSet(django_filters.FilterSet):
@@ -145,6 +182,67 @@ class BondFilterSet(django_filters.FilterSet):
         method="filter_flag",
         description="1: only FGC-covered; 0: only not covered",
     )
+    maturity_from = ValueFilter(
+        field_class=IsoDateField,
+        field_name="maturity_date",
+        lookup_expr="gte",
+        schema={
+            "type": "string",
+            "format": "date",
+            "description": _ignored("Only offers maturing on or after this date (YYYY-MM-DD)."),
+        },
+    )
+    maturity_to = ValueFilter(
+        field_class=IsoDateField,
+        field_name="maturity_date",
+        lookup_expr="lte",
+        schema={
+            "type": "string",
+            "format": "date",
+            "description": _ignored("Only offers maturing on or before this date (YYYY-MM-DD)."),
+        },
+    )
+    amount = ValueFilter(
+        field_class=AmountField,
+        field_name="min_investment",
+        lookup_expr="lte",
+        schema={
+            "type": "number",
+            "minimum": 0,
+            "exclusiveMinimum": True,
+            "description": _ignored(
+                "BRL to invest: only offers whose min_investment is at most this (a decimal point, no "
+                "thousands separator)."
+            ),
+        },
+    )
+    rating_min = ValueFilter(
+        field_class=RatingField,
+        method="filter_rating_min",
+        schema={
+            "type": "string",
+            "enum": list(RATING_MIN_VALUES),
+            "description": _ignored(
+                "Only offers rated at least this on the national scale (brAAA > brAA+ > brAA > brAA- > "
+                "brA+ > ...; `+` sent as `%2B`; AA(bra), AA.br and AA are read as brAA). Federal bonds "
+                "(td, tpf) count as the best; offers rated on the global scale, omitted (-) or unrated "
+                "do not meet a minimum."
+            ),
+        },
+    )
+    sort = ValueFilter(
+        field_class=SortField,
+        method="filter_sort",
+        schema={
+            "type": "string",
+            "enum": list(SORT_VALUES),
+            "description": _ignored(
+                "Order by this field, ascending; `-` before it: descending. Offers without a value come "
+                "last either way; ties keep the default order (best net_annualized_return first, then "
+                "name, bank, maturity_date, id)."
+            ),
+        },
+    )
 
     def filter_products(self, queryset: QuerySet, name: str, value: tuple[str, ...]) -> QuerySet:
         products = products_of(value)
@@ -161,6 +259,23 @@ class BondFilterSet(django_filters.FilterSet):
     def filter_flag(self, queryset: QuerySet, name: str, value: bool) -> QuerySet:
         return queryset.filter(**{name: value})
 
+    def filter_rating_min(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        national, bare = spellings_at_or_above(value)
+        # A bare notation (`AA`) is national only when it is the rating of a national-scale issuer
+        # (how payment_probability reads it too).
+        bare_national = Q(
+            rating_lower__in=bare, issuer__rating_scale=Issuer.Scale.NATIONAL, issuer__rating=F("rating")
+        )
+        return queryset.alias(rating_lower=Lower("rating")).filter(
+            Q(product__in=FEDERAL_PRODUCTS)
+            | Q(issuer__sovereign=True)
+            | Q(rating_lower__in=national)
+            | bare_national
+        )
+
+    def filter_sort(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        return queryset.order_by(*sort_ordering(value))
+
     def normalized(self) -> BondFilters:
         """The canonical form of the query (what the reply cache is keyed by)."""
         self.is_valid()  # never false: odd values are ignored, not errors
@@ -171,6 +286,11 @@ class BondFilterSet(django_filters.FilterSet):
             banks=banks_of(data["bank"]),
             tax_free=data["tax_free"],
             fgc=data["fgc"],
+            maturity_from=data["maturity_from"],
+            maturity_to=data["maturity_to"],
+            amount=data["amount"],
+            rating_min=data["rating_min"],
+            sort=data["sort"],
         )
 
 
@@ -196,8 +316,8 @@ def _parsed(given: tuple[tuple[str, tuple[str, ...]], ...]) -> BondFilters:
 
 
 def bonds_filtered(queryset: QuerySet[Bond], filters: BondFilters) -> QuerySet[Bond]:
-    """`queryset` narrowed by normalised filters, through the FilterSet's methods (the MCP-only
-    maturity bounds are the caller's)."""
+    """`queryset` narrowed by normalised filters, through the FilterSet's methods, and in the `sort`
+    order when there is one."""
     return BondFilterSet(data=filters.as_query(), queryset=queryset).qs
 
 

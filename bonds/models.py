@@ -89,8 +89,26 @@ class Bond(models.Model):
         blank=True,
         help_text="Days after the application before a redemption is allowed; empty if unknown.",
     )
+    liquidity_kind = models.CharField(
+        max_length=10,
+        choices=[("redemption", "Redemption at the contract rate"), ("sale", "Sale at the market price")],
+        null=True,
+        blank=True,
+        help_text="How the money comes back before maturity; empty when it does not.",
+    )
+    coupon_months = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Interest paid every N months (1, 3, 6, 12) as the source says; empty: at maturity, or a "
+        "coupon known from the name (Tesouro com Juros Semestrais, NTN-B, NTN-F).",
+    )
     rating = models.CharField(max_length=20, null=True, blank=True)
     payment_probability = models.FloatField(null=True, blank=True)
+    covered_payment_probability = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Probability of being paid for an amount within the FGC limit (the issuer's elsewhere).",
+    )
     net_annualized_return = models.FloatField(null=True, blank=True)
     real_annualized_return = models.FloatField(null=True, blank=True)
     net_return_cdi_percent = models.FloatField(
@@ -137,6 +155,14 @@ class ProjectionSnapshot(models.Model):
     cdi_gap = models.FloatField(
         null=True, blank=True, help_text="Selic target - CDI on the latest day SGS has both (432, 4389), pp."
     )
+    tr_monthly = models.FloatField(
+        null=True, blank=True, help_text="TR (SGS 226), the latest value, % a month (poupança benchmark)."
+    )
+    copom_calendar = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Copom decision days read from BCB\'s calendar: {"R1/2027": "2027-01-27", ...}.',
+    )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -172,6 +198,22 @@ class RefreshRun(models.Model):
 
     def __str__(self) -> str:
         return f"Refresh {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
+
+    @property
+    def failed_sources(self) -> list[str]:
+        """The providers that failed in this run (`focus`, `sgs`, `tesouro`, `feed:<name>`…), sorted."""
+        return sorted(name for name, outcome in self.outcomes.items() if not outcome.get("ok"))
+
+    @property
+    def summary(self) -> str:
+        """One line: the status, providers ok, what changed, and which sources failed."""
+        ok = len(self.outcomes) - len(self.failed_sources)
+        line = (
+            f"Refresh #{self.pk} {self.status}: {ok}/{len(self.outcomes)} provider(s) ok; "
+            f"{self.created} created, {self.updated} updated, {self.deactivated} deactivated, "
+            f"{self.recomputed} with new returns."
+        )
+        return f"{line} Failed: {', '.join(self.failed_sources)}." if self.failed_sources else line
 
 
 def feed_storage() -> FileSystemStorage:

@@ -1,8 +1,9 @@
 """Bond list bodies: the JSON BondList and the CSV reply (plain, or pt-BR with `;`).
 
 Rows are plain tuples in JSON_FIELDS order (from `selectors.bond_rows`), so rendering 2,000 offers
-is a loop over tuples, not over model instances. The CSV keeps exactly the published columns
-(BOND_FIELDS, the first ones of each row); the JSON adds the fields after them.
+is a loop over tuples, not over model instances. Each row starts with the offer's `id`, then the
+published columns (BOND_FIELDS), then the JSON-only fields. The CSV keeps exactly the published
+columns (CSV_COLUMNS of each row); the JSON has them all.
 
 Each body has two renders with the same bytes: whole (`render_json`, `render_csv`) and in pieces of
 a few hundred rows (`json_pieces`, `csv_pieces`), which pull rows from their iterable only as each
@@ -38,9 +39,19 @@ BOND_FIELDS: tuple[str, ...] = (
     "net_annualized_return",
     "real_annualized_return",
 )
-# JSON only, after the published Bond fields: liquidity and the tax-equivalent share of the CDI.
-EXTRA_JSON_FIELDS: tuple[str, ...] = ("liquidity_days", "grace_period_days", "net_return_cdi_percent")
-JSON_FIELDS: tuple[str, ...] = BOND_FIELDS + EXTRA_JSON_FIELDS
+# JSON only, after the published Bond fields: liquidity, the tax-equivalent share of the CDI, the
+# probability of being paid within the FGC limit, and how the money comes back before maturity.
+EXTRA_JSON_FIELDS: tuple[str, ...] = (
+    "liquidity_days",
+    "grace_period_days",
+    "net_return_cdi_percent",
+    "covered_payment_probability",
+    "liquidity_kind",
+)
+# JSON only, before them: Ponte's id of the offer (kept across refreshes; what MCP project_bond takes).
+JSON_FIELDS: tuple[str, ...] = ("id", *BOND_FIELDS, *EXTRA_JSON_FIELDS)
+# Where the published columns are in a row.
+CSV_COLUMNS = slice(1, 1 + len(BOND_FIELDS))
 BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
 NUMBER_FIELDS = frozenset(
     {"rate", "min_investment", "payment_probability", "net_annualized_return", "real_annualized_return"}
@@ -58,8 +69,15 @@ def bond_dict(row: Sequence[Any]) -> dict[str, Any]:
     return item
 
 
-def render_json(*, status: str, description: str, rows: Iterable[Sequence[Any]]) -> bytes:
-    body = {"response": {"status": status, "description": description}, "bonds": [bond_dict(r) for r in rows]}
+def _head(status: str, description: str, assumptions: dict | None) -> dict[str, Any]:
+    """The BondList before its `bonds`: the response, then what the figures assumed."""
+    return {"response": {"status": status, "description": description}, "assumptions": assumptions}
+
+
+def render_json(
+    *, status: str, description: str, rows: Iterable[Sequence[Any]], assumptions: dict | None = None
+) -> bytes:
+    body = {**_head(status, description, assumptions), "bonds": [bond_dict(r) for r in rows]}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
@@ -89,7 +107,7 @@ def csv_cells(row: Sequence[Any], *, locale: str | None) -> list[str]:
     portuguese = locale == PT_BR
     true, false = ("VERDADEIRO", "FALSO") if portuguese else ("TRUE", "FALSE")
     cells = []
-    for name, value in zip(BOND_FIELDS, row[: len(BOND_FIELDS)], strict=True):
+    for name, value in zip(BOND_FIELDS, row[CSV_COLUMNS], strict=True):
         if value is None:
             cells.append("")
         elif name in BOOLEAN_FIELDS:
@@ -130,12 +148,17 @@ def _batches(rows: Iterable[Sequence[Any]], size: int) -> Iterator[tuple[list[Se
 
 
 def json_pieces(
-    *, status: str, description: str, rows: Iterable[Sequence[Any]], rows_per_piece: int
+    *,
+    status: str,
+    description: str,
+    rows: Iterable[Sequence[Any]],
+    rows_per_piece: int,
+    assumptions: dict | None = None,
 ) -> Generator[bytes, None, None]:
     """`render_json`'s bytes in pieces of `rows_per_piece` bonds (the list's brackets and commas are
     json.dumps's own: `[` + items joined by `,` + `]` with these separators)."""
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    head = encode({"response": {"status": status, "description": description}})
+    head = encode(_head(status, description, assumptions))
     opening = head[:-1] + ',"bonds":['  # the same object, its closing brace moved to the end
     for number, (batch, last) in enumerate(_batches(rows, rows_per_piece)):
         text = ",".join(encode(bond_dict(row)) for row in batch)

@@ -18,12 +18,17 @@ from itertools import islice
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, F, Max, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
-from bonds import finance, statuses
-from bonds.filters import BondFilters, bonds_filtered
+from bonds import statuses
+from bonds.filters import DEFAULT_ORDER, BondFilters, bonds_filtered
 from bonds.models import Bond, ProjectionSnapshot
+from bonds.projections import bond_net_amount_at_maturity as bond_net_amount_at_maturity
+from bonds.projections import custody_fee_for as custody_fee_for
+from bonds.projections import listing_assumptions, projection_latest
+from bonds.projections import meeting_path as meeting_path
+from bonds.projections import projection_of as projection_of
 from bonds.rendering import (
     CSV_CONTENT_TYPE,
     JSON_CONTENT_TYPE,
@@ -42,31 +47,15 @@ DATA_VERSION_KEY = "bonds:data-version"
 # long another process can serve replies older than a refresh made elsewhere.
 DATA_VERSION_SECONDS = 60
 
-# The documented, stable order: best net return first (bonds without one last), then name, bank,
-# maturity, and the id as the final tie-breaker.
-ORDER = (
-    F("net_annualized_return").desc(nulls_last=True),
-    "name",
-    "bank",
-    "maturity_date",
-    "id",
-)
-ORDERINGS = {
-    "default": ORDER,
-    "maturity": ("maturity_date", F("net_annualized_return").desc(nulls_last=True), "name", "id"),
-}
 
-
-def bond_list(*, filters: BondFilters, order: str = "default", today: date | None = None) -> QuerySet[Bond]:
-    """Active bonds matching `filters`, in the documented order. A bond maturing today or earlier is
-    never listed, whatever the state of its source's refresh."""
+def bond_list(*, filters: BondFilters, today: date | None = None) -> QuerySet[Bond]:
+    """Active bonds matching `filters`, in the filters' `sort` order, else in the documented one
+    (bonds.filters.DEFAULT_ORDER: best net return first, bonds without one last, then name, bank,
+    maturity and id). A bond maturing today or earlier is never listed, whatever the state of its
+    source's refresh."""
     today = today or timezone.localdate()
     queryset = bonds_filtered(Bond.objects.filter(is_active=True, maturity_date__gt=today), filters)
-    if filters.maturity_from is not None:
-        queryset = queryset.filter(maturity_date__gte=filters.maturity_from)
-    if filters.maturity_to is not None:
-        queryset = queryset.filter(maturity_date__lte=filters.maturity_to)
-    return queryset.order_by(*ORDERINGS.get(order, ORDER))
+    return queryset if filters.sort else queryset.order_by(*DEFAULT_ORDER)
 
 
 def bond_rows(*, filters: BondFilters, limit: int | None = None, today: date | None = None) -> list[tuple]:
@@ -145,8 +134,16 @@ def _render(status: str, filters: BondFilters, fmt: str, locale: str | None, bom
         rows = []
     if fmt == "csv":
         return Reply(status, CSV_CONTENT_TYPE, render_csv(rows=rows, locale=locale, bom=bom))
-    body = render_json(status=status, description=statuses.description(status), rows=rows)
+    assumptions = _assumptions(status, today)
+    body = render_json(
+        status=status, description=statuses.description(status), rows=rows, assumptions=assumptions
+    )
     return Reply(status, JSON_CONTENT_TYPE, body)
+
+
+def _assumptions(status: str, today: date) -> dict | None:
+    """What a JSON reply with bonds assumed (None for statuses without bonds: no database needed)."""
+    return listing_assumptions(projection_latest(), today) if status in statuses.WITH_BONDS else None
 
 
 def _pieces(
@@ -159,7 +156,13 @@ def _pieces(
     if fmt == "csv":
         return csv_pieces(rows=rows, locale=locale, bom=bom, rows_per_piece=size)
     description = statuses.description(status)
-    return json_pieces(status=status, description=description, rows=rows, rows_per_piece=size)
+    return json_pieces(
+        status=status,
+        description=description,
+        rows=rows,
+        rows_per_piece=size,
+        assumptions=_assumptions(status, today),
+    )
 
 
 # A small per-process memo in front of the shared cache: a full list is ~750 kB, and fetching and
@@ -282,74 +285,3 @@ def bond_list_reply(
         _reply_store(key, reply)
         return reply
     return StreamedReply(status, content_type, _sent_then_cached(key, status, content_type, head, pieces))
-
-
-# --- Projections ------------------------------------------------------------------------------------
-
-
-def projection_latest() -> ProjectionSnapshot | None:
-    return ProjectionSnapshot.objects.order_by("-date").first()
-
-
-def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | None:
-    """The snapshot's figures (stored in %) as decimals for bonds.finance; None without a snapshot."""
-    if snapshot is None:
-        return None
-
-    def years(values: dict) -> dict[int, float]:
-        return {int(year): float(value) / 100 for year, value in (values or {}).items()}
-
-    gap = None if snapshot.cdi_gap is None else snapshot.cdi_gap / 100
-    selic = snapshot.selic_current
-    if selic is None and snapshot.cdi_current is not None:
-        selic = snapshot.cdi_current + (gap if gap is not None else finance.DEFAULT_CDI_GAP) * 100
-    # Meetings are stored by Focus's code ("R8/2026"); the calendar gives their dates. A meeting the
-    # calendar does not have yet ends the meeting path (the year-end medians take over from there).
-    meetings: dict[date, float] = {}
-    for code, median in sorted(
-        (snapshot.selic_by_meeting or {}).items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)
-    ):
-        day = finance.meeting_date(code)
-        if day is None:
-            key = finance.meeting_key(code)
-            if key is not None and key[0] < snapshot.date.year:
-                continue  # a past year's meeting the calendar no longer lists
-            break
-        if day < snapshot.date:
-            continue  # already held: the current target (SGS 432) is the fact
-        meetings[day] = float(median) / 100
-    return finance.Projection(
-        selic_by_year=years(snapshot.selic_by_year),
-        ipca_by_year=years(snapshot.ipca_by_year),
-        selic_current=None if selic is None else selic / 100,
-        ipca_12m=None if snapshot.ipca_12m is None else snapshot.ipca_12m / 100,
-        selic_by_meeting=meetings,
-        cdi_gap=gap,
-        as_of=snapshot.date,
-    )
-
-
-def custody_fee_for(*, product: str, index: str, amount: float) -> float:
-    """Tesouro Direto pays the B3 custody fee; Tesouro Selic is exempt up to R$ 10,000."""
-    if product != "td":
-        return 0.0
-    if index.startswith("selic") and amount <= finance.TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO:
-        return 0.0
-    return finance.TESOURO_CUSTODY_FEE
-
-
-def bond_net_amount_at_maturity(
-    *, bond: Bond, amount: float, start: date | None = None, snapshot: ProjectionSnapshot | None = None
-) -> finance.AmountProjection:
-    """What `amount` BRL invested in `bond` today becomes at maturity (gross, fees, tax, net)."""
-    snapshot = snapshot or projection_latest()
-    return finance.project_amount(
-        amount=amount,
-        index=bond.index,
-        rate=bond.rate,
-        start=start or timezone.localdate(),
-        maturity=bond.maturity_date,
-        projection=projection_of(snapshot),
-        tax_free=bond.tax_free,
-        custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount),
-    )

@@ -18,6 +18,7 @@ from accounts.services import api_key_authenticate
 from bonds import finance, statuses
 from bonds.models import Bond, Issuer, Product, ProjectionSnapshot
 from bonds.providers.base import CurrentRates, FocusMedians, FocusMeetings, Offer
+from bonds.providers.copom import CopomCalendar
 from bonds.rendering import BOND_FIELDS
 from bonds.selectors import custody_fee_for, data_version_bump, projection_latest, projection_of
 from config.errors import ApplicationError
@@ -114,10 +115,32 @@ OFFER_FIELDS = (
     *BOND_FIELDS[: BOND_FIELDS.index("early_withdrawal") + 1],
     "liquidity_days",
     "grace_period_days",
+    "liquidity_kind",
+    "coupon_months",
 )
 # Federal bonds are the sovereign's whoever sells them: Tesouro Direto and federal bonds bought from a
 # broker (`tpf`) have the domestic risk-free payment probability, never the broker's rating.
 SOVEREIGN_PRODUCTS = frozenset({Product.TD, Product.TPF})
+# Tesouro Direto has no redemption at the contract rate: the Treasury buys a title back every business
+# day at that day's market price, paid the next business day (D+1).
+TESOURO_SALE_DAYS = 1
+
+
+def offer_values(offer: Offer) -> dict:
+    """The Bond fields a provider states, with liquidity made explicit: `early_withdrawal` means a
+    redemption at the contract rate only; Tesouro Direto is a sale at the market price, D+1; federal
+    bonds from a broker are sold too; other offers with early_withdrawal are redeemed."""
+    values = {name: getattr(offer, name) for name in OFFER_FIELDS}
+    if offer.product == Product.TD:
+        values.update(early_withdrawal=False, liquidity_kind="sale")
+        if values["liquidity_days"] is None:
+            values["liquidity_days"] = TESOURO_SALE_DAYS
+    elif values["liquidity_kind"] is None:
+        if offer.product == Product.TPF and (offer.early_withdrawal or offer.liquidity_days is not None):
+            values.update(early_withdrawal=False, liquidity_kind="sale")
+        elif offer.early_withdrawal:
+            values["liquidity_kind"] = "redemption"
+    return values
 
 
 @dataclass
@@ -158,7 +181,7 @@ def bond_offers_upsert(*, source: str, offers: list[Offer]) -> UpsertCounts:
             continue
         seen.add(offer.natural_key)
         issuer = issuers[offer.bank]
-        values = {name: getattr(offer, name) for name in OFFER_FIELDS}
+        values = offer_values(offer)
         values["rating"] = offer.rating if offer.rating_given else issuer.rating
         bond = existing.get(offer.natural_key)
         if bond is None:
@@ -194,6 +217,14 @@ def bond_offers_upsert(*, source: str, offers: list[Offer]) -> UpsertCounts:
 # --- Projections and returns ------------------------------------------------------------------------
 
 
+def calendar_merged(stored: dict[str, str], calendar: CopomCalendar) -> dict[str, str]:
+    """The stored Copom calendar with every year BCB now lists whole replaced by what it lists."""
+    years = set(calendar.years)
+    kept = {code: day for code, day in stored.items() if int(code[-4:]) not in years}
+    read = {code: day.isoformat() for code, day in calendar.meetings.items()}
+    return dict(sorted({**kept, **read}.items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)))
+
+
 @transaction.atomic
 def projection_snapshot_record(
     *,
@@ -201,6 +232,7 @@ def projection_snapshot_record(
     focus_medians: FocusMedians | None,
     current: CurrentRates | None,
     meetings: FocusMeetings | None = None,
+    calendar: CopomCalendar | None = None,
 ) -> tuple[ProjectionSnapshot, bool]:
     """Record the day's projections; a source that failed keeps the previous snapshot's figures.
     Returns the snapshot and whether anything changed."""
@@ -215,10 +247,14 @@ def projection_snapshot_record(
         "cdi_current",
         "ipca_12m",
         "cdi_gap",
+        "tr_monthly",
+        "copom_calendar",
     )
     values = {name: getattr(previous, name) if previous else None for name in names}
-    for name in ("selic_by_year", "ipca_by_year", "selic_by_meeting"):
+    for name in ("selic_by_year", "ipca_by_year", "selic_by_meeting", "copom_calendar"):
         values[name] = values[name] or {}
+    if calendar is not None:
+        values["copom_calendar"] = calendar_merged(values["copom_calendar"], calendar)
     if meetings is not None:
         values["selic_by_meeting"] = dict(meetings.selic_by_meeting)
         values["meetings_focus_date"] = meetings.survey_date
@@ -232,6 +268,7 @@ def projection_snapshot_record(
             ("cdi_current", current.cdi),
             ("ipca_12m", current.ipca_12m),
             ("cdi_gap", current.cdi_gap),
+            ("tr_monthly", current.tr_monthly),
         ):
             if value is not None:
                 values[name] = value
@@ -246,19 +283,18 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | None) -> tuple:
-    """(net_annualized_return, real_annualized_return, payment_probability, net_return_cdi_percent)
-    of a bond bought today."""
-    result = finance.offer_returns(
-        index=bond.index,
-        rate=bond.rate,
-        start=today,
-        maturity=bond.maturity_date,
-        projection=projection,
-        tax_free=bond.tax_free,
-        custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=bond.min_investment),
-    )
-    years = max(0, (bond.maturity_date - today).days) / 365.25
+# What bond_figures computes, in its order: the Bond fields the recompute writes.
+FIGURE_FIELDS = (
+    "net_annualized_return",
+    "real_annualized_return",
+    "payment_probability",
+    "net_return_cdi_percent",
+    "covered_payment_probability",
+)
+
+
+def bond_probability(*, bond: Bond, years: float) -> float | None:
+    """The issuer's payment probability at maturity; federal bonds the sovereign's (1.0)."""
     issuer = bond.issuer
     sovereign = bond.product in SOVEREIGN_PRODUCTS or (issuer is not None and issuer.sovereign)
     # The issuer's rating (copied to the bond) is read on the issuer's scale; a feed's own rating by
@@ -266,12 +302,33 @@ def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | No
     national = (
         issuer is not None and bond.rating == issuer.rating and issuer.rating_scale == Issuer.Scale.NATIONAL
     )
-    probability = finance.payment_probability(bond.rating, years, sovereign=sovereign, national=national)
+    return finance.payment_probability(bond.rating, years, sovereign=sovereign, national=national)
+
+
+def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | None) -> tuple:
+    """The FIGURE_FIELDS of a bond bought today (for its minimum investment): net, real, payment
+    probability, tax-equivalent rate and the probability within the FGC limit."""
+    result = finance.offer_returns(
+        index=bond.index,
+        rate=bond.rate,
+        start=today,
+        maturity=bond.maturity_date,
+        projection=projection,
+        tax_free=bond.tax_free,
+        custody_fee=custody_fee_for(
+            product=bond.product, index=bond.index, amount=bond.min_investment, name=bond.name
+        ),
+        coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
+    )
+    years = max(0, (bond.maturity_date - today).days) / 365.25
+    probability = bond_probability(bond=bond, years=years)
+    covered = finance.covered_payment_probability(probability, fgc_protection=bond.fgc_protection)
     return (
         _round(result.net_annualized),
         _round(result.real_annualized),
         _round(probability),
         _round(result.cdi_equivalent),
+        _round(covered),
     )
 
 
@@ -279,8 +336,8 @@ def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | No
 def bond_returns_recompute(
     *, today: date | None = None, snapshot: ProjectionSnapshot | None = None, pks: list[int] | None = None
 ) -> int:
-    """Recompute every active bond's (or only `pks`') returns and payment probability; write only what
-    changed. Returns the number of bonds whose figures changed."""
+    """Recompute every active bond's (or only `pks`') returns and payment probabilities; write only
+    what changed. Returns the number of bonds whose figures changed."""
     today = today or timezone.localdate()
     projection = projection_of(snapshot if snapshot is not None else projection_latest())
     now = timezone.now()
@@ -288,34 +345,13 @@ def bond_returns_recompute(
     bonds = Bond.objects.filter(is_active=True).select_related("issuer")
     for bond in bonds if pks is None else bonds.filter(pk__in=pks):
         figures = bond_figures(bond=bond, today=today, projection=projection)
-        current = (
-            bond.net_annualized_return,
-            bond.real_annualized_return,
-            bond.payment_probability,
-            bond.net_return_cdi_percent,
-        )
-        if figures == current:
+        if figures == tuple(getattr(bond, name) for name in FIGURE_FIELDS):
             continue
-        (
-            bond.net_annualized_return,
-            bond.real_annualized_return,
-            bond.payment_probability,
-            bond.net_return_cdi_percent,
-        ) = figures
+        for name, value in zip(FIGURE_FIELDS, figures, strict=True):
+            setattr(bond, name, value)
         bond.returns_computed_on, bond.updated_at = today, now
         changed.append(bond)
-    Bond.objects.bulk_update(
-        changed,
-        [
-            "net_annualized_return",
-            "real_annualized_return",
-            "payment_probability",
-            "net_return_cdi_percent",
-            "returns_computed_on",
-            "updated_at",
-        ],
-        batch_size=500,
-    )
+    Bond.objects.bulk_update(changed, [*FIGURE_FIELDS, "returns_computed_on", "updated_at"], batch_size=500)
     return len(changed)
 
 

@@ -5,6 +5,7 @@ from django.urls import URLPattern, path
 from django.views.generic import RedirectView
 
 from bonds.api import BondListApi
+from bonds.mcp.page import mcp_connect_page
 
 app_name = "bonds"
 urlpatterns: list[URLPattern] = [
@@ -14,4 +15,6 @@ urlpatterns: list[URLPattern] = [
     # `/bonds/api` (no slash) is a common typo in spreadsheets; the bonds catch-all would answer
     # not_found, so redirect it, query string included.
     path("api", RedirectView.as_view(pattern_name="bonds:list", query_string=True, permanent=False)),
+    # A browser opening the MCP URL (config/asgi.py routes only that here; MCP clients reach the SDK).
+    path("mcp", mcp_connect_page, name="mcp-page"),
 ]

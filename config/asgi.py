@@ -3,6 +3,7 @@
 - `/bonds/mcp` (the bonds MCP server, Streamable HTTP, docs/mcp.md) and its well-known metadata paths
   go to the MCP SDK's app, natively on the event loop, and so does the ASGI lifespan, which starts the
   SDK's session manager (Django does not speak lifespan); the lifespan also starts the thread pool.
+  A browser opening `/bonds/mcp` (it asks for HTML) gets Django's page on connecting a client instead.
 - Every other HTTP request goes to Django's WSGI handler on a fixed pool of PONTE_WEB_THREADS threads
   (config/wsgi_bridge.py): database connections stay one per thread, so a web process never holds
   more than PONTE_WEB_THREADS of them, whatever the number of clients (docs/operations.md, "Web tier").
@@ -25,7 +26,7 @@ django_wsgi = get_wsgi_application()
 # Imported after Django is set up: the tools use the ORM.
 from django.conf import settings  # noqa: E402
 
-from bonds.mcp.asgi import is_mcp_path, mcp_app  # noqa: E402
+from bonds.mcp.asgi import is_browser_visit, is_mcp_path, mcp_app  # noqa: E402
 from config import metrics  # noqa: E402
 from config.logfilters import QueryKeyRedaction  # noqa: E402
 from config.observe import Observed  # noqa: E402
@@ -48,7 +49,7 @@ django_application = WsgiBridge(
 async def router(scope, receive, send):
     kind = scope["type"]
     if kind == "http":
-        if is_mcp_path(scope["path"]):
+        if is_mcp_path(scope["path"]) and not is_browser_visit(scope):
             await mcp_app(scope, receive, send)
         else:
             await django_application(scope, receive, send)

@@ -41,6 +41,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
+from config.authorization import bearer_token
+
 logger = logging.getLogger(__name__)
 
 # --- What every process counts ----------------------------------------------------------------------
@@ -194,8 +196,8 @@ def _authorized(request: HttpRequest) -> bool:
     token = settings.PONTE_METRICS_TOKEN
     if not token:
         return True
-    given = request.headers.get("Authorization", "")
-    return given.startswith("Bearer ") and hmac.compare_digest(given[7:].encode(), token.encode())
+    given = bearer_token(request.headers.get("Authorization", ""))
+    return given is not None and hmac.compare_digest(given.encode(), token.encode())
 
 
 @csrf_exempt

@@ -15,6 +15,11 @@ api_urlpatterns: list[URLPattern] = [
         name="chatwoot-config",
     ),
     path(
+        "sessions/<str:session_id>/integrations/chatwoot/webhook-token",
+        api.ChatwootWebhookTokenApi.as_view(),
+        name="chatwoot-webhook-token",
+    ),
+    path(
         "sessions/<str:session_id>/integrations/chatwoot/templates/sync",
         api.ChatwootTemplatesSyncApi.as_view(),
         name="chatwoot-templates-sync",
@@ -22,6 +27,11 @@ api_urlpatterns: list[URLPattern] = [
 ]
 instance_urlpatterns: list[URLPattern] = [
     path("<str:instance_key>/chatwoot", api.InstanceChatwootApi.as_view(), name="instance-chatwoot"),
+    path(
+        "<str:instance_key>/chatwoot/webhook-token",
+        api.InstanceChatwootWebhookTokenApi.as_view(),
+        name="instance-chatwoot-webhook-token",
+    ),
     path(
         "<str:instance_key>/chatwoot/templates/sync",
         api.InstanceChatwootTemplatesSyncApi.as_view(),

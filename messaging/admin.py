@@ -3,8 +3,10 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 
+from config.admin_once import shown_once
 from config.admin_safety import QueryStringGuard, StrictJSONAdmin
 from config.errors import ApplicationError
 from messaging.channels.models import ChannelAccount, ChannelTemplate
@@ -71,24 +73,36 @@ class SessionAdmin(QueryStringGuard, admin.ModelAdmin):
         # Stored as a digest: only its first characters can be shown (the key is shown once).
         return instance_key_masked(session.instance_key_prefix)
 
-    def save_model(self, request: HttpRequest, obj: Session, form, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        if not change and obj.instance_key:
-            self.message_user(
-                request,
-                f"Instance key of {obj} (shown only this once, copy it now): {obj.instance_key}",
-                messages.WARNING,
-            )
+    def response_add(self, request: HttpRequest, obj: Session, post_url_continue=None) -> HttpResponse:
+        """A new session's instance key is shown in the reply to the POST that created it, and kept
+        nowhere (config.admin_once)."""
+        if not obj.instance_key:
+            return super().response_add(request, obj, post_url_continue)
+        return shown_once(
+            request,
+            self,
+            title="New session",
+            shown=[(f"Instance key of {obj}", obj.instance_key)],
+            back=reverse("admin:messaging_session_changelist"),
+            links=[
+                ("View this session", reverse("admin:messaging_session_change", args=[obj.pk])),
+                ("All sessions", reverse("admin:messaging_session_changelist")),
+            ],
+        )
 
     @admin.action(description="Regenerate the instance key (the old one stops working)")
-    def regenerate_instance_key(self, request: HttpRequest, queryset: QuerySet[Session]) -> None:
+    def regenerate_instance_key(self, request: HttpRequest, queryset: QuerySet[Session]) -> HttpResponse:
+        shown = []
         for session in queryset:
             session = services.session_instance_key_regenerate(session=session)
-            self.message_user(
-                request,
-                f"New instance key of {session} (shown only this once, copy it now): {session.instance_key}",
-                messages.WARNING,
-            )
+            shown.append((f"New instance key of {session}", session.instance_key))
+        return shown_once(
+            request,
+            self,
+            title="New instance keys",
+            shown=shown,
+            back=reverse("admin:messaging_session_changelist"),
+        )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Session | None = None) -> list[str]:
         # Moving a session would leave its webhooks, deliveries and keys' allow-lists with the old account.

@@ -1,10 +1,10 @@
 """Fuzz every operation of the OpenAPI document against a live server with schemathesis (`make fuzz`).
 
 Starts the web process the way the Procfile does, on a free port, against the configured database and
-cache (CI: PostgreSQL + Redis), creates an account on the Empresarial plan with an admin key and a
-sandbox session (whose instance key drives the /instances/ routes), then runs schemathesis with every
-check for a bounded time. Exits non-zero on any failure: a 5xx, a reply outside the schema, or any
-other check.
+cache (CI: PostgreSQL + Redis), creates an account on the Empresarial plan with an admin key, and in a
+second account a sandbox session whose instance key drives the /instances/ routes, then runs
+schemathesis with every check for a bounded time. Exits non-zero on any failure: a 5xx, a reply outside
+the schema, or any other check.
 
     python scripts/fuzz.py            # PONTE_FUZZ_SECONDS (default 100) of fuzzing
 """
@@ -42,7 +42,7 @@ def free_port() -> int:
 
 
 def prepare() -> dict[str, str]:
-    """Migrate, then create the account, admin key and sandbox session the run uses."""
+    """Migrate, then create the accounts, admin key and sandbox sessions the run uses."""
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -58,7 +58,13 @@ def prepare() -> dict[str, str]:
     _, admin_key = api_key_create(account=account, role="admin", name="fuzz")
     # DELETE /api/keys/{key_id} revokes: aimed at this key, never at the run's own admin key.
     spare, _ = api_key_create(account=account, role="viewer", name="fuzz: revoked by the run")
-    session = session_create(account=account, name="fuzz instance")
+    # The instance routes' credential is the instance key in their path. Its session belongs to another
+    # account, out of the admin key's reach: the stateful phase finds the admin's sessions through
+    # GET /api/sessions and would regenerate this key (POST /api/sessions/{id}/instance-key) or delete
+    # the session, after which every instance call is an unknown key, counted by the key-guessing guard
+    # (webhooks/instance_guard.py) until the address gets 429 for the rest of the window.
+    owner = account_create(name=f"{name}-instances", plan=Plan.objects.get(name="Empresarial"))
+    session = session_create(account=owner, name="fuzz instance")
     # A connected sandbox session, offered to the session ids of requests (scripts/schemathesis.toml)
     # so sends, groups and profiles run past "session not found".
     target = session_create(account=account, name="fuzz target")

@@ -4,7 +4,8 @@
 PONTE_WEBHOOK_ALLOW_NETWORKS for that run only); `GET /demo/` shows what arrived and whether each
 signature checks out with the demo secret. What arrived is kept in a small JSON-lines file under
 PONTE_VAR_DIR, so every web process sees it, with no table of its own. Off (404) unless
-PONTE_DEMO_RECEIVER is on (the default follows DEBUG).
+PONTE_DEMO_RECEIVER is on (the default follows DEBUG). What arrived is parsed as signed inbound JSON
+(config.signed_json: NUL removed, numbers clamped, nesting bounded), so an odd body is shown, never a 500.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from config.signed_json import signed_json_load
 from webhooks.signing import hex_signature
 
 KEPT = 50
@@ -74,9 +76,9 @@ def receive(request: HttpRequest) -> HttpResponse:
     signature = request.headers.get("x-webhook-signature", "")
     expected = hex_signature(secret=demo_secret(), body=body)
     try:
-        payload: Any = json.loads(body)
+        payload: Any = signed_json_load(body, source="demo receiver")
     except ValueError:
-        payload = body.decode(errors="replace")
+        payload = body.decode(errors="replace").replace("\x00", "")
     received_add(
         {
             "at": timezone.now().isoformat(timespec="seconds"),

@@ -1,4 +1,4 @@
-"""Sign up, sign in (rate limited), sign out, password reset and the optional email verification.
+"""Sign up, sign in and password reset (each rate limited), sign out and the optional email verification.
 
 Sign-in, sign-out and password reset are Django's own views with the area's templates; sign-up
 calls `account_signup`.
@@ -20,12 +20,13 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from django.views.decorators.debug import sensitive_post_parameters
 
 from accounts.netaddr import client_address
-from accounts.ratelimit import usage_hit
+from accounts.ratelimit import Usage, usage_hit
 from accounts.services import account_signup
 from accounts.web.forms import SignupForm
 from config.errors import ApplicationError
 
 SIGNIN_REFUSED = "Too many sign-in attempts. Wait a minute and try again."
+RESET_REFUSED = "Too many password reset requests. Wait a while and try again."
 
 
 @sensitive_post_parameters("password", "confirmation")
@@ -89,17 +90,15 @@ def verify(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
 
 
 class SigninView(auth_views.LoginView):
-    """Django's sign-in, refused (429) past PONTE_SIGNIN_RATE per address and per username."""
+    """Django's sign-in, refused (429) past PONTE_SIGNIN_RATE per (username, client address) and past
+    PONTE_SIGNIN_CLIENT_RATE per client address."""
 
     template_name = "account/login.html"
     redirect_authenticated_user = True
 
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        rate = settings.PONTE_SIGNIN_RATE
         username = request.POST.get("username", "").strip().lower()
-        by_address = usage_hit(request, group="signin:ip", subject=client_address(request), rate=rate)
-        by_user = usage_hit(request, group="signin:user", subject=username, rate=rate) if username else None
-        if any(usage is not None and usage.exceeded for usage in (by_address, by_user)):
+        if _signins_exceeded(request, username):
             # A fresh form: validating the posted one would try the password anyway.
             form = self.form_class(request, initial={"username": username})
             response = self.render_to_response(self.get_context_data(form=form, refused=SIGNIN_REFUSED))
@@ -109,11 +108,58 @@ class SigninView(auth_views.LoginView):
         return super().post(request, *args, **kwargs)
 
 
+def _signins_exceeded(request: HttpRequest, username: str) -> bool:
+    """Count the attempt per (username, client address) and per client address. The pair, not the
+    username alone, so that wrong passwords sent from elsewhere never lock the customer out of their
+    own address; the client address alone bounds one address guessing across many usernames."""
+    client = client_address(request)
+    by_client = usage_hit(request, group="signin:ip", subject=client, rate=settings.PONTE_SIGNIN_CLIENT_RATE)
+    by_pair = (
+        usage_hit(
+            request, group="signin:user-ip", subject=f"{username} {client}", rate=settings.PONTE_SIGNIN_RATE
+        )
+        if username
+        else None
+    )
+    return any(usage is not None and usage.exceeded for usage in (by_client, by_pair))
+
+
 class ResetView(auth_views.PasswordResetView):
+    """Django's password reset, refused (429) past PONTE_PASSWORD_RESET_EMAIL_RATE mails per email
+    address or PONTE_PASSWORD_RESET_CLIENT_RATE per client address."""
+
     template_name = "account/password_reset.html"
     email_template_name = "account/password_reset_email.txt"
     subject_template_name = "account/password_reset_subject.txt"
     success_url = "/account/password-reset/sent/"
+
+    def form_valid(self, form) -> HttpResponse:
+        refused = _resets_refused(self.request, form.cleaned_data["email"])
+        if refused is None:
+            return super().form_valid(form)
+        form.add_error(None, RESET_REFUSED)
+        response = self.render_to_response(self.get_context_data(form=form), status=429)
+        response["Retry-After"] = str(refused.retry_after)
+        return response
+
+
+def _resets_refused(request: HttpRequest, email: str) -> Usage | None:
+    """The counter that refuses this reset, or None after counting it against both.
+
+    The email address is counted whether or not an account uses it, so a refusal says nothing about
+    that. Only resets let through count, against both counters: refused ones mail nobody, and a
+    flood aimed at one mailbox must not use up the client's allowance for other addresses."""
+    counters = (
+        ("password-reset:email", email.strip().casefold(), settings.PONTE_PASSWORD_RESET_EMAIL_RATE),
+        ("password-reset:ip", client_address(request), settings.PONTE_PASSWORD_RESET_CLIENT_RATE),
+    )
+    for group, subject, rate in counters:
+        usage = usage_hit(request, group=group, subject=subject, rate=rate, increment=False)
+        if usage is not None and (usage.exceeded or usage.remaining <= 0):
+            return usage
+    for group, subject, rate in counters:
+        usage_hit(request, group=group, subject=subject, rate=rate)
+    return None
 
 
 class ResetSentView(auth_views.PasswordResetDoneView):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from accounts.models import Account, ApiKey
@@ -12,9 +13,6 @@ from accounts.services import api_key_create, api_key_revoke
 from accounts.web.common import account_required, form_error
 from accounts.web.forms import KeyForm
 from config.errors import ApplicationError
-
-# The new key waits in the server-side session for the one page that shows it, then is gone.
-_NEW_KEY = "account:new-key"
 
 
 def session_choices(account: Account) -> list[tuple[str, str]]:
@@ -37,16 +35,30 @@ def key_list(request: HttpRequest, account: Account) -> HttpResponse:
         except ApplicationError as error:
             form_error(form, error)
         else:
-            request.session[_NEW_KEY] = {"id": key.pk, "plaintext": plaintext}
-            return redirect("account:keys")
-    new_key = request.session.pop(_NEW_KEY, None)
+            return _key_issued(request, account, key, plaintext)
+    return _page(request, account, form, status=400 if form.errors else 200)
+
+
+def _page(
+    request: HttpRequest, account: Account, form: KeyForm, *, status: int = 200, new_key: dict | None = None
+) -> HttpResponse:
     context = {
         "form": form,
         "keys": account.api_keys.all(),
         "new_key": new_key,
         "sessions": dict(session_choices(account)),
     }
-    return render(request, "account/keys.html", context, status=400 if form.errors else 200)
+    return render(request, "account/keys.html", context, status=status)
+
+
+def _key_issued(request: HttpRequest, account: Account, key: ApiKey, plaintext: str) -> HttpResponse:
+    """The new key is shown in the reply to the POST that issued it and kept nowhere: not in the
+    session (a row a database dump would show) nor in a message cookie. The page turns its own history
+    entry into a GET, so a reload lists the keys instead of issuing another, and no cache keeps it."""
+    form = KeyForm(sessions=session_choices(account))
+    response = _page(request, account, form, new_key={"id": key.pk, "plaintext": plaintext})
+    add_never_cache_headers(response)
+    return response
 
 
 @require_POST

@@ -1,28 +1,29 @@
 """The Copom meeting calendar, kept as data: Focus publishes its Selic expectations per meeting
-(`Reuniao` = "R8/2026") without dates, so the dates come from the calendar BCB publishes each June
-for the following year. Add a year's meetings here when BCB publishes them (see docs/bonds.md).
+(`Reuniao` = "R8/2026") without dates. The dates come from the calendar BCB publishes (read by the
+daily refresh, `bonds.providers.copom`); `copom_calendar.json` beside this module is the fallback when
+that source could not be read. A meeting Focus names whose date is not published yet is placed at an
+estimated date: the same meeting of the previous year plus 52 weeks (Copom meets on the same weekday
+every six or seven weeks, so the year-on-year shift is about 52 weeks), flagged as estimated.
 Pure Python (no Django)."""
 
 from __future__ import annotations
 
+import json
 import re
-from datetime import date
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
 
-# The second (decision) day of each ordinary meeting: the new target applies from the next day.
-COPOM_SOURCE = (
-    "BCB, calendar of the ordinary Copom meetings for 2026 (https://www.bcb.gov.br/controleinflacao/copom), "
-    "as reported by E-Investidor/Estadão, 'Copom 2026: calendário de reuniões'"
-)
+_FALLBACK = json.loads((Path(__file__).with_name("copom_calendar.json")).read_text(encoding="utf-8"))
+COPOM_SOURCE: str = _FALLBACK["source"]
+# The decision (second) day of each ordinary meeting: the new target applies from the next day.
 COPOM_MEETINGS: dict[str, date] = {
-    "R1/2026": date(2026, 1, 28),
-    "R2/2026": date(2026, 3, 18),
-    "R3/2026": date(2026, 4, 29),
-    "R4/2026": date(2026, 6, 17),
-    "R5/2026": date(2026, 8, 5),
-    "R6/2026": date(2026, 9, 16),
-    "R7/2026": date(2026, 11, 4),
-    "R8/2026": date(2026, 12, 9),
+    code: date.fromisoformat(day) for code, day in _FALLBACK["meetings"].items()
 }
+# Copom holds eight ordinary meetings a year (since 2006): a year's calendar is whole with eight.
+MEETINGS_PER_YEAR = 8
+ESTIMATE_SHIFT = timedelta(weeks=52)
 _MEETING = re.compile(r"^R(\d)/(\d{4})$")
 
 
@@ -32,6 +33,56 @@ def meeting_key(code: str) -> tuple[int, int] | None:
     return None if match is None else (int(match.group(2)), int(match.group(1)))
 
 
-def meeting_date(code: str, calendar: dict[str, date] | None = None) -> date | None:
+def meeting_date(code: str, calendar: Mapping[str, date] | None = None) -> date | None:
     """The decision day of a meeting, or None when the calendar does not have it (yet)."""
     return (COPOM_MEETINGS if calendar is None else calendar).get(code.strip())
+
+
+def meetings_from_decision_days(days: Iterable[date]) -> dict[str, date]:
+    """Name the decision days of BCB's calendar R1..R8 within each year. Only years with all eight
+    ordinary meetings are kept: a partial year could not be numbered with certainty."""
+    by_year: dict[int, list[date]] = {}
+    for day in sorted(set(days)):
+        by_year.setdefault(day.year, []).append(day)
+    return {
+        f"R{number}/{year}": day
+        for year, decided in sorted(by_year.items())
+        if len(decided) == MEETINGS_PER_YEAR
+        for number, day in enumerate(decided, start=1)
+    }
+
+
+def calendar_with_fallback(published: Mapping[str, str | date] | None) -> dict[str, date]:
+    """The fallback data file overlaid with the calendar a refresh read from BCB (ISO strings or
+    dates, as stored)."""
+    calendar = dict(COPOM_MEETINGS)
+    for code, day in (published or {}).items():
+        calendar[code] = day if isinstance(day, date) else date.fromisoformat(str(day))
+    return calendar
+
+
+@dataclass(frozen=True)
+class DatedMeeting:
+    code: str
+    day: date
+    estimated: bool
+
+
+def dated_meeting(code: str, calendar: Mapping[str, date], *, depth: int = 3) -> DatedMeeting | None:
+    """The meeting's decision day from the calendar; else estimated from the same meeting of an
+    earlier year (plus 52 weeks a year, up to `depth` years back); None when nothing is near."""
+    code = code.strip()
+    if code in calendar:
+        return DatedMeeting(code, calendar[code], False)
+    key = meeting_key(code)
+    if key is None or depth <= 0:
+        return None
+    year, number = key
+    earlier = dated_meeting(f"R{number}/{year - 1}", calendar, depth=depth - 1)
+    if earlier is None:
+        return None
+    return DatedMeeting(code, earlier.day + ESTIMATE_SHIFT, True)
+
+
+def has_year(calendar: Mapping[str, date], year: int) -> bool:
+    return any(day.year == year for day in calendar.values())

@@ -34,6 +34,20 @@ def _month_after(day: date) -> date:
 
 
 @dataclass(frozen=True)
+class PathStep:
+    """One step of the projected path: from `start` on, the Selic target and the CDI under it (the
+    effective Selic is taken equal to the CDI); `meeting` is the Copom meeting whose decision starts
+    the step ("R1/2027"), None for the current target and for the monthly steps toward the year-end
+    medians; `estimated_date` when that meeting's date is not yet in BCB's calendar."""
+
+    start: date
+    selic_target: float
+    cdi: float
+    meeting: str | None = None
+    estimated_date: bool = False
+
+
+@dataclass(frozen=True)
 class Projection:
     """Projected rates (decimals) as taken from BCB Focus and SGS.
 
@@ -41,7 +55,8 @@ class Projection:
     `selic_by_year[y]`: the year-end Selic target median of y; `ipca_by_year[y]`: the IPCA of y.
     `selic_current` is today's target, `cdi_gap` the observed target - CDI (None: 0.10 pp), `as_of`
     the day the current target was observed (where the line to the year-end medians starts when
-    there is no meeting path).
+    there is no meeting path). `meeting_names[d]` names the meeting decided on `d` ("R1/2027") and
+    says whether its date is an estimate (not yet in BCB's calendar).
     """
 
     selic_by_year: Mapping[int, float] = field(default_factory=dict)
@@ -51,6 +66,7 @@ class Projection:
     selic_by_meeting: Mapping[date, float] = field(default_factory=dict)
     cdi_gap: float | None = None
     as_of: date | None = None
+    meeting_names: Mapping[date, tuple[str, bool]] = field(default_factory=dict)
 
     @classmethod
     def flat(cls, *, cdi: float | None = None, ipca: float | None = None) -> Projection:
@@ -65,8 +81,9 @@ class Projection:
     # --- Selic target and CDI ------------------------------------------------------------------
 
     @cached_property
-    def _steps(self) -> tuple[tuple[date, ...], tuple[float, ...]] | None:
-        """The target as steps: (first days, values); the first step starts at date.min."""
+    def _steps(self) -> tuple[tuple[date, ...], tuple[float, ...], tuple[date | None, ...]] | None:
+        """The target as steps: (first days, values, the decision day of the meeting that starts
+        each step or None); the first step starts at date.min."""
         meetings = sorted(self.selic_by_meeting.items())
         years = sorted(self.selic_by_year.items())
         current = self.selic_current
@@ -74,10 +91,11 @@ class Projection:
             current = meetings[0][1] if meetings else years[0][1] if years else None
         if current is None:
             return None
-        starts, values = [date.min], [current]
+        starts, values, decided = [date.min], [current], [None]
         for day, median in meetings:
             starts.append(day + ONE_DAY)
             values.append(median)
+            decided.append(day)
         # The line beyond the meeting path: from its last step to each later year-end median.
         origin = starts[-1] if meetings else (self.as_of or date.min)
         anchors = [(origin, values[-1])] + [
@@ -93,20 +111,23 @@ class Projection:
                 else:
                     starts.append(day)
                     values.append(value)
+                    decided.append(None)
                 day = following
             starts.append(day)
             values.append(anchors[-1][1])
+            decided.append(None)
         elif len(anchors) > 1:  # no anchor in time at all: each year's median from 1 January
             for year, median in years:
                 starts.append(date(year, 1, 1))
                 values.append(median)
-        return tuple(starts), tuple(values)
+                decided.append(None)
+        return tuple(starts), tuple(values), tuple(decided)
 
     def selic_target_on(self, day: date) -> float | None:
         steps = self._steps
         if steps is None:
             return None
-        starts, values = steps
+        starts, values, _ = steps
         return values[bisect_right(starts, day) - 1]
 
     def cdi_on(self, day: date) -> float | None:
@@ -118,7 +139,7 @@ class Projection:
         steps = self._steps
         if steps is None:
             return None
-        starts, values = steps
+        starts, values, _ = steps
         segments = []
         position = bisect_right(starts, start) - 1
         low = start
@@ -128,6 +149,29 @@ class Projection:
             segments.append((low, high, values[position] - self.gap))
             low, position = high, position + 1
         return segments
+
+    def path_from(self, start: date) -> list[PathStep]:
+        """The steps of the target (and the CDI under it) from `start` on, each applying until the
+        next one; the last one applies from then on. Empty without a path."""
+        steps = self._steps
+        if steps is None:
+            return []
+        starts, values, decided = steps
+        first = bisect_right(starts, start) - 1
+        path = []
+        for position in range(first, len(starts)):
+            day = decided[position]
+            name, estimated = self.meeting_names.get(day, (None, False)) if day is not None else (None, False)
+            path.append(
+                PathStep(
+                    start=max(start, starts[position]),
+                    selic_target=values[position],
+                    cdi=values[position] - self.gap,
+                    meeting=name,
+                    estimated_date=estimated,
+                )
+            )
+        return path
 
     # --- IPCA ----------------------------------------------------------------------------------
 

@@ -17,9 +17,15 @@ IOF_PERCENT_BY_DAY: tuple[int, ...] = (
     63, 60, 56, 53, 50, 46, 43, 40, 36, 33,
     30, 26, 23, 20, 16, 13, 10, 6, 3,
 )  # fmt: skip
-# B3 custody fee on Tesouro Direto, a year, applied before income tax.
+# B3 custody fee on Tesouro Direto, a year, applied before income tax (B3's Tesouro Direto fee page;
+# since 31/12/2024 charged at events: coupon, maturity, sale). Tesouro Selic: no fee on the first
+# BRL 10,000 per investor, 0.20% on the excess only (B3 press release 23/07/2020). Tesouro Renda+ and
+# Educa+ held to maturity: no fee while accumulating, and none on monthly payments up to 6 (Renda+) or
+# 4 (Educa+) minimum wages (0.10% a year on the excess of the payment); sold before, 0.50% a year up
+# to 7 years held, 0.20% to 14, 0.10% beyond (Tesouro Nacional / B3 launch notes of 2023).
 TESOURO_CUSTODY_FEE = 0.0020
 TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO = 10_000.0
+INCOME_BONDS = ("tesouro renda+", "tesouro educa+")
 
 
 def income_tax_rate(calendar_days: int, *, tax_free: bool = False) -> float:
@@ -46,3 +52,19 @@ def net_of_taxes(gain: float, calendar_days: int, *, tax_free: bool) -> tuple[fl
     iof = gain * iof_rate(calendar_days)
     income_tax = (gain - iof) * income_tax_rate(calendar_days, tax_free=tax_free)
     return iof, income_tax, gain - iof - income_tax
+
+
+def custody_fee_rate(*, product: str, index: str, amount: float, name: str = "") -> float:
+    """The B3 custody fee a year on `amount` (BRL) of an offer held to maturity, as a share of the
+    whole amount: Tesouro Direto (`td`) only. Tesouro Selic pays on the excess over BRL 10,000 only,
+    so its rate on the whole is 0.20% x excess / amount (what an amount nets never falls as it grows);
+    Renda+ and Educa+ held to maturity pay none (the 0.10% on monthly payments above 6 or 4 minimum
+    wages is not modelled: it needs a payment far above any listed minimum)."""
+    if product != "td" or amount <= 0:
+        return 0.0
+    if name.strip().lower().startswith(INCOME_BONDS):
+        return 0.0
+    if index.startswith("selic"):
+        excess = max(0.0, amount - TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO)
+        return TESOURO_CUSTODY_FEE * excess / amount
+    return TESOURO_CUSTODY_FEE

@@ -28,6 +28,17 @@ def is_mcp_path(path: str) -> bool:
     return path == MCP_PATH or path.startswith(MCP_PATH + "/") or path in METADATA_PATHS
 
 
+def is_browser_visit(scope: Scope) -> bool:
+    """A person opening the MCP URL in a browser: a GET (or HEAD) asking for HTML, neither for an event
+    stream nor in an MCP session. The SDK would answer it with a stream that never ends; the router
+    sends it to Django's page on connecting a client instead (bonds/mcp/page.py)."""
+    if scope["method"] not in ("GET", "HEAD") or scope["path"] != MCP_PATH:
+        return False
+    headers = Headers(scope=scope)
+    accepted = {part.split(";", 1)[0].strip().lower() for part in headers.get("accept", "").split(",")}
+    return "text/html" in accepted and "text/event-stream" not in accepted and "mcp-session-id" not in headers
+
+
 def _allowed_hosts() -> list[str]:
     # Django's own fallback when ALLOWED_HOSTS is empty under DEBUG (HttpRequest.get_host).
     if settings.DEBUG and not settings.ALLOWED_HOSTS:

@@ -19,7 +19,12 @@ SUMMARY = (
 )
 
 FIELDS = (
-    ("id", "integer", "Ponte's id of the offer (MCP only); pass it to project_bond."),
+    (
+        "id",
+        "integer",
+        "Ponte's id of the offer, the same as in GET /bonds/api/'s JSON and kept across refreshes; pass it "
+        "to project_bond.",
+    ),
     ("name", "string", "Bond name."),
     ("bank", "integer", "Numeric code of the issuing bank or broker."),
     ("bank_name", "string", "Name of the issuer or broker."),
@@ -43,8 +48,16 @@ FIELDS = (
     ),
     ("exclusive", "boolean", "Restricted to qualified investors."),
     ("min_investment", "number", "Minimum application in BRL."),
-    ("maturity_date", "string (date)", "YYYY-MM-DD. The money is paid back then."),
-    ("early_withdrawal", "boolean", "Redemption before maturity allowed."),
+    (
+        "maturity_date",
+        "string (date)",
+        "YYYY-MM-DD. The money is paid back then, or on the next business day when it is not one.",
+    ),
+    (
+        "early_withdrawal",
+        "boolean",
+        "Redemption before maturity at the contract rate allowed (a sale at the market price is not one).",
+    ),
     (
         "rating",
         "string or null",
@@ -53,8 +66,14 @@ FIELDS = (
     (
         "payment_probability",
         "number or null",
-        "Historical probability that the issuer pays at maturity, from its rating and the term "
-        "(see formulas).",
+        "Historical probability that the issuer pays at maturity, from its rating notch and the term "
+        "(see formulas); federal bonds 1.",
+    ),
+    (
+        "covered_payment_probability",
+        "number or null",
+        "Probability of being paid for an amount within the FGC limit (BRL 250,000 per CPF per "
+        "institution): at least 0.999 on FGC-covered offers; payment_probability elsewhere.",
     ),
     (
         "net_annualized_return",
@@ -66,7 +85,14 @@ FIELDS = (
     (
         "liquidity_days",
         "integer or null",
-        "D+N: business days from a redemption order to the money; null if unknown.",
+        "D+N: business days from the order to the money; null if unknown or when there is no exit "
+        "before maturity. Tesouro Direto: 1 (a sale, see liquidity_kind).",
+    ),
+    (
+        "liquidity_kind",
+        "string or null",
+        "'redemption' (by the issuer at the contract rate), 'sale' (at the day's market price: Tesouro "
+        "Direto, federal bonds from a broker), null when the money stays until maturity.",
     ),
     (
         "grace_period_days",
@@ -114,7 +140,8 @@ FORMULAS = (
         "meeting's Focus median "
         "from the day after the meeting; beyond the last dated meeting, a line to each later Focus year-end "
         "median (stepped monthly), flat after the last. gap = Selic target - CDI on the latest day SGS has "
-        "both (series 432 and 4389); 0.10 pp when none. See assumptions.selic_by_meeting_pct.",
+        "both (series 432 and 4389); 0.10 pp when none. Meetings whose dates BCB has not published yet sit "
+        "at the same meeting a year before plus 52 weeks (flagged). See assumptions.cdi_path.",
     ),
     (
         "Percentage of an index (cdi*, selic*, ipca*)",
@@ -131,9 +158,17 @@ FORMULAS = (
     ("Gross annualized", "g = F^(252/du) - 1", ""),
     (
         "Custody fee (Tesouro Direto)",
-        f"F_fee = F * (1 - {finance.TESOURO_CUSTODY_FEE})^(dc/365)",
-        f"B3 fee of {finance.TESOURO_CUSTODY_FEE:.2%} a year; Tesouro Selic is exempt up to BRL "
-        f"{finance.TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO:,.0f}.",
+        f"F_fee = F * (1 - f)^(dc/365), f = {finance.TESOURO_CUSTODY_FEE} a year",
+        f"B3 fee of {finance.TESOURO_CUSTODY_FEE:.2%} a year; Tesouro Selic pays it on the excess over BRL "
+        f"{finance.TESOURO_SELIC_CUSTODY_EXEMPT_UP_TO:,.0f} only (f = 0.002 x excess / amount); Renda+ and "
+        "Educa+ held to maturity pay none.",
+    ),
+    (
+        "Coupon bonds (Tesouro com Juros Semestrais, NTN-B, NTN-F)",
+        "price = sum of flows / (1 + rate)^(du_k/252); net = the IRR of the after-tax flows",
+        "NTN-F: 4.880885% of face each 1 January and 1 July; NTN-B: 2.956301% of the IPCA-updated value "
+        "every six months back from maturity. Each coupon pays income tax at the bracket of its own days "
+        "held; the last flow also on the principal's gain over the price.",
     ),
     (
         "Net of IOF and income tax",
@@ -160,18 +195,20 @@ FORMULAS = (
     ),
     (
         "Payment probability",
-        "P = 1 - CDR(rating bucket, T years); geometric interpolation of survival between whole years",
-        "S&P Global emerging-markets average cumulative default rates (2024 study). National-scale ratings "
-        "(brAA, AA(bra), AA.br) are first mapped to the global scale (Austin table: brAAA -> BB+, "
-        "brA -> BB-, ...), which is conservative. Federal bonds (Tesouro Direto `td` and `tpf` bought "
-        "from a broker) are the sovereign's, domestic risk-free: 1. A historical "
-        "frequency, not a forecast; FGC coverage is shown separately in fgc_protection.",
+        "P = 1 - CDR(rating notch, T years); geometric interpolation of survival between whole years",
+        "S&P Global emerging-markets average cumulative default rates (2024 study, Table 25), each letter "
+        "row at its middle notch, geometric between rows. National-scale ratings (brAA, AA(bra), AA.br) are "
+        "placed on the global scale (Austin table: brAAA -> BB+, brAA -> BB, brA -> BB-, ...; the + and - "
+        "notches a third of a notch apart), so every notch differs. Federal bonds (Tesouro Direto `td` and "
+        "`tpf` bought from a broker) are the sovereign's, domestic risk-free: 1. A historical frequency, not "
+        "a forecast. covered_payment_probability = 1 - (1 - P) x 0.001 on FGC-covered offers.",
     ),
 )
 
 HOW_TO_ANSWER = (
     "For 'where should I put BRL X for N years?': call list_bonds with min_maturity/max_maturity around "
-    "today + N years (today is in every result), amount=X and sort='net_return'.",
+    "today + N years (today is in every result), amount=X and sort='net_return'; rating_min (e.g. "
+    "'brAA') keeps only issuers rated at least that on the national scale (federal bonds always pass).",
     "Compare net_annualized_return (after tax), net_return_cdi_percent (tax-equivalent % of CDI), "
     "real_annualized_return (above inflation), liquidity_days, grace_period_days, "
     "payment_probability, fgc_protection and early_withdrawal; projection.net_amount is what X becomes.",

@@ -11,23 +11,30 @@ from datetime import date
 from urllib.parse import parse_qs
 
 from django.conf import settings
-from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from accounts.authentication import bearer_or_query_key
 from accounts.netaddr import client_address_of
 from bonds import finance, statuses
-from bonds.filters import parse_filters
+from bonds.filters import BondFilters, parse_filters
 from bonds.mcp.schemas import (
     AmountOutcome,
     Assumptions,
     BondItem,
     BondListResult,
     BondProjectionResult,
+    CashFlowItem,
+    CdiStep,
     SortOrder,
 )
 from bonds.models import Bond, ProjectionSnapshot
-from bonds.selectors import bond_list, bond_net_amount_at_maturity, custody_fee_for, projection_latest
+from bonds.selectors import (
+    bond_list,
+    bond_net_amount_at_maturity,
+    custody_fee_for,
+    listing_assumptions,
+    projection_latest,
+)
 from bonds.services import bonds_access_status
 
 MAX_LIMIT = 200
@@ -70,7 +77,8 @@ def caller_status(caller: Caller) -> str:
 
 
 def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
-    if snapshot is None:
+    listed = listing_assumptions(snapshot, timezone.localdate())
+    if snapshot is None or listed is None:
         return None
     return Assumptions(
         projection_date=snapshot.date,
@@ -88,6 +96,9 @@ def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
         ipca_12m_pct=snapshot.ipca_12m,
         selic_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.selic_by_year or {}).items())},
         ipca_by_year_pct={str(year): float(v) for year, v in sorted((snapshot.ipca_by_year or {}).items())},
+        cdi_path=[CdiStep(start=step.pop("from"), **step) for step in listed["cdi_path"]],
+        poupanca_annual_return=listed["poupanca"]["annual_return"],
+        tr_monthly=listed["poupanca"]["tr_monthly"],
     )
 
 
@@ -134,6 +145,8 @@ def bond_item(
         liquidity_days=bond.liquidity_days,
         grace_period_days=bond.grace_period_days,
         net_return_cdi_percent=bond.net_return_cdi_percent,
+        covered_payment_probability=bond.covered_payment_probability,
+        liquidity_kind=bond.liquidity_kind,
         years_to_maturity=round(max(0, (bond.maturity_date - today).days) / DAYS_PER_YEAR, 2),
         projection=None if amount is None else _outcome(bond, amount, snapshot),
     )
@@ -142,19 +155,16 @@ def bond_item(
 # --- list_bonds -------------------------------------------------------------------------------------
 
 
-def _ordered(queryset: QuerySet[Bond], sort: SortOrder) -> QuerySet[Bond]:
-    # net_return is bond_list's documented default order and maturity its "maturity" order; the
-    # real-return order follows the same tie-breakers.
-    if sort == "real_return":
-        return queryset.order_by(
-            F("real_annualized_return").desc(nulls_last=True), "name", "bank", "maturity_date", "id"
-        )
-    return queryset
+# The tool's own sort names (kept from its first version) and the REST `sort` they are.
+LEGACY_SORTS: dict[str, str | None] = {
+    "net_return": None,  # the default order
+    "real_return": "-real_annualized_return",
+    "maturity": "maturity_date",
+}
 
 
-def bonds_for_agent(
+def agent_filters(
     *,
-    status: str,
     products: list[str],
     indexes: list[str],
     banks: list[int],
@@ -162,13 +172,33 @@ def bonds_for_agent(
     fgc: bool | None,
     min_maturity: date | None,
     max_maturity: date | None,
-    sort: SortOrder,
     amount: float | None,
-    limit: int,
-) -> BondListResult:
+    rating_min: str | None,
+    sort: SortOrder,
+) -> BondFilters:
+    """The tool's arguments as the REST filters, through the REST parser (the same normalisation
+    and the same list as GET /bonds/api/ with these parameters)."""
+    sort_value = LEGACY_SORTS.get(sort, sort)
+    query = {
+        "product": [",".join(products)],
+        "index": [",".join(indexes)],
+        "bank": [",".join(map(str, banks))],
+        "tax_free": [] if tax_free is None else [str(int(tax_free))],
+        "fgc": [] if fgc is None else [str(int(fgc))],
+        "rating_min": [rating_min] if rating_min else [],
+        "sort": [sort_value] if sort_value else [],
+    }
+    # Dates and the amount are already typed: set, not re-parsed (an amount with more decimals than
+    # the REST form takes is still the amount asked).
+    return replace(parse_filters(query), maturity_from=min_maturity, maturity_to=max_maturity, amount=amount)
+
+
+def bonds_for_agent(*, status: str, filters: BondFilters, sort: SortOrder, limit: int) -> BondListResult:
     """The list for a status: every match (up to `limit`) for ok, at most BONDS_PREVIEW_LIMIT for
-    preview, none otherwise. With `amount`, only bonds it can buy, each with its projection."""
+    preview (the first of the filtered, sorted list), none otherwise. With an amount, only bonds it
+    can buy, each with its projection."""
     today = timezone.localdate()
+    amount = filters.amount
     empty = BondListResult(
         status=status,
         description=statuses.description(status),
@@ -183,22 +213,7 @@ def bonds_for_agent(
     )
     if status not in statuses.WITH_BONDS:
         return empty
-    # The REST parser normalises the lists exactly as for GET /bonds/api/.
-    filters = parse_filters(
-        {
-            "product": [",".join(products)],
-            "index": [",".join(indexes)],
-            "bank": [",".join(map(str, banks))],
-            "tax_free": [] if tax_free is None else [str(int(tax_free))],
-            "fgc": [] if fgc is None else [str(int(fgc))],
-        }
-    )
-    filters = replace(filters, maturity_from=min_maturity, maturity_to=max_maturity)
-    queryset = _ordered(
-        bond_list(filters=filters, order="maturity" if sort == "maturity" else "default"), sort
-    )
-    if amount is not None:
-        queryset = queryset.filter(min_investment__lte=amount)
+    queryset = bond_list(filters=filters)
     cap = max(1, min(limit, MAX_LIMIT))
     if status == statuses.PREVIEW:
         cap = min(cap, settings.BONDS_PREVIEW_LIMIT)
@@ -227,42 +242,46 @@ def active_bond(bond_id: int) -> Bond:
     return bond
 
 
-def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjectionResult:
-    """What `amount` invested today in `bond` becomes at maturity, step by step."""
-    today = timezone.localdate()
-    result = BondProjectionResult(
+def _empty_projection(status: str, amount: float) -> BondProjectionResult:
+    """The result with nothing projected (what a status without bonds gets)."""
+    nulls = dict.fromkeys(
+        [
+            "bond",
+            "business_days",
+            "calendar_days",
+            "income_tax_rate",
+            "custody_fee_rate",
+            "iof_rate",
+            "gross_amount",
+            "custody_fee",
+            "iof",
+            "income_tax",
+            "net_amount",
+            "net_gain",
+            "gross_annualized_return",
+            "net_annualized_return",
+            "real_annualized_return",
+            "projected_inflation",
+            "meets_min_investment",
+            "assumptions",
+        ]
+    )
+    return BondProjectionResult(
         status=status,
         description=statuses.description(status),
         preview=status == statuses.PREVIEW,
-        today=today,
-        bond=None,
+        today=timezone.localdate(),
         amount=amount,
-        business_days=None,
-        calendar_days=None,
-        income_tax_rate=None,
-        custody_fee_rate=None,
-        iof_rate=None,
-        gross_amount=None,
-        custody_fee=None,
-        iof=None,
-        income_tax=None,
-        net_amount=None,
-        net_gain=None,
-        gross_annualized_return=None,
-        net_annualized_return=None,
-        real_annualized_return=None,
-        projected_inflation=None,
-        meets_min_investment=None,
         notes=[],
-        assumptions=None,
+        **nulls,
     )
-    if status not in statuses.WITH_BONDS:
-        return result
-    snapshot = projection_latest()
-    projected = bond_net_amount_at_maturity(bond=bond, amount=amount, snapshot=snapshot)
-    returns = projected.returns
-    fee_rate = custody_fee_for(product=bond.product, index=bond.index, amount=amount)
-    notes = []
+
+
+def _projection_notes(
+    bond: Bond, amount: float, projected: finance.AmountProjection, fee_rate: float
+) -> list[str]:
+    """The caveats of a projection, in plain English."""
+    returns, notes = projected.returns, []
     if amount < bond.min_investment:
         notes.append(f"The amount is below this bond's minimum investment of BRL {bond.min_investment:,.2f}.")
     if returns.du <= 0:
@@ -271,9 +290,19 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
         notes.append(
             "A projection this bond's index needs (Selic/CDI or IPCA) is missing, so amounts are null."
         )
-    if bond.fgc_protection and amount > 250_000:
+    if returns.payment_date is not None and returns.payment_date != bond.maturity_date:
+        notes.append(
+            f"The maturity is not a business day: paid on {returns.payment_date.isoformat()}, and days, "
+            "income tax and IOF count to then."
+        )
+    if bond.fgc_protection and amount > finance.FGC_LIMIT_PER_INSTITUTION:
         notes.append("The FGC covers at most BRL 250,000 per CPF per institution; the rest is issuer risk.")
-    if not bond.early_withdrawal:
+    if bond.liquidity_kind == "sale":
+        notes.append(
+            "Before maturity it can only be sold at the day's market price (D+1), which may be below the "
+            "contract rate's value."
+        )
+    elif not bond.early_withdrawal:
         notes.append("No redemption before maturity: the money is locked until maturity_date.")
     if bond.exclusive:
         notes.append("Restricted to qualified investors.")
@@ -284,11 +313,40 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
         )
     if fee_rate:
         notes.append(
-            f"Tesouro Direto: the B3 custody fee ({fee_rate:.2%} a year) is deducted before income tax."
+            f"Tesouro Direto: the B3 custody fee ({fee_rate:.2%} a year on the whole amount; Tesouro Selic "
+            "pays 0.20% on the excess over BRL 10,000 only) is deducted before income tax."
         )
+    if returns.flows:
+        notes.append(
+            "Pays coupons: each is taxed at the bracket of its own holding period; the returns are the IRRs "
+            "of the dated flows, and the amounts sum the flows as paid (not reinvested)."
+        )
+    return notes
+
+
+def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjectionResult:
+    """What `amount` invested today in `bond` becomes by maturity, step by step."""
+    result = _empty_projection(status, amount)
+    if status not in statuses.WITH_BONDS:
+        return result
+    snapshot = projection_latest()
+    projected = bond_net_amount_at_maturity(bond=bond, amount=amount, snapshot=snapshot)
+    returns = projected.returns
+    fee_rate = custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name)
+    flows = [
+        CashFlowItem(
+            day=flow.day,
+            gross=round(amount * flow.gross, 2),
+            custody_fee=round(amount * flow.custody_fee, 2),
+            iof=round(amount * flow.iof, 2),
+            income_tax=round(amount * flow.income_tax, 2),
+            net=round(amount * flow.net, 2),
+        )
+        for flow in returns.flows
+    ]
     return result.model_copy(
         update={
-            "bond": bond_item(bond, today=today),
+            "bond": bond_item(bond, today=result.today),
             "business_days": returns.du,
             "calendar_days": returns.dc,
             "income_tax_rate": returns.tax_rate,
@@ -305,7 +363,8 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
             "real_annualized_return": _round(returns.real_annualized),
             "projected_inflation": _round(returns.inflation_annualized),
             "meets_min_investment": amount >= bond.min_investment,
-            "notes": notes,
+            "cash_flows": flows,
+            "notes": _projection_notes(bond, amount, projected, fee_rate),
             "assumptions": assumptions_of(snapshot),
         }
     )

@@ -12,10 +12,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from bonds.filters import SORT_VALUES
+from bonds.ratings import RATING_MIN_VALUES
+
 Status = Literal["ok", "preview", "unauthorized", "no_subscription", "payment_issue", "rate_limited"]
 ProductCode = Literal["cdb", "lci", "lca", "cri", "cra", "deb", "tpf", "td", "lf", "misc"]
 IndexCode = Literal["cdi*", "cdi+", "ipca*", "ipca+", "selic*", "selic+", "pre"]
-SortOrder = Literal["net_return", "real_return", "maturity"]
+# The tool's first three orders, then every REST `sort` value (a field; `-` before it: descending),
+# built from the same tuples as the REST parameters so the two cannot drift apart.
+SortOrder = Literal[("net_return", "real_return", "maturity", *SORT_VALUES)]  # type: ignore[valid-type]
+RatingMin = Literal[RATING_MIN_VALUES]  # type: ignore[valid-type]
 
 
 class AmountOutcome(BaseModel):
@@ -49,12 +55,20 @@ class BondItem(BaseModel):
     exclusive: bool = Field(description="Restricted to qualified investors.")
     min_investment: float = Field(description="Minimum application, BRL.")
     maturity_date: date
-    early_withdrawal: bool = Field(description="Redemption before maturity allowed.")
+    early_withdrawal: bool = Field(
+        description="Redemption before maturity at the contract rate allowed (a sale at the market price, "
+        "as for Tesouro Direto, is not one: see liquidity_kind)."
+    )
     rating: str | None = Field(description="Issuer rating; '-' when omitted for the bank; null if unknown.")
-    payment_probability: float | None = Field(description="Historical probability of payment at maturity.")
+    payment_probability: float | None = Field(
+        description="The issuer's historical probability of payment at maturity (federal bonds 1)."
+    )
     net_annualized_return: float | None = Field(description="Net of income tax, a year, to maturity.")
     real_annualized_return: float | None = Field(description="Above projected IPCA (Fisher), a year.")
-    liquidity_days: int | None = Field(description="D+N business days to redeem; null when unknown.")
+    liquidity_days: int | None = Field(
+        description="D+N business days from the order to the money; null when unknown or when there is no "
+        "exit before maturity."
+    )
     grace_period_days: int | None = Field(
         description="Days after the application before a redemption is allowed; null when unknown."
     )
@@ -62,10 +76,30 @@ class BondItem(BaseModel):
         description="Tax-equivalent rate: share of the projected CDI a taxed CDB over the same dates "
         "must pay to net the same (1.1 = 110% of CDI)."
     )
+    covered_payment_probability: float | None = Field(
+        description="Probability of being paid for an amount within the FGC limit (BRL 250,000 per CPF "
+        "per institution): at least 0.999 on FGC-covered offers, payment_probability elsewhere."
+    )
+    liquidity_kind: Literal["redemption", "sale"] | None = Field(
+        description="How money comes back before maturity: 'redemption' by the issuer at the contract "
+        "rate, 'sale' at the market price (Tesouro Direto, D+1; it may be below the contract curve); null "
+        "when it does not."
+    )
     years_to_maturity: float = Field(description="Calendar years from today to maturity_date.")
     projection: AmountOutcome | None = Field(
         default=None, description="Present when list_bonds was called with `amount`."
     )
+
+
+class CdiStep(BaseModel):
+    """One step of the projected path: applies from `start` until the next step's start."""
+
+    start: date = Field(description="First day of the step (the REST `from`).")
+    cdi: float = Field(description="Projected CDI, a year, decimal.")
+    selic: float = Field(description="Effective Selic the selic* and selic+ offers compound at (= cdi).")
+    selic_target: float = Field(description="Projected Selic target, a year, decimal.")
+    meeting: str | None = Field(description="The Copom meeting starting the step (R1/2027), else null.")
+    estimated_date: bool = Field(description="The meeting's date is estimated (not yet in BCB's calendar).")
 
 
 class Assumptions(BaseModel):
@@ -86,6 +120,14 @@ class Assumptions(BaseModel):
     ipca_12m_pct: float | None = Field(description="IPCA over the last 12 months, %.")
     selic_by_year_pct: dict[str, float] = Field(description="Focus year-end Selic target medians, %.")
     ipca_by_year_pct: dict[str, float] = Field(description="Focus IPCA medians per calendar year, %.")
+    cdi_path: list[CdiStep] = Field(
+        default_factory=list,
+        description="The projected CDI path from today every CDI/Selic figure compounds.",
+    )
+    poupanca_annual_return: float | None = Field(
+        default=None, description="Savings account (poupança) over the next 12 months on this path, tax-free."
+    )
+    tr_monthly: float | None = Field(default=None, description="TR assumed for poupança, decimal a month.")
 
 
 class BondListResult(BaseModel):
@@ -99,6 +141,15 @@ class BondListResult(BaseModel):
     amount: float | None = Field(description="The amount each bond's projection is for, if asked.")
     bonds: list[BondItem]
     assumptions: Assumptions | None = Field(description="Null when the status gives no bonds.")
+
+
+class CashFlowItem(BaseModel):
+    day: date = Field(description="Payment day (the next business day when the due date is not one).")
+    gross: float = Field(description="Coupon (plus principal at the end), BRL.")
+    custody_fee: float
+    iof: float
+    income_tax: float = Field(description="At the bracket of the days from purchase to this payment.")
+    net: float
 
 
 class BondProjectionResult(BaseModel):
@@ -126,6 +177,11 @@ class BondProjectionResult(BaseModel):
     real_annualized_return: float | None
     projected_inflation: float | None = Field(description="Projected IPCA, a year, over the same horizon.")
     meets_min_investment: bool | None
+    cash_flows: list[CashFlowItem] = Field(
+        default_factory=list,
+        description="Coupon bonds: each payment for this amount (coupons as paid, not reinvested); empty for "
+        "a bond paying everything at maturity.",
+    )
     notes: list[str] = Field(description="Caveats for this projection, in plain English.")
     assumptions: Assumptions | None
 

@@ -26,6 +26,7 @@ from bonds.mcp.schemas import (
     BondProjectionResult,
     IndexCode,
     ProductCode,
+    RatingMin,
     SortOrder,
 )
 
@@ -42,6 +43,25 @@ READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 MAX_AMOUNT = 1_000_000_000_000.0
+
+# The investor filters shared with GET /bonds/api/ (their REST names in the tool's description).
+RatingMinArgument = Annotated[
+    RatingMin | None,
+    Field(
+        description="Only bonds rated at least this on the national scale (brAAA > brAA+ > brAA > brAA- > "
+        "brA+ > ...); federal bonds (td, tpf) count as the best; bonds rated on the global scale, "
+        "omitted ('-') or unrated are left out."
+    ),
+]
+SortArgument = Annotated[
+    SortOrder,
+    Field(
+        description="net_return (best first, default), real_return (best first), maturity (soonest), or "
+        "any numeric or date field of a bond (rate, min_investment, maturity_date, payment_probability, "
+        "net_annualized_return, ...), ascending, with '-' before it for descending. Bonds without a "
+        "value come last; ties keep the net_return order."
+    ),
+]
 
 mcp = MCPServer(
     "ponte-bonds",
@@ -101,12 +121,8 @@ async def list_bonds(
     fgc: Annotated[bool | None, Field(description="true: only FGC-covered; false: only not covered.")] = None,
     min_maturity: Annotated[date | None, Field(description="Earliest maturity_date, YYYY-MM-DD.")] = None,
     max_maturity: Annotated[date | None, Field(description="Latest maturity_date, YYYY-MM-DD.")] = None,
-    sort: Annotated[
-        SortOrder,
-        Field(
-            description="net_return (best first, default), real_return (best first) or maturity (soonest)."
-        ),
-    ] = "net_return",
+    rating_min: RatingMinArgument = None,
+    sort: SortArgument = "net_return",
     amount: Annotated[
         float | None,
         Field(
@@ -119,28 +135,34 @@ async def list_bonds(
 ) -> BondListResult:
     """List active Brazilian fixed-income bonds with projected net and real annualized returns.
 
-    Same filters as GET /bonds/api/ (product, index, bank, tax_free, fgc) plus a maturity window,
-    a sort order, an amount to project and a limit. Same statuses as the REST API: without an API
-    key the result is a preview of at most 5 bonds (status 'preview'); with a key of an account with
-    an active bonds subscription, status 'ok'. Keyed calls must be 5 seconds apart ('rate_limited').
+    The filters of GET /bonds/api/: product, index, bank, tax_free, fgc, a maturity window
+    (min_maturity/max_maturity = maturity_from/maturity_to), amount (min_investment at most it),
+    rating_min and sort; plus a limit. Unlike the REST API, which ignores values outside its
+    lists, a value outside this schema's lists is an error naming the accepted ones. Same statuses
+    as the REST API: without an API key the result is a preview of at most 5 bonds (the first of
+    the filtered, sorted list; status 'preview'); with a key of an account with an active bonds
+    subscription, status 'ok'. Keyed calls must be 5 seconds apart ('rate_limited'). Each bond's
+    `id` is the one GET /bonds/api/ lists and project_bond takes.
     """
     if min_maturity and max_maturity and min_maturity > max_maturity:
         raise ToolError("min_maturity must not be after max_maturity.")
     request = _caller(ctx)
+    filters = reads.agent_filters(
+        products=list(product or []),
+        indexes=list(index or []),
+        banks=list(bank or []),
+        tax_free=tax_free,
+        fgc=fgc,
+        min_maturity=min_maturity,
+        max_maturity=max_maturity,
+        amount=amount,
+        rating_min=rating_min,
+        sort=sort,
+    )
 
     def work() -> BondListResult:
         return reads.bonds_for_agent(
-            status=reads.caller_status(request),
-            products=list(product or []),
-            indexes=list(index or []),
-            banks=list(bank or []),
-            tax_free=tax_free,
-            fgc=fgc,
-            min_maturity=min_maturity,
-            max_maturity=max_maturity,
-            sort=sort,
-            amount=amount,
-            limit=limit,
+            status=reads.caller_status(request), filters=filters, sort=sort, limit=limit
         )
 
     return await _off_loop(work)
@@ -149,7 +171,9 @@ async def list_bonds(
 @mcp.tool(annotations=READ_ONLY)
 async def project_bond(
     ctx: Context,
-    bond_id: Annotated[int, Field(description="The `id` of a bond from list_bonds.")],
+    bond_id: Annotated[
+        int, Field(description="The `id` of a bond from list_bonds (the same `id` GET /bonds/api/ lists).")
+    ],
     amount: Annotated[float, Field(gt=0, le=MAX_AMOUNT, description="BRL invested today.")],
 ) -> BondProjectionResult:
     """Project what an amount invested today in one bond becomes at maturity.

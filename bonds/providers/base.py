@@ -39,6 +39,12 @@ class Offer:
     # the application before a redemption is allowed (None: unknown).
     liquidity_days: int | None = None
     grace_period_days: int | None = None
+    # "redemption" (by the issuer, at the contract rate) or "sale" (at the market price); None: Ponte
+    # derives it (federal bonds are sold, other offers with early_withdrawal redeemed).
+    liquidity_kind: str | None = None
+    # Interest paid every N months before maturity, when the source says so (a debenture's schedule);
+    # None: everything at maturity, or a coupon Ponte knows from the name (Tesouro, NTN-B, NTN-F).
+    coupon_months: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,7 @@ class CurrentRates:
     cdi: float | None
     ipca_12m: float | None
     cdi_gap: float | None = None
+    tr_monthly: float | None = None
 
 
 def http_get(url: str, *, timeout: float, what: str) -> requests.Response:

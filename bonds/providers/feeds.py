@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
+from bonds.finance.cashflows import INTEREST_PERIODS
 from bonds.providers.base import Offer, ProviderError, http_get
 from bonds.rendering import BOND_FIELDS, FORMULA_STARTS
 
@@ -118,7 +119,19 @@ def offer_from_mapping(item: Mapping[str, Any], *, decimal_comma: bool = False) 
         rating_given=rating_given,
         liquidity_days=_days(item.get("liquidity_days"), "liquidity_days"),
         grace_period_days=_days(item.get("grace_period_days"), "grace_period_days"),
+        coupon_months=_coupon_months(item.get("coupon_months")),
     )
+
+
+def _coupon_months(value: Any) -> int | None:
+    """Optional: months between interest payments (1, 3, 6 or 12); empty or null: at maturity."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit() or int(text) not in INTEREST_PERIODS:
+        choices = ", ".join(map(str, INTEREST_PERIODS))
+        raise ValueError(f"coupon_months: {value!r} is not one of {choices} (months between payments)")
+    return int(text)
 
 
 def _offers(items: Iterable[Mapping[str, Any]], *, what: str, decimal_comma: bool) -> list[Offer]:

@@ -1,6 +1,7 @@
 """BCB SGS series for today's rates: Selic target (432), CDI annualized base 252 (4389) and IPCA
 over 12 months (13522), each the last published value, and the target - CDI gap on the latest day
-both series have."""
+both series have; TR (226, % a month) for the savings-account benchmark, optional (a failure leaves
+it unknown and the rest stands)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from datetime import date, datetime
 from bonds.providers.base import CurrentRates, ProviderError, http_get, json_of
 
 WHAT = "BCB SGS"
-SELIC_TARGET, CDI_ANNUALIZED, IPCA_12_MONTHS = 432, 4389, 13522
+SELIC_TARGET, CDI_ANNUALIZED, IPCA_12_MONTHS, TR = 432, 4389, 13522, 226
 LAST_N = 5  # the API refuses more than 20
 
 
@@ -64,4 +65,15 @@ def fetch(*, base_url: str, timeout: float) -> CurrentRates:
         cdi=values[CDI_ANNUALIZED],
         ipca_12m=values[IPCA_12_MONTHS],
         cdi_gap=observed_gap(parse_by_day(payloads[SELIC_TARGET]), parse_by_day(payloads[CDI_ANNUALIZED])),
+        tr_monthly=_tr(base_url, timeout),
     )
+
+
+def _tr(base_url: str, timeout: float) -> float | None:
+    what = f"{WHAT} series {TR}"
+    try:
+        return parse_last(
+            json_of(http_get(series_url(base_url, TR), timeout=timeout, what=what), what=what), code=TR
+        )
+    except ProviderError:
+        return None  # the benchmark then assumes the previous TR, or none

@@ -12,6 +12,7 @@ from decimal import ROUND_CEILING, Decimal, InvalidOperation
 from bonds.providers.base import Offer, ProviderError, http_get
 
 WHAT = "Tesouro Transparente CSV"
+SOURCE = "tesouro"  # Bond.source of these offers, and of the demo's stand-ins for them
 TESOURO_BANK_CODE = 0  # The Treasury has no bank code; Ponte uses 0 for it.
 TESOURO_BANK_NAME = "Tesouro Nacional"
 HEADER = [
@@ -37,6 +38,12 @@ TYPES: dict[str, tuple[str, str, int]] = {
     "tesouro reserva": ("selic*", "Tesouro Reserva", 0),
 }
 MIN_PURCHASE = Decimal("30.00")  # Tesouro Direto: 1% of the unit price, at least R$ 30
+
+
+def natural_key(label: str, maturity: date) -> str:
+    """A title's identity: its type (as shown) and maturity. The demo's Tesouro titles are keyed the
+    same way, so a real refresh updates them (same ids) instead of listing each title twice."""
+    return f"{label}|{maturity.isoformat()}"
 
 
 def _number(text: str) -> Decimal:
@@ -85,7 +92,7 @@ def parse(content: bytes) -> list[Offer]:
         minimum = max(MIN_PURCHASE, (unit_price / 100).quantize(Decimal("0.01"), rounding=ROUND_CEILING))
         offers.append(
             Offer(
-                natural_key=f"{label}|{maturity.isoformat()}",
+                natural_key=natural_key(label, maturity),
                 name=f"{label} {maturity.year - offset}",
                 bank=TESOURO_BANK_CODE,
                 bank_name=TESOURO_BANK_NAME,

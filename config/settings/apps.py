@@ -219,6 +219,11 @@ BONDS_FOCUS_BASE_URL = os.environ.get(
     "BONDS_FOCUS_BASE_URL", "https://olinda.bcb.gov.br/olinda/servico/Expectativas/versao/v1/odata"
 )
 BONDS_SGS_BASE_URL = os.environ.get("BONDS_SGS_BASE_URL", "https://api.bcb.gov.br/dados/serie")
+# BCB's "Reuniões do Copom" agenda as iCalendar: the meeting dates the Focus medians are placed at.
+BONDS_COPOM_CALENDAR_URL = os.environ.get(
+    "BONDS_COPOM_CALENDAR_URL",
+    "https://www.bcb.gov.br/api/exportarics/sitebcb/agendaics?lista=Reuni%C3%B5es%20do%20Copom",
+)
 BONDS_HTTP_TIMEOUT = env_int("BONDS_HTTP_TIMEOUT", 30)  # seconds, per provider request
 BONDS_KEY_INTERVAL_SECONDS = env_int("BONDS_KEY_INTERVAL_SECONDS", 5)  # keyed calls 5 s apart
 BONDS_PREVIEW_LIMIT = env_int("BONDS_PREVIEW_LIMIT", 5)  # bonds in a keyless preview

@@ -265,8 +265,14 @@ PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
 PONTE_SIGNUP_PLAN = os.environ.get("PONTE_SIGNUP_PLAN", "Free")
 # On: a new user stays inactive until the link mailed at sign-up is followed.
 PONTE_ACCOUNT_EMAIL_VERIFICATION = env_bool("PONTE_ACCOUNT_EMAIL_VERIFICATION", False)
-# Sign-in attempts allowed per client address and per username, each per minute.
+# Sign-in attempts allowed per (username, client address): a stranger elsewhere cannot lock a customer
+# out. Per client address across usernames, a looser limit against password spraying.
 PONTE_SIGNIN_RATE = os.environ.get("PONTE_SIGNIN_RATE", "10/m")
+PONTE_SIGNIN_CLIENT_RATE = os.environ.get("PONTE_SIGNIN_CLIENT_RATE", "30/m")
+# Password-reset mails per email address (known or not, so a refusal tells nothing) and per client
+# address.
+PONTE_PASSWORD_RESET_EMAIL_RATE = os.environ.get("PONTE_PASSWORD_RESET_EMAIL_RATE", "5/h")
+PONTE_PASSWORD_RESET_CLIENT_RATE = os.environ.get("PONTE_PASSWORD_RESET_CLIENT_RATE", "20/h")
 # Sign-ups (valid forms) allowed per client address.
 PONTE_SIGNUP_RATE = os.environ.get("PONTE_SIGNUP_RATE", "10/h")
 AUTH_PASSWORD_VALIDATORS = [

@@ -9,14 +9,25 @@ from urllib.parse import parse_qs, unquote, urlparse
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-VAR_DIR = Path(os.environ.get("PONTE_VAR_DIR", BASE_DIR / "var"))
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_path(name: str, default: Path) -> Path:
+    """An absolute path (relative ones are taken from the checkout, not the working directory)."""
+    raw = os.environ.get(name, "").strip()
+    return BASE_DIR / Path(raw).expanduser() if raw else default
+
+
+# Every file a process keeps between runs (SQLite databases, the filesystem broker, media, demo keys,
+# metrics) lives under this folder; the test suite gives each run its own (tests/isolation.py), so it
+# never shares a broker or a file with a `make run` in the same checkout.
+VAR_DIR = env_path("PONTE_VAR_DIR", BASE_DIR / "var")
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 # Prometheus multiprocess mode (config/metrics.py): every process writes its counts here. Read by
 # prometheus-client when it is imported, so it is set with the paths, before anything imports it.
 os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics"))
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 
 
 def env_bool(name: str, default: bool) -> bool:

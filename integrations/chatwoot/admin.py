@@ -1,4 +1,5 @@
-"""Admin: integrations (the access token is never shown), and the mirror's jobs with their dead letters
+"""Admin: integrations (the access token is never shown; the receiving URL only once, in the message
+after the save or the regeneration that issued it), and the mirror's jobs with their dead letters
 (resendable: one more attempt each, in their chat's order)."""
 
 from __future__ import annotations
@@ -64,8 +65,31 @@ class ChatwootIntegrationAdmin(admin.ModelAdmin):
     form = ChatwootIntegrationForm
     list_display = ["session", "base_url", "inbox_identifier", "account_id", "inbox_id", "status", "enabled"]
     list_filter = ["status", "enabled"]
-    readonly_fields = ["account_id", "inbox_id", "status", "status_reason", "webhook_token"]
+    readonly_fields = ["account_id", "inbox_id", "status", "status_reason", "receiving_url"]
     raw_id_fields = ["session"]
+    actions = ["regenerate_webhook_token"]
+
+    @admin.display(description="receiving URL")
+    def receiving_url(self, integration: ChatwootIntegration) -> str:
+        # Stored as a digest: only its token's first characters can be shown (the URL is shown once).
+        if not integration.webhook_token_prefix:
+            return ""
+        return f"…/integrations/chatwoot/{integration.webhook_token_prefix}…"
+
+    def _url_shown(self, request: HttpRequest, integration: ChatwootIntegration) -> None:
+        url = config.webhook_url(integration)
+        if url:
+            self.message_user(
+                request,
+                f"Receiving URL of {integration} (shown only this once; Ponte pointed the inbox's webhook "
+                f"at it where Chatwoot allowed): {url}",
+                messages.WARNING,
+            )
+
+    @admin.action(description="Regenerate the receiving URL (the old one stops working)")
+    def regenerate_webhook_token(self, request: HttpRequest, queryset: QuerySet[ChatwootIntegration]) -> None:
+        for integration in queryset.select_related("session"):
+            self._url_shown(request, config.webhook_token_regenerate(session=integration.session))
 
     def save_model(self, request: HttpRequest, obj: ChatwootIntegration, form: Any, change: bool) -> None:
         """Saved through the same service as the API: the inbox is found, its webhook pointed at Ponte."""
@@ -77,6 +101,7 @@ class ChatwootIntegrationAdmin(admin.ModelAdmin):
         }
         saved = config.integration_configure(session=obj.session, values=values)
         obj.pk = saved.pk
+        self._url_shown(request, saved)
 
 
 @admin.register(MirrorJob)

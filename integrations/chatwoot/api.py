@@ -1,9 +1,15 @@
 """The Chatwoot integration's interfaces (thin: they call integrations.chatwoot services).
 
-* REST (API key, messaging error shape): `PUT|GET|DELETE /api/sessions/{id}/integrations/chatwoot`;
+* REST (API key, messaging error shape): `PUT|GET|DELETE /api/sessions/{id}/integrations/chatwoot`,
+  `POST /api/sessions/{id}/integrations/chatwoot/webhook-token` (a new receiving URL);
 * instance interface (the instance key is the credential; `{"status": 200, "data": …}`):
-  `PUT|GET /instances/<instance_key>/chatwoot`, `POST /instances/<instance_key>/chatwoot/templates/sync`;
+  `PUT|GET /instances/<instance_key>/chatwoot`, `POST /instances/<instance_key>/chatwoot/webhook-token`,
+  `POST /instances/<instance_key>/chatwoot/templates/sync`;
 * receiving URL: `POST /integrations/chatwoot/<token>`, where Chatwoot's webhooks arrive.
+
+The receiving URL is a write credential (config.py): on the REST interface only admin keys see it. The
+instance key has no role: it is handed out only to admin keys (session creation, regeneration) and
+already lets its holder rewrite the whole configuration, so its replies show the URL as admins' do.
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import IsOperator, ReadOrAdmin
+from accounts.models import ApiKey
+from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin, role_at_least
 from config.errors import NotAuthenticated, NotFound, ValidationFailed
+from config.signed_json import signed_json_load
 from integrations.chatwoot import config, inbound, signature, templates
 from integrations.chatwoot.models import ChatwootIntegration
 from messaging.api.common import SuccessSerializer
@@ -62,7 +70,22 @@ class ChatwootConfigOutputSerializer(serializers.Serializer):
     enabled = serializers.BooleanField()
     status = serializers.CharField(help_text="ok once the inbox was found; else why not.")
     statusReason = serializers.CharField()
-    webhookUrl = serializers.CharField(help_text="Ponte's receiving URL for this integration.")
+    signedWebhooks = serializers.BooleanField(
+        help_text="Chatwoot gave a signing secret: webhooks must be signed, with a fresh timestamp."
+    )
+    webhookUrl = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="Admins only: Ponte's receiving URL, in full only in the reply that issues it "
+        "(configuration, regeneration), null otherwise. A write credential: keep it secret.",
+    )
+    webhookTokenPrefix = serializers.CharField(
+        required=False, help_text="Admins only: the first characters of the receiving URL's token."
+    )
+
+
+def _admin(request: Request) -> bool:
+    return role_at_least(request.auth if isinstance(request.auth, ApiKey) else None, ApiKey.Role.ADMIN)
 
 
 def _values(data: Any) -> dict[str, Any]:
@@ -84,7 +107,8 @@ class ChatwootConfigApi(SessionKeyedView):
 
     @extend_schema(operation_id="chatwoot_config_get", responses=ChatwootConfigOutputSerializer)
     def get(self, request: Request, session_id: str) -> Response:
-        return Response(config.integration_data(config.integration_of(self.session(session_id))))
+        integration = config.integration_of(self.session(session_id))
+        return Response(config.integration_data(integration, credentials=_admin(request)))
 
     @extend_schema(
         operation_id="chatwoot_config_put",
@@ -94,7 +118,7 @@ class ChatwootConfigApi(SessionKeyedView):
     def put(self, request: Request, session_id: str) -> Response:
         session = self.session(session_id)
         integration = config.integration_configure(session=session, values=_values(request.data))
-        return Response(config.integration_data(integration))
+        return Response(config.integration_data(integration, credentials=True))
 
     @extend_schema(operation_id="chatwoot_config_delete", responses=SuccessSerializer)
     def delete(self, request: Request, session_id: str) -> Response:
@@ -113,7 +137,8 @@ class InstanceChatwootApi(InstanceAPIView):
     @extend_schema(operation_id="instance_chatwoot_get", responses=_INSTANCE_REPLY)
     def get(self, request: Request, instance_key: str) -> Response:
         session = instance_session_for(request, instance_key)
-        return Response({"status": 200, "data": config.integration_data(config.integration_of(session))})
+        integration = config.integration_of(session)
+        return Response({"status": 200, "data": config.integration_data(integration, credentials=True)})
 
     @extend_schema(
         operation_id="instance_chatwoot_put", request=ChatwootConfigSerializer, responses=_INSTANCE_REPLY
@@ -121,7 +146,33 @@ class InstanceChatwootApi(InstanceAPIView):
     def put(self, request: Request, instance_key: str) -> Response:
         session = instance_session_for(request, instance_key)
         integration = config.integration_configure(session=session, values=_values(request.data))
-        return Response({"status": 200, "data": config.integration_data(integration)})
+        return Response({"status": 200, "data": config.integration_data(integration, credentials=True)})
+
+
+class ChatwootWebhookTokenApi(SessionKeyedView):
+    """A new receiving URL (admin keys), shown in full in this reply only; the old one answers 404 from
+    now on, and the inbox's webhook is pointed at the new one (where Chatwoot lets Ponte)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(
+        operation_id="chatwoot_webhook_token_regenerate",
+        request=None,
+        responses=ChatwootConfigOutputSerializer,
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        integration = config.webhook_token_regenerate(session=self.session(session_id))
+        return Response(config.integration_data(integration, credentials=True))
+
+
+class InstanceChatwootWebhookTokenApi(InstanceAPIView):
+    @extend_schema(
+        operation_id="instance_chatwoot_webhook_token_regenerate", request=None, responses=_INSTANCE_REPLY
+    )
+    def post(self, request: Request, instance_key: str) -> Response:
+        session = instance_session_for(request, instance_key)
+        integration = config.webhook_token_regenerate(session=session)
+        return Response({"status": 200, "data": config.integration_data(integration, credentials=True)})
 
 
 _SYNC_REPLY = inline_serializer(
@@ -170,7 +221,9 @@ class InstanceChatwootTemplatesSyncApi(InstanceAPIView):
 
 class ChatwootWebhookApi(APIView):
     """Chatwoot's webhooks: the token in the path names (and authorises) the integration; when Chatwoot
-    gave the integration a signing secret, the request must also be signed with it (signature.py)."""
+    gave the integration a signing secret, the request must also be signed with it, at a timestamp
+    within five minutes (signature.py). The body is what the platform sent: cleaned, not refused
+    (config.signed_json), so an odd character never costs an agent's message."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -184,20 +237,33 @@ class ChatwootWebhookApi(APIView):
         ),
     )
     def post(self, request: Request, token: str) -> Response:
-        integration = ChatwootIntegration.objects.filter(webhook_token=token).first()
+        integration = config.integration_by_token(token)
         if integration is None:
             raise NotFound("No Chatwoot integration at this address.")
-        if integration.webhook_secret and not signature.signature_valid(
-            integration.webhook_secret,
-            request.headers.get(signature.TIMESTAMP_HEADER),
-            request.body,  # read before request.data: the raw bytes are what was signed
-            request.headers.get(signature.SIGNATURE_HEADER),
-        ):
-            logger.warning(
-                "Chatwoot webhook for integration %s refused: %s",
-                integration.pk,
-                "badly signed" if request.headers.get(signature.SIGNATURE_HEADER) else "unsigned",
-            )
-            raise NotAuthenticated("The webhook is not signed with this integration's Chatwoot secret.")
-        payload = request.data if isinstance(request.data, dict) else {}
+        raw = request.body  # the raw bytes are what was signed
+        if integration.webhook_secret:
+            _signature_check(integration, request, raw)
+        try:
+            payload = signed_json_load(raw, source=f"Chatwoot webhook of integration {integration.pk}")
+        except ValueError:
+            raise ValidationFailed("The body is not JSON.") from None
+        if not isinstance(payload, dict):
+            payload = {}
         return Response({"result": inbound.webhook_receive(integration, payload)})
+
+
+def _signature_check(integration: ChatwootIntegration, request: Request, raw: bytes) -> None:
+    timestamp = request.headers.get(signature.TIMESTAMP_HEADER)
+    given = request.headers.get(signature.SIGNATURE_HEADER)
+    if not given:
+        problem = "unsigned"
+    elif not signature.signature_valid(integration.webhook_secret, timestamp, raw, given):
+        problem = "badly signed"
+    elif not signature.timestamp_fresh(timestamp):
+        problem = f"timestamp {str(timestamp)[:20]!r} more than {signature.MAX_SKEW_SECONDS} s from now"
+    else:
+        return
+    logger.warning("Chatwoot webhook for integration %s refused: %s", integration.pk, problem)
+    raise NotAuthenticated(
+        "The webhook is not signed with this integration's Chatwoot secret at a current timestamp."
+    )

@@ -4,8 +4,14 @@ The account is not asked for: Ponte searches the inbox identifier among the inbo
 the token can see (`GET /api/v1/profile`, then each account's inboxes). Found nowhere → nothing is
 written and the reason is logged: a first configuration is refused (400 CHATWOOT_INBOX_NOT_FOUND); an
 existing one keeps its settings (the mirror goes on with them) and shows the reason in its `status`.
-Found → the inbox's webhook is pointed at Ponte's receiving URL (returned as `webhookUrl` either way,
-to paste by hand where the platform cannot be updated).
+Found → the inbox's webhook is pointed at Ponte's receiving URL.
+
+The receiving URL's token is stored as a digest (models.ChatwootIntegration), so the full URL exists only
+in the request that issues a token: the first configuration, one that moves the integration to another
+inbox, and `webhook_token_regenerate`. Those replies carry it as `webhookUrl` (to paste by hand where the
+platform cannot be updated); any other reply shows only its prefix. The URL is a write credential (it
+lets whoever holds it make agents speak to customers when the platform does not sign), so it is shown
+to admins only: the interfaces pass `credentials=False` for viewer and operator keys.
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.keys import digests_match
 from config.errors import NotFound, ValidationFailed
 from integrations.chatwoot.client import ChatwootClient, ChatwootError
-from integrations.chatwoot.models import ChatwootIntegration
+from integrations.chatwoot.models import ChatwootIntegration, webhook_token_prefix
 from messaging.models import Session
 from net.transport import UnsafeTarget, validate_target_url
 
@@ -49,8 +56,23 @@ class InboxFound:
     inbox_id: int
 
 
-def webhook_url(integration: ChatwootIntegration) -> str:
+def webhook_url(integration: ChatwootIntegration) -> str | None:
+    """The full receiving URL, known only on the object that issued its token (None otherwise)."""
+    if not integration.webhook_token:
+        return None
     return f"{settings.PONTE_BASE_URL}/integrations/chatwoot/{integration.webhook_token}"
+
+
+def integration_by_token(token: str) -> ChatwootIntegration | None:
+    """The integration whose receiving token this is: found by the token's prefix, then its digest
+    compared in constant time. A token that cannot be one (odd bytes, a NUL) is never looked up."""
+    prefix = webhook_token_prefix(token)
+    if prefix is None:
+        return None
+    for integration in ChatwootIntegration.objects.filter(webhook_token_prefix=prefix):
+        if digests_match(integration.webhook_token_digest, token):
+            return integration
+    return None
 
 
 def client_for(integration: ChatwootIntegration) -> ChatwootClient:
@@ -127,6 +149,10 @@ def integration_configure(*, session: Session, values: dict[str, Any]) -> Chatwo
         return current
     with transaction.atomic():
         integration = current or ChatwootIntegration(session=session)
+        moved = current is not None and (
+            (current.base_url, current.account_id, current.inbox_id)
+            != (fields["base_url"], found.account_id, found.inbox_id)
+        )
         for name, value in fields.items():
             setattr(integration, name, value)
         for wire, attribute in OPTIONS.items():
@@ -135,19 +161,43 @@ def integration_configure(*, session: Session, values: dict[str, Any]) -> Chatwo
         integration.account_id, integration.inbox_id = found.account_id, found.inbox_id
         integration.status, integration.status_reason = ChatwootIntegration.Status.OK, ""
         integration.updated_at = timezone.now()
+        if moved:  # another inbox: a new receiving URL to point it at, and its own secret (if any)
+            integration.webhook_token_issue()
+            integration.webhook_secret = ""
         integration.save()
-    try:  # the inbox's webhook → Ponte; where that is refused, `webhookUrl` is pasted by hand
+    # Same inbox: its webhook already points at the (unchanged) URL, which only its digest here could not
+    # rebuild anyway; `webhook_token_regenerate` points it again.
+    if integration.webhook_token:
+        _inbox_point(integration)
+    return integration
+
+
+def _inbox_point(integration: ChatwootIntegration) -> None:
+    """The inbox's webhook → the URL just issued; where that is refused, `webhookUrl` is pasted by hand.
+    A signing secret Chatwoot returns (4.13+) is kept: from then on its webhooks must be signed."""
+    try:
         inbox = client_for(integration).inbox_update(
-            found.account_id, found.inbox_id, webhook_url(integration)
+            integration.account_id, integration.inbox_id, webhook_url(integration)
         )
     except (ChatwootError, UnsafeTarget) as exc:
-        logger.info("Chatwoot inbox %s webhook not updated: %s", found.inbox_id, exc)
-    else:
-        secret = inbox.get("secret") or inbox.get("webhook_secret") if isinstance(inbox, dict) else None
-        if isinstance(secret, str) and secret and secret != integration.webhook_secret:
-            # From now on this inbox's webhooks must be signed with it.
-            integration.webhook_secret = secret
-            integration.save(update_fields=["webhook_secret"])
+        logger.info("Chatwoot inbox %s webhook not updated: %s", integration.inbox_id, exc)
+        return
+    secret = inbox.get("secret") or inbox.get("webhook_secret") if isinstance(inbox, dict) else None
+    if isinstance(secret, str) and secret and secret != integration.webhook_secret:
+        integration.webhook_secret = secret
+        integration.save(update_fields=["webhook_secret"])
+
+
+def webhook_token_regenerate(*, session: Session) -> ChatwootIntegration:
+    """A new receiving token (the old URL answers 404 from now on), and the inbox's webhook pointed at the
+    new URL; the returned integration holds the token in clear, the only time it is available."""
+    integration = integration_of(session)
+    integration.webhook_token_issue()
+    integration.updated_at = timezone.now()
+    integration.save(update_fields=["webhook_token_prefix", "webhook_token_digest", "updated_at"])
+    logger.info("Chatwoot integration %s: receiving URL regenerated", integration.pk)
+    if integration.inbox_id is not None and integration.account_id is not None:
+        _inbox_point(integration)
     return integration
 
 
@@ -155,9 +205,11 @@ def integration_delete(*, session: Session) -> None:
     integration_of(session).delete()
 
 
-def integration_data(integration: ChatwootIntegration) -> dict[str, Any]:
-    """The configuration as the interfaces show it (never the access token)."""
-    return {
+def integration_data(integration: ChatwootIntegration, *, credentials: bool) -> dict[str, Any]:
+    """The configuration as the interfaces show it (never the access token). `credentials` (admins, and
+    the instance key's holder): also the receiving URL, in full only in the reply that issued it (null
+    otherwise), and its token's prefix."""
+    data: dict[str, Any] = {
         "baseUrl": integration.base_url,
         "inboxIdentifier": integration.inbox_identifier,
         "accountId": integration.account_id,
@@ -168,5 +220,9 @@ def integration_data(integration: ChatwootIntegration) -> dict[str, Any]:
         "enabled": integration.enabled,
         "status": integration.status,
         "statusReason": integration.status_reason,
-        "webhookUrl": webhook_url(integration),
+        "signedWebhooks": bool(integration.webhook_secret),
     }
+    if credentials:
+        data["webhookUrl"] = webhook_url(integration)
+        data["webhookTokenPrefix"] = integration.webhook_token_prefix
+    return data

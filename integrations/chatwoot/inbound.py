@@ -3,7 +3,9 @@
 Received (`webhook_receive`): `message_created` of an agent (`outgoing` or `template`) — private notes
 never reach the customer, and messages Ponte itself mirrored (`source_id` `WAID:…`) are echoes; typing
 of an agent (`user.type == "user"`, not private). Each Chatwoot message is recorded once, however many
-webhooks (account and inbox) deliver it.
+webhooks (account and inbox) deliver it. The payload arrives cleaned of what cannot be stored
+(config.signed_json); a field of the wrong shape (an id that is no positive 64-bit number, an object
+that is not one, a chat too long for the history) makes the event "ignored", never an error.
 
 Carried (`agent_message_send`): the conversation is first marked read on the channel, then text,
 attachments and replies go through the messaging services (any engine, official channels included: the
@@ -34,18 +36,36 @@ from messaging.services.messages import QuotedInput, message_delete, message_sen
 logger = logging.getLogger(__name__)
 
 AGENT_TYPES = {"outgoing", "template", 1, 3}
+MAX_CHAT_LENGTH = 100  # MirrorJob.chat, Message.chat
+_MAX_ID = 2**63 - 1
 FILE_TYPES = {"image": "image", "video": "video", "audio": "audio", "file": "document"}
 MAX_ATTACHMENT_BYTES = 40 * 1024 * 1024
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _id(value: Any) -> int | None:
+    """A Chatwoot id (a positive 64-bit integer), or None when the value is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 19):
+        return None
+    number = int(value)
+    return number if 0 < number <= _MAX_ID else None
+
+
 def _chat_of(integration: ChatwootIntegration, conversation: dict[str, Any]) -> str:
-    if conversation.get("id"):
-        link = ChatLink.objects.filter(integration=integration, conversation_id=conversation["id"]).first()
+    conversation_id = _id(conversation.get("id"))
+    if conversation_id is not None:
+        link = ChatLink.objects.filter(integration=integration, conversation_id=conversation_id).first()
         if link is not None:
             return link.chat
-    sender = (conversation.get("meta") or {}).get("sender") or {}
+    sender = _dict(_dict(conversation.get("meta")).get("sender"))
     if sender.get("identifier"):
-        return str(sender["identifier"])
+        chat = str(sender["identifier"])
+        return chat if len(chat) <= MAX_CHAT_LENGTH else ""
     phone = str(sender.get("phone_number") or "").lstrip("+")
     try:
         return normalize_jid(phone) if phone else ""
@@ -53,48 +73,61 @@ def _chat_of(integration: ChatwootIntegration, conversation: dict[str, Any]) -> 
         return ""
 
 
+def _agent_message(integration: ChatwootIntegration, payload: dict[str, Any]) -> str:
+    message_type = payload.get("message_type")
+    if payload.get("private") or not isinstance(message_type, str | int) or message_type not in AGENT_TYPES:
+        return "ignored"  # private notes stay in Chatwoot; incoming ones are Ponte's own mirror
+    message_id = _id(payload.get("id"))
+    if message_id is None or str(payload.get("source_id") or "").startswith("WAID:"):
+        return "ignored"
+    if MessageLink.objects.filter(integration=integration, chatwoot_id=message_id).exists():
+        return "ignored"
+    chat = _chat_of(integration, _dict(payload.get("conversation")))
+    if not chat:
+        return "ignored"
+    job = jobs.job_record(
+        integration_id=integration.pk,
+        direction=MirrorJob.Direction.TO_CUSTOMER,
+        kind="agent_message",
+        chat=chat,
+        payload={**payload, "id": message_id},
+        dedupe_key=f"cw-message:{message_id}",
+    )
+    return "queued" if job else "duplicate"
+
+
+def _agent_delete(integration: ChatwootIntegration, payload: dict[str, Any]) -> str:
+    message_id = _id(payload.get("id"))
+    if message_id is None:
+        return "ignored"
+    if not MessageLink.objects.filter(integration=integration, chatwoot_id=message_id).exists():
+        return "ignored"
+    chat = _chat_of(integration, _dict(payload.get("conversation")))
+    job = jobs.job_record(
+        integration_id=integration.pk,
+        direction=MirrorJob.Direction.TO_CUSTOMER,
+        kind="agent_delete",
+        chat=chat,
+        payload={"id": message_id},
+        dedupe_key=f"cw-delete:{message_id}",
+    )
+    return "queued" if job else "duplicate"
+
+
 def webhook_receive(integration: ChatwootIntegration, payload: dict[str, Any]) -> str:
     """Record what an event asks for; what was done with it ("queued", "duplicate", "ignored")."""
-    event = str(payload.get("event") or "")
+    event = payload.get("event")
     if not integration.enabled or integration.inbox_id is None:
         return "ignored"  # paused: nothing is recorded
     if event == "message_created":
-        if payload.get("private") or payload.get("message_type") not in AGENT_TYPES:
-            return "ignored"  # private notes stay in Chatwoot; incoming ones are Ponte's own mirror
-        if str(payload.get("source_id") or "").startswith("WAID:"):
-            return "ignored"
-        if MessageLink.objects.filter(integration=integration, chatwoot_id=payload.get("id")).exists():
-            return "ignored"
-        chat = _chat_of(integration, payload.get("conversation") or {})
-        if not chat or not payload.get("id"):
-            return "ignored"
-        job = jobs.job_record(
-            integration_id=integration.pk,
-            direction=MirrorJob.Direction.TO_CUSTOMER,
-            kind="agent_message",
-            chat=chat,
-            payload=payload,
-            dedupe_key=f"cw-message:{payload['id']}",
-        )
-        return "queued" if job else "duplicate"
-    if event == "message_updated" and (payload.get("content_attributes") or {}).get("deleted"):
-        if not MessageLink.objects.filter(integration=integration, chatwoot_id=payload.get("id")).exists():
-            return "ignored"
-        chat = _chat_of(integration, payload.get("conversation") or {})
-        job = jobs.job_record(
-            integration_id=integration.pk,
-            direction=MirrorJob.Direction.TO_CUSTOMER,
-            kind="agent_delete",
-            chat=chat,
-            payload={"id": payload["id"]},
-            dedupe_key=f"cw-delete:{payload['id']}",
-        )
-        return "queued" if job else "duplicate"
+        return _agent_message(integration, payload)
+    if event == "message_updated" and _dict(payload.get("content_attributes")).get("deleted"):
+        return _agent_delete(integration, payload)
     if event in ("conversation_typing_on", "conversation_typing_off"):
-        user = payload.get("user") or {}
+        user = _dict(payload.get("user"))
         if user.get("type") != "user" or payload.get("is_private"):
             return "ignored"  # the contact's typing we pushed, echoed back; or a private note
-        chat = _chat_of(integration, payload.get("conversation") or {})
+        chat = _chat_of(integration, _dict(payload.get("conversation")))
         if not chat:
             return "ignored"
         jobs.job_record(
@@ -116,7 +149,7 @@ def _attachment_name(attachment: dict[str, Any]) -> str:
 def _refused(integration: ChatwootIntegration, payload: dict[str, Any], reason: str) -> None:
     """The send was refused: the Chatwoot message is marked failed and a private note says why."""
     client = client_for(integration)
-    conversation_id = (payload.get("conversation") or {}).get("id")
+    conversation_id = _id(_dict(payload.get("conversation")).get("id"))
     client.message_status(integration.account_id, conversation_id, payload["id"], "failed", reason)
     client.private_note(
         integration.account_id, conversation_id, f"🚨 The message could not be sent to the customer: {reason}"
@@ -141,12 +174,13 @@ def _mark_read(session: Session, chat: str) -> None:
 
 def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dict[str, Any]) -> None:
     session = integration.session
-    text = str(payload.get("content") or "")
-    name = (payload.get("sender") or {}).get("available_name") or (payload.get("sender") or {}).get("name")
-    if integration.sign_messages and name and text:
+    text = payload.get("content") if isinstance(payload.get("content"), str) else ""
+    sender = _dict(payload.get("sender"))
+    name = sender.get("available_name") or sender.get("name")
+    if integration.sign_messages and isinstance(name, str) and name and text:
         text = f"*{name}:*\n{text}"
     quoted = None
-    reply_to = (payload.get("content_attributes") or {}).get("in_reply_to")
+    reply_to = _id(_dict(payload.get("content_attributes")).get("in_reply_to"))
     if reply_to:
         target = MessageLink.objects.filter(integration=integration, chatwoot_id=reply_to).first()
         if target is not None:
@@ -157,7 +191,8 @@ def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dic
         except ApplicationError as exc:
             logger.info("Chatwoot reply: chat %s not marked read (%s)", chat, exc)
         sent = []
-        attachments = payload.get("attachments") or []
+        listed = payload.get("attachments")
+        attachments = [a for a in listed if isinstance(a, dict)] if isinstance(listed, list) else []
         for index, attachment in enumerate(attachments):
             kind = FILE_TYPES.get(str(attachment.get("file_type")), "document")
             caption = text if index == 0 else ""

@@ -4,16 +4,29 @@ message links, and `MirrorJob`, the mirror's own outbox (claims with leases, ret
 from __future__ import annotations
 
 import secrets
+import string
 
 from django.db import models
 from django.utils import timezone
 
+from accounts.keys import digest_of
 from config.fields import EncryptedTextField
+
+TOKEN_PREFIX_LENGTH = 8
+_TOKEN_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_")
 
 
 def new_webhook_token() -> str:
-    """The unguessable part of the receiving URL (`/integrations/chatwoot/<token>`)."""
+    """The unguessable part of the receiving URL (`/integrations/chatwoot/<token>`): 256 random bits."""
     return secrets.token_urlsafe(32)
+
+
+def webhook_token_prefix(token: str) -> str | None:
+    """The lookup prefix of a presented token, or None when it cannot be one: only URL-safe characters
+    of a plausible length, so a NUL or odd bytes in the path never reach a database lookup."""
+    if not 16 <= len(token) <= 64 or not set(token) <= _TOKEN_CHARACTERS:
+        return None
+    return token[:TOKEN_PREFIX_LENGTH]
 
 
 class ChatwootIntegration(models.Model):
@@ -38,15 +51,38 @@ class ChatwootIntegration(models.Model):
     inbox_id = models.PositiveBigIntegerField(null=True, blank=True)
     status = models.CharField(max_length=30, choices=Status.choices, default=Status.INBOX_NOT_FOUND)
     status_reason = models.CharField(max_length=500, blank=True)
-    webhook_token = models.CharField(max_length=64, unique=True, default=new_webhook_token, editable=False)
+    # The receiving token is stored like instance keys: a SHA-256 digest and its first characters (to find
+    # the row); `webhook_token` holds it in clear only on the object that issued it, in that request.
+    webhook_token_prefix = models.CharField(
+        max_length=TOKEN_PREFIX_LENGTH,
+        db_index=True,
+        editable=False,
+        help_text="First characters of the receiving URL's token.",
+    )
+    webhook_token_digest = models.CharField(max_length=64, unique=True, editable=False)
     # The secret Chatwoot signs this inbox's webhooks with, when its API returned one (Chatwoot 4.13+);
     # known → unsigned or badly signed webhooks are refused. Encrypted, never returned.
     webhook_secret = EncryptedTextField(blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
 
+    webhook_token: str | None = None
+
     def __str__(self) -> str:
         return f"Chatwoot for {self.session_id} ({self.status})"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self.webhook_token_digest:  # every integration has a receiving token from its first save
+            self.webhook_token_issue()
+        super().save(*args, **kwargs)
+
+    def webhook_token_issue(self) -> str:
+        """A new receiving token (the old URL stops working once saved); returned, and kept in clear on
+        this object only."""
+        self.webhook_token = new_webhook_token()
+        self.webhook_token_prefix = self.webhook_token[:TOKEN_PREFIX_LENGTH]
+        self.webhook_token_digest = digest_of(self.webhook_token)
+        return self.webhook_token
 
 
 class ChatLink(models.Model):

@@ -69,7 +69,9 @@ class SandboxScanApi(SandboxView):
         operation_id="sandbox_sessions_scan",
     )
     def post(self, request: Request, session_id: str) -> Response:
-        data = self.InputSerializer(data=request.data or {})
+        # No body parses as an empty form, which the serializer fills with its defaults; a JSON body
+        # must be an object, even a falsy one (`""`, `0`, `[]`, `null`) being no "empty" body.
+        data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         phone = data.validated_data["phone"]
         if phone:

@@ -182,11 +182,13 @@ class SessionConnectApi(SessionKeyedView):
         return Response(connect_body(outcome))
 
 
-class QrBase64Serializer(serializers.Serializer):
-    sessionId = serializers.UUIDField()
-    status = serializers.CharField()
-    qrCode = serializers.CharField()
-    qrCodeImage = serializers.CharField(help_text="PNG as a data URI.")
+class QrCodeSerializer(serializers.Serializer):
+    """A QR code to scan: `format=raw` answers qrCode and expiresAt; `base64` adds the session and a PNG."""
+
+    sessionId = serializers.UUIDField(required=False, help_text="format=base64 only.")
+    status = serializers.CharField(required=False, help_text="format=base64 only.")
+    qrCode = serializers.CharField(help_text="The code itself (render it as a QR code yourself with raw).")
+    qrCodeImage = serializers.CharField(required=False, help_text="PNG as a data URI; format=base64 only.")
     expiresAt = serializers.DateTimeField()
 
 
@@ -204,8 +206,9 @@ class QueryFormatIsOurs(BaseContentNegotiation):
 
 
 class SessionQrCodeApi(SessionKeyedView):
-    """The QR code to scan: `format=base64` (JSON with a PNG data URI), `raw` (the code as text/plain)
-    or `image` (image/png). 400 SESSION_NOT_IN_QR_STATE unless the session is in state `qr`."""
+    """The QR code to scan: `format=base64` (JSON with a PNG data URI), `raw` (JSON with the bare code)
+    or `image` (image/png, the only reply that is not JSON). 400 SESSION_NOT_IN_QR_STATE unless the
+    session is in state `qr`."""
 
     permission_classes = [IsOperator]
     content_negotiation_class = QueryFormatIsOurs
@@ -216,8 +219,9 @@ class SessionQrCodeApi(SessionKeyedView):
             OpenApiParameter("format", OpenApiTypes.STR, enum=list(QR_FORMATS), default="base64"),
         ],
         responses={
-            (200, "application/json"): OpenApiResponse(QrBase64Serializer, description="format=base64"),
-            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="format=raw"),
+            (200, "application/json"): OpenApiResponse(
+                QrCodeSerializer, description="format=base64 (every field) or raw (qrCode, expiresAt)"
+            ),
             (200, "image/png"): OpenApiResponse(OpenApiTypes.BINARY, description="format=image"),
         },
         operation_id="sessions_qrcode",
@@ -230,7 +234,7 @@ class SessionQrCodeApi(SessionKeyedView):
         session = self.session(session_id)
         qr = services.session_qr(session=session)
         if format_ == "raw":
-            return HttpResponse(qr.code, content_type="text/plain; charset=utf-8")
+            return Response({"qrCode": qr.code, "expiresAt": qr.expires_at.isoformat()})
         if format_ == "image":
             response = HttpResponse(qr_png(qr.code), content_type="image/png")
             response["Cache-Control"] = "no-store"

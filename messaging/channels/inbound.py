@@ -4,12 +4,17 @@ WhatsApp Cloud posts `entry[].changes[].value` with `messages[]`, `statuses[]` a
 Messenger and Instagram post `entry[].messaging[]` items (`message`, `reaction`, `postback`, `read`,
 `delivery`). Each item becomes one `Inbound`: the typed event, when the channel says it happened (ms),
 and for a customer's own message the time that opens the 24-hour window. Items Ponte does not know are
-skipped (logged), never refused: Meta would retry the whole body.
+skipped (logged), never refused: Meta would retry the whole body. The body comes cleaned of what JSON
+cannot store (config.signed_json); here a field of the wrong type or out of range is dropped (a
+timestamp: the time of arrival stands in for it), and an item whose identifiers are longer than the
+history can hold is skipped, logged.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -40,11 +45,47 @@ def jid(user_id: Any) -> str:
     return f"{user_id}@{user_suffix()}"
 
 
+# Identifiers (message ids, JIDs) longer than the message history's columns.
+MAX_ID_LENGTH = 100
+# The latest second a datetime can hold (9999-12-31T23:59:59Z).
+_MAX_SECONDS = 253_402_300_799
+
+
 def _int(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str) and (len(value) > 20 or not value.strip().lstrip("-").isdigit()):
+        return 0
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 0
+
+
+def _timestamp(value: Any, *, scale: int = 1) -> int:
+    """A time in seconds (`scale` 1000: milliseconds), or 0 when it is not one a datetime can hold."""
+    number = _int(value)
+    if not 0 <= number <= _MAX_SECONDS * scale:
+        logger.warning("Channel webhook timestamp %r out of range dropped", str(value)[:40])
+        return 0
+    return number
+
+
+def _now_ms() -> int:
+    # A customer's message whose time was dropped opens the window when it arrives.
+    return int(time.time() * 1000)
+
+
+def _float(value: Any) -> float:
+    try:
+        number = float(value) if isinstance(value, int | float | str) and not isinstance(value, bool) else 0.0
+    except (ValueError, OverflowError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -68,7 +109,7 @@ def _cloud_message(item: dict[str, Any], names: dict[str, str]) -> MessageEvent 
         "chat_jid": jid(sender),
         "sender": jid(sender),
         "push_name": names.get(sender, ""),
-        "timestamp": _int(item.get("timestamp")),
+        "timestamp": _timestamp(item.get("timestamp")),
     }
     context = _dict(item.get("context"))
     if context.get("id"):
@@ -85,8 +126,8 @@ def _cloud_message(item: dict[str, Any], names: dict[str, str]) -> MessageEvent 
             media_id=str(body.get("id") or ""),
             mime_type=str(body.get("mime_type") or "") or None,
             sha256=str(body.get("sha256") or "") or None,
-            caption=body.get("caption"),
-            file_name=body.get("filename"),
+            caption=_str_or_none(body.get("caption")),
+            file_name=_str_or_none(body.get("filename")),
             voice=bool(body.get("voice")) if kind == "audio" else None,
             animated=bool(body.get("animated")) if kind == "sticker" else None,
         )
@@ -95,16 +136,16 @@ def _cloud_message(item: dict[str, Any], names: dict[str, str]) -> MessageEvent 
             **base,
             type="location",
             location=Location(
-                latitude=float(body.get("latitude") or 0),
-                longitude=float(body.get("longitude") or 0),
+                latitude=_float(body.get("latitude")),
+                longitude=_float(body.get("longitude")),
                 name=str(body.get("name") or ""),
                 address=str(body.get("address") or ""),
             ),
         )
     if kind == "contacts":
         cards = []
-        for contact in _list(item.get("contacts")):
-            phones = _list(_dict(contact).get("phones"))
+        for contact in map(_dict, _list(item.get("contacts"))):
+            phones = _list(contact.get("phones"))
             cards.append(
                 Card(
                     display_name=str(_dict(contact.get("name")).get("formatted_name") or ""),
@@ -145,7 +186,7 @@ def _cloud_status(item: dict[str, Any]) -> MessageAckEvent | None:
         status=status,
         recipient=jid(item.get("recipient_id") or ""),
         error=f"{error.get('code')}: {error.get('title') or error.get('message')}" if error else None,
-        timestamp=_int(item.get("timestamp")) or None,
+        timestamp=_timestamp(item.get("timestamp")) or None,
     )
 
 
@@ -161,7 +202,7 @@ def _cloud(body: dict[str, Any]) -> Iterator[Inbound]:
                 event = _cloud_message(_dict(item), names)
                 if event is not None:
                     ms = event.timestamp * 1000
-                    yield Inbound(event, ms, customer_ms=ms)
+                    yield Inbound(event, ms, customer_ms=ms or _now_ms())
             for item in _list(value.get("statuses")):
                 ack = _cloud_status(_dict(item))
                 if ack is not None:
@@ -207,7 +248,7 @@ def _page_message(item: dict[str, Any], message: dict[str, Any], base: dict[str,
         if kind == "location":
             coordinates = _dict(payload.get("coordinates"))
             place = Location(
-                latitude=float(coordinates.get("lat") or 0), longitude=float(coordinates.get("long") or 0)
+                latitude=_float(coordinates.get("lat")), longitude=_float(coordinates.get("long"))
             )
             return MessageEvent(**base, type="location", location=place)
         if kind in _PAGE_KINDS:
@@ -224,12 +265,12 @@ def _page_message(item: dict[str, Any], message: dict[str, Any], base: dict[str,
 
 def _page_item(item: dict[str, Any]) -> Iterator[Inbound]:
     sender = str(_dict(item.get("sender")).get("id") or "")
-    ms = _int(item.get("timestamp"))
+    ms = _timestamp(item.get("timestamp"), scale=1000)
     base: dict[str, Any] = {"chat_jid": jid(sender), "sender": jid(sender), "timestamp": ms // 1000}
     if "message" in item:
         event = _page_message(item, _dict(item["message"]), base)
         if event is not None:
-            yield Inbound(event, ms, customer_ms=0 if event.from_me else ms)
+            yield Inbound(event, ms, customer_ms=0 if event.from_me else ms or _now_ms())
     elif "reaction" in item:
         reaction = _dict(item["reaction"])
         emoji = "" if reaction.get("action") == "unreact" else str(reaction.get("emoji") or "")
@@ -247,7 +288,7 @@ def _page_item(item: dict[str, Any]) -> Iterator[Inbound]:
             selected_id=str(postback.get("payload") or ""),
             selected_title=str(postback.get("title") or ""),
         )
-        yield Inbound(event, ms, customer_ms=ms)
+        yield Inbound(event, ms, customer_ms=ms or _now_ms())
     elif "delivery" in item:
         for mid in _list(_dict(item["delivery"]).get("mids")):
             ack = MessageAckEvent(
@@ -260,7 +301,7 @@ def _page_item(item: dict[str, Any]) -> Iterator[Inbound]:
             yield Inbound(ack, ms)
     elif "read" in item:
         # A watermark: everything the page sent before it is read (the services find those messages).
-        watermark = _int(_dict(item["read"]).get("watermark")) or ms
+        watermark = _timestamp(_dict(item["read"]).get("watermark"), scale=1000) or ms
         ack = MessageAckEvent(
             message_id="",
             chat_jid=jid(sender),
@@ -279,7 +320,20 @@ def _page(body: dict[str, Any]) -> Iterator[Inbound]:
             yield from _page_item(_dict(item))
 
 
+def _fits(item: Inbound) -> bool:
+    event = item.event
+    names = (event.id, event.chat_jid, event.sender) if isinstance(event, MessageEvent) else ()
+    if isinstance(event, MessageAckEvent):
+        names = (event.message_id, event.chat_jid)
+    if all(len(name) <= MAX_ID_LENGTH for name in names):
+        return True
+    logger.warning(
+        "Channel webhook %s with an identifier over %d characters skipped", event.name, MAX_ID_LENGTH
+    )
+    return False
+
+
 def parse(provider: str, body: Any) -> list[Inbound]:
     """Every typed event in one webhook body, in the body's order."""
     body = _dict(body)
-    return list(_cloud(body) if provider == WHATSAPP_CLOUD else _page(body))
+    return [item for item in (_cloud(body) if provider == WHATSAPP_CLOUD else _page(body)) if _fits(item)]

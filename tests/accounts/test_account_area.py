@@ -99,7 +99,7 @@ def test_staff_without_a_customer_account_are_told_so(admin_client) -> None:
     assert reply.status_code == 403 and b"No customer account" in reply.content
 
 
-def test_sign_in_is_rate_limited_per_username(client, customer, settings) -> None:
+def test_sign_in_is_rate_limited_per_username_and_client_address(client, customer, settings) -> None:
     settings.PONTE_SIGNIN_RATE = "3/m"
     for _ in range(3):
         wrong = client.post("/account/login/", {"username": "ana@example.com", "password": "wrong"})
@@ -202,3 +202,35 @@ def test_a_customer_cannot_touch_another_accounts_key(customer, make_account) ->
     other_key.refresh_from_db()
     assert other_key.revoked_at is None
     assert other_key.prefix not in browser.get("/account/keys/").content.decode()
+
+
+def _session_rows_text() -> list[str]:
+    """Every django_session row as stored (signed, base64, maybe zlib) and decoded, as text."""
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+
+    rows = list(Session.objects.all())
+    assert rows  # the signed-in customer has one: the check below reads something
+    decoded = [repr(SessionStore().decode(row.session_data)) for row in rows]
+    return [row.session_data for row in rows] + decoded
+
+
+def test_an_issued_key_waits_in_no_session_row(customer) -> None:
+    browser, _ = customer
+    reply = browser.post("/account/keys/", {"name": "crm", "role": "operator"})
+    assert reply.status_code == 200
+    [plaintext] = re.findall(KEY_PATTERN, reply.content.decode())
+    secret = plaintext.split("_", 2)[2]
+    for text in _session_rows_text():
+        assert plaintext not in text and secret not in text
+    assert all(secret not in cookie.value for cookie in browser.cookies.values())
+
+
+def test_the_reply_that_shows_a_key_is_not_cached_and_a_reload_shows_it_no_more(customer) -> None:
+    browser, _ = customer
+    reply = browser.post("/account/keys/", {"name": "crm", "role": "viewer"})
+    [plaintext] = re.findall(KEY_PATTERN, reply.content.decode())
+    assert "no-store" in reply["Cache-Control"]
+    page = reply.content.decode()
+    assert "it will not be shown again" in page and "history.replaceState" in page
+    assert plaintext not in browser.get("/account/keys/").content.decode()

@@ -3,6 +3,8 @@ and a field error (never a 500) for bad input."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from accounts.models import ApiKey
@@ -43,7 +45,7 @@ def test_a_json_list_is_not_taken_for_an_address(staff, account):
 
 def test_ips_and_cidrs_one_per_line_are_stored_as_the_api_stores_them(staff, account):
     reply = _issue(staff, account, allowed_ips="203.0.113.7\n\n 10.0.0.0/8 \n2001:db8::/32\n::1")
-    assert reply.status_code == 302
+    assert reply.status_code == 200 and "New API key" in reply.content.decode()
     key = ApiKey.objects.get()
     assert key.allowed_ips == ["203.0.113.7/32", "10.0.0.0/8", "2001:db8::/32", "::1/128"]
     api_twin, _ = api_key_create(
@@ -104,3 +106,23 @@ def test_a_deleted_session_stays_on_the_key_when_it_is_saved_again(staff, accoun
     assert _change(staff, key, allowed_sessions=[gone_id], name="renamed").status_code == 302
     key.refresh_from_db()
     assert key.allowed_sessions == [gone_id] and key.name == "renamed"
+
+
+def test_a_key_issued_in_the_admin_is_shown_in_the_reply_and_kept_in_no_session_row_or_cookie(staff, account):
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session as SessionRow
+
+    reply = _issue(staff, account)
+    key = ApiKey.objects.get()
+    page = reply.content.decode()
+    [plaintext] = re.findall(rf"ponte_{key.prefix}_[A-Za-z0-9_-]+", page)
+    assert "copy it now" in page and "no-store" in reply["Cache-Control"]
+    secret = plaintext.split("_", 2)[2]
+    rows = list(SessionRow.objects.all())
+    assert rows
+    for row in rows:
+        assert secret not in row.session_data and secret not in repr(SessionStore().decode(row.session_data))
+    # Not handed to the messages framework either, whose cookie (signed, not encrypted) would carry it.
+    assert "messages" not in reply.cookies
+    assert all(secret not in cookie.value for cookie in staff.cookies.values())
+    assert plaintext not in staff.get("/admin/accounts/apikey/").content.decode()

@@ -115,6 +115,19 @@ def test_bearer_and_query_styles_resolve_a_valid_key(keys, style) -> None:
     assert isinstance(key, ApiKey) and key.role == "viewer"
 
 
+@pytest.mark.parametrize("value", ["bearer {key}", "BEARER {key}", "BeArEr  {key}", "Bearer\t{key}"])
+def test_the_bearer_scheme_is_read_in_any_case_and_spacing(keys, value) -> None:
+    """Auth schemes are case-insensitive (RFC 9110 §11.1): bonds reads `bearer <key>` like `Bearer <key>`."""
+    request = _request(HTTP_AUTHORIZATION=value.format(key=keys["valid"]))
+    assert presented_bearer_or_query_key(request) == keys["valid"]
+    assert authenticate_presented(request, presented_bearer_or_query_key(request)).role == "viewer"
+
+
+def test_the_bonds_list_takes_a_key_sent_with_a_lower_case_bearer_scheme(client, keys) -> None:
+    reply = client.get("/bonds/api/", HTTP_AUTHORIZATION=f"bearer {keys['valid']}").json()
+    assert reply["response"]["status"] != "preview"
+
+
 @pytest.mark.parametrize("style", ["bearer", "query"])
 @pytest.mark.parametrize("condition", INVALID)
 def test_bearer_and_query_styles_refuse_invalid_keys_alike(keys, style, condition) -> None:

@@ -127,9 +127,15 @@ def test_instance_statistics_admit_a_null_last_delivery(schema) -> None:
     assert not validator.is_valid({**delivery, "last": "yesterday"})
 
 
-def test_the_qr_code_declares_its_three_formats(schema) -> None:
+def test_the_qr_code_is_json_in_base64_and_raw_and_a_png_only_as_image(schema) -> None:
     content = schema["paths"]["/api/sessions/{session_id}/qrcode"]["get"]["responses"]["200"]["content"]
-    assert set(content) == {"application/json", "text/plain", "image/png"}
+    assert set(content) == {"application/json", "image/png"}
+    validator = validator_for(schema, content["application/json"]["schema"]["$ref"].rsplit("/", 1)[1])
+    raw = {"qrCode": "2@abc", "expiresAt": "2026-11-22T04:01:00+00:00"}
+    validator.validate(raw)
+    base64 = {"sessionId": "8f0c0f4e-8c4a-4a8e-9b1e-2f1c3d4e5f60", "status": "qr", "qrCodeImage": "data:,"}
+    validator.validate({**raw, **base64})
+    assert not validator.is_valid({"qrCode": "2@abc"})
 
 
 def test_keyed_replies_declare_the_rate_limit_headers_and_429_its_retry_after(schema) -> None:

@@ -102,7 +102,14 @@ SGS_SERIES = {
     432: '[{"data":"17/11/2026","valor":"14.25"},{"data":"18/11/2026","valor":"14.25"}]',
     4389: '[{"data":"17/11/2026","valor":"14.15"},{"data":"18/11/2026","valor":"14.15"}]',
     13522: '[{"data":"01/09/2026","valor":"4.81"},{"data":"01/10/2026","valor":"4.68"}]',
+    226: '[{"data":"17/11/2026","valor":"0.1712"},{"data":"18/11/2026","valor":"0.1698"}]',
 }
+
+
+@pytest.fixture(autouse=True)
+def _copom_calendar_stays_local(settings):
+    """The Copom calendar URL points at a closed local port unless a test serves it (live_sources)."""
+    settings.BONDS_COPOM_CALENDAR_URL = "http://127.0.0.1:9/copom.ics"
 
 
 @pytest.fixture
@@ -118,5 +125,13 @@ def live_sources(fake_source: FakeSource, settings) -> FakeSource:
         fake_source.route(f"/sgs/bcdata.sgs.{code}/dados/ultimos/5", body)
     fake_source.route(
         "/tesouro/PrecoTaxaTesouroDireto.csv", fixture_bytes("tesouro.csv"), content_type="text/csv"
+    )
+    settings.BONDS_COPOM_CALENDAR_URL = (
+        fake_source.route(
+            "/api/exportarics/sitebcb/agendaics",
+            fixture_bytes("copom_agenda.ics"),
+            content_type="text/calendar",
+        )
+        + "?lista=Reuni%C3%B5es%20do%20Copom"
     )
     return fake_source

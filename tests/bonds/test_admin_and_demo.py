@@ -71,7 +71,7 @@ def test_refresh_now_button_runs_a_refresh(staff_client, live_sources):
     assert response.status_code == 200
     run = RefreshRun.objects.get()
     assert run.trigger == "admin" and run.status == RefreshRun.Status.OK
-    assert "Refresh ok" in response.content.decode()
+    assert f"Refresh #{run.pk} ok" in response.content.decode()
     assert Issuer.objects.get(code=0).sovereign
 
 

@@ -18,39 +18,42 @@ from bonds.providers.base import Offer
 from bonds.rendering import BOND_FIELDS, render_csv
 from bonds.selectors import bond_list_reply
 from bonds.services import bond_offers_upsert
+from tests.bonds.rows import with_ids
 
 URL = "/bonds/api/"
 FORMULA = '=HYPERLINK("http://evil.example","Clique")'
 ROW = (FORMULA, 77, "+Banco Inter", "cdb", "cdi*", 1.1, True, False, False, 1000.0, date(2028, 11, 23), True,
-       "@brAA", 0.95, -0.0123, -0.5, None, None, None)  # fmt: skip
+       "@brAA", 0.95, -0.0123, -0.5, None, None, None, None, None)  # fmt: skip
 
 
 def test_text_cells_starting_with_formula_characters_are_neutralised_and_numbers_are_not():
     for text in (FORMULA, "+1", "-1+1", "@SUM(A1)", "\tx", "\rx"):
         row = (text, *ROW[1:])
         cells = next(
-            csv.reader(io.StringIO(render_csv(rows=[row], locale=None).decode().split("\r\n", 1)[1]))
+            csv.reader(
+                io.StringIO(render_csv(rows=with_ids([row]), locale=None).decode().split("\r\n", 1)[1])
+            )
         )
         assert cells[0] == "'" + text
-    cells = list(csv.reader(io.StringIO(render_csv(rows=[ROW], locale=None).decode())))[1]
+    cells = list(csv.reader(io.StringIO(render_csv(rows=with_ids([ROW]), locale=None).decode())))[1]
     assert (cells[0], cells[2], cells[12]) == ("'" + FORMULA, "'+Banco Inter", "'@brAA")
     assert (cells[14], cells[15]) == ("-0.0123", "-0.5")  # negative numbers are numbers
 
 
 def test_the_omitted_rating_dash_is_not_a_formula_and_stays_as_is():
     row = (*ROW[:12], "-", *ROW[13:])
-    cells = list(csv.reader(io.StringIO(render_csv(rows=[row], locale=None).decode())))[1]
+    cells = list(csv.reader(io.StringIO(render_csv(rows=with_ids([row]), locale=None).decode())))[1]
     assert cells[12] == "-"
 
 
 @pytest.mark.parametrize("locale", [None, "pt-BR"])
 def test_a_neutralised_csv_reads_back_as_the_original_text(locale):
-    offers = feeds.parse(render_csv(rows=[ROW], locale=locale, bom=True), fmt="auto", what="feed")
+    offers = feeds.parse(render_csv(rows=with_ids([ROW]), locale=locale, bom=True), fmt="auto", what="feed")
     assert (offers[0].name, offers[0].bank_name, offers[0].rating) == (FORMULA, "+Banco Inter", "@brAA")
 
 
 def test_the_csv_keeps_exactly_the_seed_columns():
-    header = render_csv(rows=[ROW], locale=None).decode().split("\r\n", 1)[0]
+    header = render_csv(rows=with_ids([ROW]), locale=None).decode().split("\r\n", 1)[0]
     assert header.split(",") == list(BOND_FIELDS)
 
 

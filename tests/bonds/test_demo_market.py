@@ -11,6 +11,7 @@ from django.utils import timezone
 from bonds import demo, finance
 from bonds.demo_market import CDI_SHARE, IPCA_SPREAD, TERM_SHARE_PER_YEAR, Market, tesouro_ipca_rate
 from bonds.models import Bond
+from bonds.providers import tesouro
 from bonds.selectors import projection_latest, projection_of
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +24,9 @@ def market() -> Market:
 
 
 def demo_bonds():
-    return Bond.objects.filter(source="demo", is_active=True).select_related("issuer")
+    # The demo's Tesouro titles stand in for the Tesouro provider's, under its source.
+    sources = (demo.SOURCE, tesouro.SOURCE)
+    return Bond.objects.filter(source__in=sources, is_active=True).select_related("issuer")
 
 
 def tier(bond: Bond) -> str:

@@ -105,11 +105,12 @@ def test_income_tax_brackets_by_calendar_days(days, rate):
 
 
 def test_tax_bracket_edge_is_applied_to_the_net_return():
+    start = date(2026, 11, 25)  # 180 and 181 days on are business days (a Monday and a Tuesday)
     at_180 = offer_returns(
-        index="pre", rate=0.12, start=START, maturity=date(2027, 5, 22), projection=None, tax_free=False
+        index="pre", rate=0.12, start=start, maturity=date(2027, 5, 24), projection=None, tax_free=False
     )
     at_181 = offer_returns(
-        index="pre", rate=0.12, start=START, maturity=date(2027, 5, 23), projection=None, tax_free=False
+        index="pre", rate=0.12, start=start, maturity=date(2027, 5, 25), projection=None, tax_free=False
     )
     assert (at_180.dc, at_180.tax_rate, at_181.dc, at_181.tax_rate) == (180, 0.225, 181, 0.20)
     assert at_181.net_annualized > at_180.net_annualized
@@ -195,7 +196,9 @@ def test_payment_probability_follows_the_em_table_and_interpolates():
     beyond = finance.payment_probability("BB", 12)
     assert beyond < finance.payment_probability("BB", 10)
     assert finance.payment_probability("AAA", 7) == 1.0
-    assert finance.payment_probability("brAAA", 5) == finance.payment_probability("BB", 5)
+    assert finance.payment_probability("brAA", 5) == finance.payment_probability("BB", 5)  # Austin: brAA = BB
+    # brAAA is BB+ (a notch above BB): a third of the way from the BB row to the BBB row, geometrically.
+    assert finance.payment_probability("brAAA", 5) == pytest.approx(1 - 0.0442 * (0.0155 / 0.0442) ** (1 / 3))
     assert finance.payment_probability("-", 3) is None
     assert finance.payment_probability(None, 3, sovereign=True) == 1.0
     assert finance.payment_probability("brBBB", 3, sovereign=True) == 1.0
@@ -204,4 +207,4 @@ def test_payment_probability_follows_the_em_table_and_interpolates():
 def test_a_plain_rating_can_be_read_on_the_national_scale():
     assert finance.rating_bucket("AA") == "AA"
     assert finance.rating_bucket("AA", national=True) == "BB"
-    assert finance.payment_probability("A", 3, national=True) == finance.payment_probability("BB", 3)
+    assert finance.payment_probability("A", 3, national=True) == finance.payment_probability("BB-", 3)

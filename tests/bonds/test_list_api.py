@@ -84,7 +84,7 @@ def test_without_a_key_the_reply_is_a_preview_of_at_most_five_bonds(api_client, 
     response = get(api_client)
     assert response.status_code == 200 and response["Content-Type"] == "application/json"
     body = response.json()
-    assert set(body) == {"response", "bonds"}
+    assert list(body) == ["response", "assumptions", "bonds"]
     assert body["response"]["status"] == "preview" and "at most 5" in body["response"]["description"]
     assert names(response) == ["Bond 04", "Bond 06", "Bond 02", "Bond 01", "Bond 03"]
 
@@ -98,8 +98,17 @@ def test_a_subscribed_key_gets_every_active_bond_in_the_documented_order(api_cli
 
 def test_every_bond_has_every_seed_field_with_its_type(api_client, bonds, bonds_key):
     bond = next(b for b in get(api_client, **bearer(bonds_key)).json()["bonds"] if b["name"] == "Bond 07")
-    assert list(bond) == [*BOND_FIELDS, "liquidity_days", "grace_period_days", "net_return_cdi_percent"]
+    assert list(bond) == [
+        "id",
+        *BOND_FIELDS,
+        "liquidity_days",
+        "grace_period_days",
+        "net_return_cdi_percent",
+        "covered_payment_probability",
+        "liquidity_kind",
+    ]
     assert bond == {
+        "id": Bond.objects.get(natural_key="o7").pk,
         "name": "Bond 07",
         "bank": 77,
         "bank_name": "Banco Inter",
@@ -119,6 +128,8 @@ def test_every_bond_has_every_seed_field_with_its_type(api_client, bonds, bonds_
         "liquidity_days": None,
         "grace_period_days": None,
         "net_return_cdi_percent": None,
+        "covered_payment_probability": None,
+        "liquidity_kind": None,
     }
 
 

@@ -37,3 +37,9 @@ def test_an_mcp_caller_forwarded_address_counts_only_behind_a_trusted_proxy(sett
         authorization=None, query_string="", remote_addr="192.0.2.1", forwarded_for="198.51.100.7"
     )
     assert (behind.client_ip, direct.client_ip) == ("198.51.100.7", "192.0.2.1")
+
+
+def test_an_mcp_caller_key_is_read_whatever_the_case_of_the_bearer_scheme():
+    for value in ["bearer pk_header", "BEARER pk_header", "Bearer\tpk_header"]:
+        caller = caller_of(authorization=value, query_string="", remote_addr="", forwarded_for=None)
+        assert caller.plaintext_key == "pk_header"

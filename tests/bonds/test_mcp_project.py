@@ -20,8 +20,9 @@ def test_project_bond_gives_the_net_amount_at_maturity_step_by_step(mcp_url, bon
     today = timezone.localdate()
     assert result["status"] == statuses.OK and result["preview"] is False
     assert result["bond"]["id"] == bond.pk and result["bond"]["name"] == bond.name
-    assert result["business_days"] == finance.business_days(today, bond.maturity_date)
-    assert result["calendar_days"] == (bond.maturity_date - today).days == 730
+    paid = finance.next_business_day(bond.maturity_date)  # a weekend maturity is paid on the Monday
+    assert result["business_days"] == finance.business_days(today, paid)
+    assert result["calendar_days"] == (paid - today).days >= 730
     assert result["income_tax_rate"] == 0.15  # 730 calendar days: past 720, the 15% bracket
     expected = expected_net(10_000, 0.13, bond.maturity_date, tax=0.15)
     assert result["net_amount"] == pytest.approx(expected, abs=0.01)
@@ -46,7 +47,8 @@ def test_project_bond_notes_what_the_investor_must_know(mcp_url, bonds, make_key
     assert small["income_tax"] == 0 and small["income_tax_rate"] == 0
     assert any("minimum investment" in note for note in small["notes"])
     treasury = structured(mcp_url, "project_bond", {"bond_id": bonds["F"].pk, "amount": 20_000}, key=key)
-    assert treasury["custody_fee_rate"] == finance.TESOURO_CUSTODY_FEE
+    # Tesouro Selic: the fee on the excess over BRL 10,000 only, half of BRL 20,000.
+    assert treasury["custody_fee_rate"] == pytest.approx(finance.TESOURO_CUSTODY_FEE / 2)
     assert treasury["custody_fee"] > 0
     assert any("custody fee" in note for note in treasury["notes"])
 
@@ -59,11 +61,13 @@ def test_project_bond_uses_the_same_path_iof_and_tax_as_the_listing(mcp_url, bon
         mcp_url, "project_bond", {"bond_id": short.pk, "amount": 10_000}, key=ok_key(make_key)
     )
     gain = result["gross_amount"] - 10_000
-    assert (result["calendar_days"], result["iof_rate"], result["income_tax_rate"]) == (20, 0.33, 0.225)
-    assert result["iof"] == pytest.approx(gain * 0.33, abs=0.01)
+    held = (finance.next_business_day(short.maturity_date) - timezone.localdate()).days  # 20 to 22
+    share = finance.iof_rate(held)
+    assert (result["calendar_days"], result["iof_rate"], result["income_tax_rate"]) == (held, share, 0.225)
+    assert result["iof"] == pytest.approx(gain * share, abs=0.01)
     assert result["income_tax"] == pytest.approx((gain - result["iof"]) * 0.225, abs=0.01)
     assert result["net_annualized_return"] == pytest.approx(short.net_annualized_return, abs=1e-6)
-    assert any("IOF takes 33%" in note for note in result["notes"])
+    assert any(f"IOF takes {share:.0%}" in note for note in result["notes"])
     assert result["bond"]["net_return_cdi_percent"] == pytest.approx(1.0, abs=1e-6)
     cdb = structured(mcp_url, "list_bonds", {"product": ["cdb"], "index": ["cdi*"], "amount": 10_000})
     item = next(bond for bond in cdb["bonds"] if bond["id"] == short.pk)

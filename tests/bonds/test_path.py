@@ -79,20 +79,49 @@ def test_the_cdi_is_the_target_minus_the_observed_gap_not_a_constant():
     assert Projection(selic_current=0.1425).cdi_on(TODAY) == pytest.approx(0.1415)  # none observed: 0.10
 
 
-def test_a_snapshot_dates_its_meetings_with_the_copom_calendar(db):
+def test_a_meeting_focus_names_before_its_date_is_published_is_placed_52_weeks_after_the_last_one(db):
     snapshot = ProjectionSnapshot(
         date=TODAY,
         selic_current=14.25,
         cdi_gap=0.11,
-        selic_by_meeting={"R7/2026": 15.0, "R8/2026": 14.0, "R1/2027": 13.5},
+        selic_by_meeting={"R7/2026": 15.0, "R8/2026": 14.0, "R1/2027": 13.5, "R2/2027": 13.0},
         selic_by_year={"2026": 14.0, "2027": 12.25},
     )
     projection = projection_of(snapshot)
-    # R7/2026 (4 Nov) is already held: SGS's current target is the fact. R1/2027 has no date in the
-    # calendar yet, so the meeting path ends at R8/2026 and the year-end medians take over.
-    assert projection.selic_by_meeting == {date(2026, 12, 9): 0.14}
+    # R7/2026 (4 Nov) is already held: SGS's current target is the fact. R1/2027 and R2/2027 are not
+    # in the calendar yet: each sits 52 weeks after the same meeting of 2026 (28 Jan, 18 Mar), flagged.
+    assert projection.selic_by_meeting == {
+        date(2026, 12, 9): 0.14,
+        date(2027, 1, 27): 0.135,
+        date(2027, 3, 17): 0.13,
+    }
+    assert projection.meeting_names[date(2027, 1, 27)] == ("R1/2027", True)
+    assert projection.meeting_names[date(2026, 12, 9)] == ("R8/2026", False)
     assert projection.cdi_gap == pytest.approx(0.0011) and projection.as_of == TODAY
     assert projection.cdi_on(TODAY) == pytest.approx(0.1425 - 0.0011)
+    assert projection.cdi_on(date(2027, 1, 28)) == pytest.approx(0.135 - 0.0011)
+    # Once the refresh has read BCB's calendar, its date replaces the estimate.
+    snapshot.copom_calendar = {"R1/2027": "2027-01-20", "R2/2027": "2027-03-17"}
+    published = projection_of(snapshot)
+    assert published.meeting_names[date(2027, 1, 20)] == ("R1/2027", False)
+    assert date(2027, 1, 27) not in published.selic_by_meeting
+    assert published.cdi_on(date(2027, 1, 21)) == pytest.approx(0.135 - 0.0011)
+
+
+def test_the_listed_path_names_each_meeting_and_flags_estimated_dates(db):
+    snapshot = ProjectionSnapshot(
+        date=TODAY,
+        selic_current=14.25,
+        cdi_gap=0.10,
+        selic_by_meeting={"R8/2026": 14.0, "R1/2027": 13.5},
+        selic_by_year={"2026": 14.0, "2027": 12.25},
+    )
+    path = projection_of(snapshot).path_from(TODAY)
+    assert (path[0].start, path[0].meeting, path[0].cdi) == (TODAY, None, pytest.approx(0.1415))
+    assert (path[1].start, path[1].meeting, path[1].estimated_date) == (date(2026, 12, 10), "R8/2026", False)
+    assert (path[2].start, path[2].meeting, path[2].estimated_date) == (date(2027, 1, 28), "R1/2027", True)
+    assert all(step.meeting is None for step in path[3:])
+    assert [step.start for step in path] == sorted({step.start for step in path})
 
 
 def test_the_copom_calendar_is_data_with_its_source_and_meetings_decide_on_wednesdays():
@@ -101,6 +130,9 @@ def test_the_copom_calendar_is_data_with_its_source_and_meetings_decide_on_wedne
     assert all(day.weekday() == 2 for day in finance.COPOM_MEETINGS.values())
     assert finance.meeting_key("R8/2026") == (2026, 8) and finance.meeting_key("2026") is None
     assert finance.meeting_date("R8/2026") == date(2026, 12, 9) and finance.meeting_date("R1/2031") is None
+    estimated = finance.dated_meeting("R3/2027", finance.COPOM_MEETINGS)
+    assert estimated == finance.DatedMeeting("R3/2027", date(2027, 4, 28), True)
+    assert finance.dated_meeting("R3/2035", finance.COPOM_MEETINGS) is None  # too far from any date
 
 
 def test_the_finance_package_imports_without_django():

@@ -61,11 +61,27 @@ def test_snapshot_figures_are_percent_and_become_decimals():
     assert only_cdi.cdi_on(date(2027, 6, 1)) == pytest.approx(0.1415)
 
 
-def test_tesouro_pays_custody_except_selic_up_to_ten_thousand():
+def test_tesouro_pays_custody_and_tesouro_selic_only_on_the_excess_over_ten_thousand():
     assert custody_fee_for(product="td", index="selic+", amount=10_000) == 0
-    assert custody_fee_for(product="td", index="selic+", amount=10_001) == 0.002
+    assert custody_fee_for(product="td", index="selic+", amount=20_000) == pytest.approx(0.001)  # half
+    assert custody_fee_for(product="td", index="selic+", amount=10_010) == pytest.approx(0.002 * 10 / 10_010)
     assert custody_fee_for(product="td", index="ipca+", amount=100) == 0.002
     assert custody_fee_for(product="cdb", index="cdi*", amount=1e6) == 0
+
+
+def test_renda_plus_and_educa_plus_held_to_maturity_pay_no_custody_fee():
+    for name in ("Tesouro Renda+ Aposentadoria Extra 2035", "Tesouro Educa+ 2027"):
+        assert custody_fee_for(product="td", index="ipca+", amount=50_000, name=name) == 0
+
+
+def test_tesouro_selic_nets_more_for_more_money_around_the_exemption():
+    bond = make_bond(natural_key="lft", name="Tesouro Selic 2029", product="td", index="selic+", rate=0.0007)
+    snapshot = flat_snapshot()
+    nets = [
+        bond_net_amount_at_maturity(bond=bond, amount=amount, start=START, snapshot=snapshot).net_amount
+        for amount in (9_990, 10_000, 10_001, 10_010, 10_100, 11_000)
+    ]
+    assert nets == sorted(nets) and len(set(nets)) == len(nets)
 
 
 def test_recompute_writes_returns_and_is_a_no_op_the_second_time():

@@ -10,6 +10,7 @@ import pytest
 from bonds.providers import feeds, focus, sgs, tesouro
 from bonds.providers.base import ProviderError
 from bonds.rendering import render_csv, render_json
+from tests.bonds.rows import with_ids
 
 from .conftest import SGS_SERIES, fixture_bytes
 
@@ -131,19 +132,19 @@ def test_sgs_non_json_answer_is_an_error(fake_source):
 
 ROWS = [
     ("CDB Banco X 110% CDI", 77, "Banco Inter", "cdb", "cdi*", 1.1, True, False, False, 1000.0,
-     date(2028, 11, 23), True, "brAA", 0.95, 0.1418, 0.0926, 0, None, 1.1),
+     date(2028, 11, 23), True, "brAA", 0.95, 0.1418, 0.0926, 0, None, 1.1, 0.99995, "redemption"),
     ("LCA Y; especial", 1, "Banco do Brasil", "lca", "ipca+", 0.065, True, True, False, 500.5,
-     date(2029, 1, 2), False, None, None, None, None, None, 365, None),
+     date(2029, 1, 2), False, None, None, None, None, None, 365, None, 0.999, None),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("body", "content_type"),
     [
-        (render_json(status="ok", description="x", rows=ROWS), "application/json"),
-        (render_csv(rows=ROWS, locale=None), "text/csv"),
-        (render_csv(rows=ROWS, locale="pt-BR"), "text/csv"),
-        (render_csv(rows=ROWS, locale="pt-BR", bom=True), "text/csv"),
+        (render_json(status="ok", description="x", rows=with_ids(ROWS)), "application/json"),
+        (render_csv(rows=with_ids(ROWS), locale=None), "text/csv"),
+        (render_csv(rows=with_ids(ROWS), locale="pt-BR"), "text/csv"),
+        (render_csv(rows=with_ids(ROWS), locale="pt-BR", bom=True), "text/csv"),
     ],
     ids=["json", "csv", "csv-pt-BR", "csv-pt-BR-with-BOM"],
 )

@@ -13,19 +13,20 @@ from django_celery_beat.models import PeriodicTask
 from bonds.models import Bond, BrokerFeed, ProjectionSnapshot, RefreshRun
 from bonds.refresh import bonds_refresh
 from bonds.rendering import render_json
+from tests.bonds.rows import with_ids
 
 pytestmark = pytest.mark.django_db
 
 FEED_BONDS = [
     ("CDB Inter 110% CDI", 77, "Banco Inter", "cdb", "cdi*", 1.1, True, False, False, 1000.0,
-     "2028-11-23", True, "brAA", None, None, None, 0, None, None),
+     "2028-11-23", True, "brAA", None, None, None, 0, None, None, None, None),
     ("LCA BB 95% CDI", 1, "Banco do Brasil", "lca", "cdi*", 0.95, True, True, False, 500.0,
-     "2028-11-23", False, "brAAA", None, None, None, None, 270, None),
+     "2028-11-23", False, "brAAA", None, None, None, None, 270, None, None, None),
 ]  # fmt: skip
 
 
 def feed_url(source, rows=FEED_BONDS, path="/broker.json") -> str:
-    return source.route(path, render_json(status="ok", description="", rows=rows))
+    return source.route(path, render_json(status="ok", description="", rows=with_ids(rows)))
 
 
 def run_command() -> tuple[str, str]:
@@ -37,25 +38,30 @@ def run_command() -> tuple[str, str]:
 def test_refresh_loads_offers_projections_and_returns(live_sources):
     BrokerFeed.objects.create(name="broker", url=feed_url(live_sources))
     output, _ = run_command()
-    for provider in ("focus", "focus-copom", "sgs", "tesouro", "feed:broker"):
+    for provider in ("focus", "focus-copom", "copom-calendar", "sgs", "tesouro", "feed:broker"):
         assert f"{provider}: ok" in output
-    assert "ok: 5/5 provider(s) ok; 9 created" in output
+    assert "ok: 6/6 provider(s) ok; 9 created" in output
     run = RefreshRun.objects.get()
     assert run.status == RefreshRun.Status.OK and run.created == 9 and run.finished_at
-    assert set(run.outcomes) == {"focus", "focus-copom", "sgs", "tesouro", "feed:broker"}
+    assert set(run.outcomes) == {"focus", "focus-copom", "copom-calendar", "sgs", "tesouro", "feed:broker"}
     snapshot = ProjectionSnapshot.objects.get()
     assert snapshot.selic_by_year == {"2026": 14.0, "2027": 12.25, "2028": 10.5}
     # The latest survey's medians per meeting (baseCalculo 0), in meeting order.
     assert snapshot.selic_by_meeting == {"R8/2026": 14.0, "R1/2027": 13.5, "R2/2027": 13.0}
     assert snapshot.meetings_focus_date == date(2026, 11, 13)
     assert (snapshot.selic_current, snapshot.cdi_current, snapshot.ipca_12m) == (14.25, 14.15, 4.68)
-    assert snapshot.cdi_gap == pytest.approx(0.10)
+    assert snapshot.cdi_gap == pytest.approx(0.10) and snapshot.tr_monthly == pytest.approx(0.1698)
+    # BCB's calendar (the fixture's 2027 dates): R1/2027 decided on 20 January, not estimated.
+    assert snapshot.copom_calendar["R1/2027"] == "2027-01-20" and len(snapshot.copom_calendar) == 16
     assert Bond.objects.filter(source="tesouro").count() == 7
     assert not Bond.objects.filter(net_annualized_return__isnull=True).exists()
     lca = Bond.objects.get(name="LCA BB 95% CDI")
     assert lca.payment_probability is not None and lca.real_annualized_return < lca.net_annualized_return
     assert Bond.objects.get(name="Tesouro Selic 2031").payment_probability == 1.0
     assert BrokerFeed.objects.get().last_count == 2
+    # Tesouro Direto is a sale at the market price, D+1, not a redemption at the contract rate.
+    selic = Bond.objects.get(name="Tesouro Selic 2031")
+    assert (selic.liquidity_days, selic.liquidity_kind, selic.early_withdrawal) == (1, "sale", False)
     # Liquidity is taken from the feed where given.
     cdb = Bond.objects.get(name="CDB Inter 110% CDI")
     assert (cdb.liquidity_days, cdb.grace_period_days, lca.liquidity_days, lca.grace_period_days) == (
@@ -123,7 +129,9 @@ def test_an_uploaded_feed_file_is_read(live_sources, tmp_path, settings):
 
     settings.VAR_DIR = tmp_path
     feed = BrokerFeed(name="upload")
-    feed.file.save("offers.json", ContentFile(render_json(status="ok", description="", rows=FEED_BONDS)))
+    feed.file.save(
+        "offers.json", ContentFile(render_json(status="ok", description="", rows=with_ids(FEED_BONDS)))
+    )
     run = bonds_refresh()
     assert run.outcomes["feed:upload"]["created"] == 2
 
@@ -149,7 +157,7 @@ def test_a_feed_offer_without_rating_takes_its_issuers_rating(live_sources):
     from bonds.models import Issuer
 
     Issuer.objects.create(code=77, name="Banco Inter", rating="brA+")
-    rows = [(*FEED_BONDS[0][:12], None, None, None, None, 0, None, None), FEED_BONDS[1]]
+    rows = [(*FEED_BONDS[0][:12], None, None, None, None, 0, None, None, None, None), FEED_BONDS[1]]
     BrokerFeed.objects.create(name="broker", url=feed_url(live_sources, rows=rows))
     bonds_refresh()
     assert Bond.objects.get(name="CDB Inter 110% CDI").rating == "brA+"

@@ -5,6 +5,7 @@ once it has been sent whole. (The tests set BONDS_STREAM_ROWS to 2, so a handful
 from __future__ import annotations
 
 import http.client
+import json
 import tracemalloc
 from datetime import date
 
@@ -20,6 +21,7 @@ from bonds.models import Bond
 from bonds.rendering import csv_pieces, json_pieces, render_csv, render_json
 from bonds.selectors import bond_list, bond_list_reply, bond_rows, data_version_bump
 from bonds.services import bond_offers_upsert
+from tests.bonds.rows import with_ids
 from tests.bonds.test_list_api import URL, bearer, bonds, offer  # noqa: F401  (bonds: the fixture)
 
 pytestmark = pytest.mark.django_db
@@ -166,20 +168,28 @@ def counted_rows(count: int, pulled: list[int]):
     """`count` bond rows made on demand, noting in `pulled[0]` how many were taken so far."""
     for number in range(count):
         pulled[0] += 1
-        yield (f"Bond {number}", 77, "Banco", "cdb", "cdi*", 1.1, True, False, False, 1000.0,
-               date(2030, 1, 1), False, "brAA", 0.99, 0.12, 0.07, 0, 0, 1.1)  # fmt: skip
+        yield (number, f"Bond {number}", 77, "Banco", "cdb", "cdi*", 1.1, True, False, False, 1000.0,
+               date(2030, 1, 1), False, "brAA", 0.99, 0.12, 0.07, 0, 0, 1.1, 0.99999, None)  # fmt: skip
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 7])
 @pytest.mark.parametrize("size", [1, 2, 3])
 def test_the_pieces_join_to_the_whole_render_whatever_the_lengths(count, size):
-    rows = [
+    rows = with_ids(
         (f'Bond "{n}", =x\r\né', n, "Banco; S.A.", "cdb", "cdi*", 1.05 + n / 1e5, n % 2 == 0, False, True,
-         1000.0, date(2030, 1, 1), False, None if n % 3 else "-", 0.97, None, 0.05, None, 3, 1.1)
+         1000.0, date(2030, 1, 1), False, None if n % 3 else "-", 0.97, None, 0.05, None, 3, 1.1, 0.99997,
+         "redemption")
         for n in range(count)
-    ]  # fmt: skip
+    )  # fmt: skip
     json_joined = b"".join(json_pieces(status="ok", description="d é", rows=iter(rows), rows_per_piece=size))
     assert json_joined == render_json(status="ok", description="d é", rows=rows)
+    # With what the figures assumed (the head of the envelope) too.
+    assumed = {"cdi_path": [{"from": "2026-11-23", "cdi": 0.1415, "meeting": None, "estimated_date": False}]}
+    pieces = json_pieces(
+        status="ok", description="d", rows=iter(rows), rows_per_piece=size, assumptions=assumed
+    )
+    whole = render_json(status="ok", description="d", rows=rows, assumptions=assumed)
+    assert b"".join(pieces) == whole and json.loads(whole)["assumptions"] == assumed
     for locale, bom in ((None, False), (None, True), ("pt-BR", True)):
         pieces = list(csv_pieces(rows=iter(rows), locale=locale, bom=bom, rows_per_piece=size))
         assert len(pieces) == max(1, -(-count // size))

@@ -26,11 +26,12 @@ def test_iof_takes_the_decree_share_of_the_income_on_each_day(day):
     result = offer_returns(
         index="pre", rate=0.12, start=START, maturity=maturity, projection=None, tax_free=False
     )
-    if result.du == 0:
-        return  # a weekend or holiday maturity with no business day in between has no return at all
+    # A weekend or holiday maturity is paid on the next business day: IOF counts the days to then.
+    held = (result.payment_date - START).days
+    share = DECREE_TABLE[held - 1] / 100 if held < 30 else 0.0
     gain = result.gross_factor - 1
-    expected = 1 + gain * (1 - DECREE_TABLE[day - 1] / 100) * (1 - 0.225)  # IR on the income minus IOF
-    assert result.iof_rate == DECREE_TABLE[day - 1] / 100
+    expected = 1 + gain * (1 - share) * (1 - 0.225)  # IR on the income minus IOF
+    assert result.dc == held and result.iof_rate == share
     assert result.net_factor == pytest.approx(expected, rel=1e-12)
 
 
@@ -39,15 +40,30 @@ def test_iof_is_zero_from_day_30(day):
     assert finance.iof_rate(day) == 0
 
 
-def test_a_20_day_cdb_at_100_percent_of_cdi_pays_a_third_of_its_income_in_iof():
-    maturity = START + timedelta(days=20)
+def test_a_cdb_maturing_on_a_sunday_20_days_on_is_paid_on_day_21_and_iof_counts_to_then():
+    maturity = START + timedelta(days=20)  # Sunday 13 December 2026
     result = offer_returns(
         index="cdi*", rate=1.0, start=START, maturity=maturity, projection=FLAT, tax_free=False
     )
-    assert (result.dc, result.du, result.iof_rate, result.tax_rate) == (20, 15, 0.33, 0.225)
+    assert result.payment_date == date(2026, 12, 14)
+    assert (result.dc, result.du, result.iof_rate, result.tax_rate) == (21, 15, 0.30, 0.225)
     without_iof = (1 + (result.gross_factor - 1) * 0.775) ** (252 / 15) - 1
     assert without_iof == pytest.approx(0.1081, abs=1e-4)
-    assert result.net_annualized == pytest.approx(0.0713, abs=1e-4)
+    assert result.net_annualized == pytest.approx(0.0746, abs=1e-4)
+
+
+def test_a_cdb_maturing_on_christmas_is_paid_on_the_28th_after_30_days_so_without_iof():
+    result = offer_returns(
+        index="cdi*",
+        rate=1.0,
+        start=date(2026, 11, 25),
+        maturity=date(2026, 12, 25),
+        projection=FLAT,
+        tax_free=False,
+    )
+    assert result.payment_date == date(2026, 12, 28)
+    assert (result.dc, result.iof_rate) == (33, 0.0)
+    assert result.du == finance.business_days(date(2026, 11, 25), date(2026, 12, 28))
 
 
 def test_iof_applies_to_tax_free_offers_too():
@@ -69,12 +85,12 @@ def test_project_amount_shows_iof_before_income_tax():
         index="pre",
         rate=0.12,
         start=START,
-        maturity=START + timedelta(days=20),
+        maturity=START + timedelta(days=17),  # a Thursday: 17 days held
         projection=None,
         tax_free=False,
     )
     gain = result.gross_amount - 10_000
-    assert result.iof == pytest.approx(gain * 0.33, abs=0.01)
+    assert result.iof == pytest.approx(gain * 0.43, abs=0.01)
     assert result.income_tax == pytest.approx((gain - result.iof) * 0.225, abs=0.01)
     assert result.net_amount == pytest.approx(10_000 + gain - result.iof - result.income_tax, abs=0.02)
 

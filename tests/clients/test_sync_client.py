@@ -36,6 +36,21 @@ def test_bonds_list_returns_typed_rows_with_a_key_and_a_preview_without(client, 
     assert any(b.net_return_cdi_percent is not None for b in full.bonds)
 
 
+def test_bonds_list_takes_the_investor_filters_and_reads_each_bonds_id(client) -> None:
+    every = client.bonds.list()
+    assert all(isinstance(bond.id, int) for bond in every.bonds)
+    assert len({bond.id for bond in every.bonds}) == len(every.bonds)
+    chosen = client.bonds.list(
+        maturity_from=date(2027, 1, 1), maturity_to="2031-12-31", amount=1000, rating_min="brAA", sort="-rate"
+    )
+    assert chosen.bonds and len(chosen.bonds) < len(every.bonds)
+    assert all(date(2027, 1, 1) <= bond.maturity_date <= date(2031, 12, 31) for bond in chosen.bonds)
+    assert all(bond.min_investment <= 1000 for bond in chosen.bonds)
+    rates = [bond.rate for bond in chosen.bonds]
+    assert rates == sorted(rates, reverse=True)
+    assert not any(bond.rating in (None, "-", "brA+", "brBBB+", "brBB") for bond in chosen.bonds)
+
+
 def test_a_bond_row_with_fields_the_client_does_not_know_still_reads() -> None:
     row = {
         "name": "CDB Banco X",

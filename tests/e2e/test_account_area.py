@@ -14,7 +14,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from accounts.models import Account
+from accounts.models import Account, ApiKey
 from messaging.models import Session
 from tests.webhooks.support import LOOPBACK, Receiver, Worker, purge_queues, wait_for
 from webhooks.models import Delivery
@@ -74,8 +74,9 @@ def test_issue_a_key_see_it_once_and_revoke_it(signed_up, live_server) -> None:
     reply = requests.get(f"{live_server.url}/api/me", headers={"X-API-Key": plaintext}, timeout=10)
     assert reply.status_code == 200 and reply.json()["key"]["role"] == "operator"
 
-    browser.refresh()
+    browser.refresh()  # the page answered a POST: the reload must neither show the key nor issue another
     assert plaintext not in browser.page_source and not browser.find_elements(By.ID, "new-key")
+    assert ApiKey.objects.filter(name="crm").count() == 1
 
     prefix = plaintext.split("_")[1]
     browser.find_element(By.CSS_SELECTOR, f"tr[data-prefix='{prefix}'] button[name=revoke]").click()

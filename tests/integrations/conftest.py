@@ -52,13 +52,20 @@ def chatwoot_body(standin: ChatwootStandIn, **extra) -> dict:
     return {"baseUrl": standin.url, "accessToken": TOKEN, "inboxIdentifier": INBOX_IDENTIFIER, **extra}
 
 
+def token_of(reply: dict) -> str:
+    """The receiving token, from the `webhookUrl` of the reply that issued it (stored only as a digest)."""
+    return reply["webhookUrl"].rsplit("/", 1)[-1]
+
+
 @pytest.fixture
 def integration(admin_client, paired_session, chatwoot) -> ChatwootIntegration:
     response = admin_client.put(
         f"/api/sessions/{paired_session.pk}/integrations/chatwoot", chatwoot_body(chatwoot), format="json"
     )
     assert response.status_code == 200, response.json()
-    return ChatwootIntegration.objects.get(session=paired_session)
+    integration = ChatwootIntegration.objects.get(session=paired_session)
+    integration.webhook_token = token_of(response.json())  # in clear only in the configuration's reply
+    return integration
 
 
 # The Graph API stand-in and official sessions of the messaging tests (for the 24-hour window).

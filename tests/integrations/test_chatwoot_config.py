@@ -7,7 +7,7 @@ import pytest
 
 from integrations.chatwoot.models import ChatwootIntegration
 from tests.integrations.chatwoot_standin import ACCOUNT_ID, INBOX_ID, TOKEN
-from tests.integrations.conftest import chatwoot_body
+from tests.integrations.conftest import chatwoot_body, token_of
 
 pytestmark = pytest.mark.django_db
 
@@ -27,11 +27,13 @@ def test_the_inbox_is_found_in_whichever_account_of_the_token_holds_it(
     assert data["signMessages"] is True and data["reopenConversations"] is False
     assert "accessToken" not in data and TOKEN not in response.content.decode()
     integration = ChatwootIntegration.objects.get(session=paired_session)
-    assert data["webhookUrl"].endswith(f"/integrations/chatwoot/{integration.webhook_token}")
-    assert len(integration.webhook_token) >= 40
+    token = token_of(data)
+    assert len(token) >= 40 and integration.webhook_token_prefix == token[:8]
     # Ponte pointed the inbox's webhook at its receiving URL.
     assert chatwoot.inbox()["webhook_url"] == data["webhookUrl"]
-    assert admin_client.get(f"/api/sessions/{paired_session.pk}/integrations/chatwoot").json() == data
+    # Read back later: the same settings, the URL no longer in full (it is stored as a digest).
+    read = admin_client.get(f"/api/sessions/{paired_session.pk}/integrations/chatwoot").json()
+    assert read == {**data, "webhookUrl": None}
 
 
 def test_the_access_token_is_encrypted_at_rest(integration):
@@ -91,7 +93,10 @@ def test_the_instance_interface_configures_and_reads_the_same_integration(
     assert response.status_code == 200, response.json()
     assert response.json()["status"] == 200
     assert response.json()["data"]["status"] == "ok"
-    assert api_client.get(url).json()["data"]["inboxId"] == INBOX_ID
+    # The instance key's holder is shown the receiving URL once, as an admin is.
+    assert chatwoot.inbox()["webhook_url"] == response.json()["data"]["webhookUrl"]
+    read = api_client.get(url).json()["data"]
+    assert read["inboxId"] == INBOX_ID and read["webhookUrl"] is None
 
 
 def test_deleting_the_integration_stops_the_mirror(admin_client, integration):
@@ -139,8 +144,11 @@ def test_the_admin_configures_through_the_inbox_search(paired_session, chatwoot)
     assert refused.status_code == 200 and b"missing-inbox" in refused.content
     assert not ChatwootIntegration.objects.exists()
     form["inbox_identifier"] = chatwoot.inbox()["inbox_identifier"]
-    saved = staff.post("/admin/integrations/chatwootintegration/add/", form)
-    assert saved.status_code == 302, saved.content[:2000]
+    saved = staff.post("/admin/integrations/chatwootintegration/add/", form, follow=True)
+    assert saved.status_code == 200, saved.content[:2000]
     integration = ChatwootIntegration.objects.get()
     assert (integration.account_id, integration.inbox_id, integration.status) == (ACCOUNT_ID, INBOX_ID, "ok")
-    assert chatwoot.inbox()["webhook_url"].endswith(integration.webhook_token)
+    # The receiving URL is shown once, in the confirmation, and is where the inbox's webhook points.
+    url = chatwoot.inbox()["webhook_url"]
+    assert url.rsplit("/", 1)[-1][:8] == integration.webhook_token_prefix
+    assert url.encode() in saved.content

@@ -12,7 +12,7 @@ from django.db import connection
 
 from integrations.chatwoot.models import ChatwootIntegration
 from integrations.chatwoot.signature import signature_of
-from tests.integrations.conftest import chatwoot_body
+from tests.integrations.conftest import chatwoot_body, token_of
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,9 @@ def signed_integration(admin_client, paired_session, chatwoot) -> ChatwootIntegr
     )
     assert response.status_code == 200, response.json()
     assert SECRET not in response.content.decode()
-    return ChatwootIntegration.objects.get(session=paired_session)
+    integration = ChatwootIntegration.objects.get(session=paired_session)
+    integration.webhook_token = token_of(response.json())
+    return integration
 
 
 def _post(api_client, integration, payload, headers=None):

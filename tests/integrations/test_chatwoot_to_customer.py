@@ -13,7 +13,7 @@ from integrations.chatwoot.models import ChatwootIntegration, MessageLink
 from messaging.channels.models import ChannelConversation
 from messaging.models import Message, Session
 from tests.integrations import engines
-from tests.integrations.conftest import chatwoot_body
+from tests.integrations.conftest import chatwoot_body, token_of
 from tests.integrations.support import CUSTOMER, drain_all, inbound, receive
 
 pytestmark = pytest.mark.django_db
@@ -152,8 +152,11 @@ def cloud_integration(admin_client, official_session, graph, chatwoot) -> Chatwo
     graph.templates = [_template("order_shipped", ORDER_BODY)]
     assert admin_client.post(f"/api/sessions/{session.pk}/templates/sync").status_code == 200
     url = f"/api/sessions/{session.pk}/integrations/chatwoot"
-    assert admin_client.put(url, chatwoot_body(chatwoot), format="json").status_code == 200
-    return ChatwootIntegration.objects.get(session=session)
+    reply = admin_client.put(url, chatwoot_body(chatwoot), format="json")
+    assert reply.status_code == 200
+    integration = ChatwootIntegration.objects.get(session=session)
+    integration.webhook_token = token_of(reply.json())
+    return integration
 
 
 def _official_conversation(admin_client, cloud_integration, chatwoot, graph) -> tuple[int, str]:

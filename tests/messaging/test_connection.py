@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.utils import timezone
@@ -72,13 +72,16 @@ def test_qrcode_base64_has_a_png_data_uri(admin_client, make_session):
         assert body["expiresAt"]
 
 
-def test_qrcode_raw_is_the_code_string(admin_client, make_session):
+def test_qrcode_raw_is_json_with_the_code_string_and_its_expiry(admin_client, make_session):
+    """Every reply is JSON except the QR image (seed 001): raw is the bare code, without the PNG."""
     session_id = make_session()["id"]
-    code = admin_client.post(f"/api/sessions/{session_id}/connect").json()["qrCode"]
+    connected = admin_client.post(f"/api/sessions/{session_id}/connect").json()
     response = admin_client.get(f"/api/sessions/{session_id}/qrcode?format=raw")
     assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/plain")
-    assert response.content.decode() == code
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body == {"qrCode": connected["qrCode"], "expiresAt": connected["expiresAt"]}
+    assert datetime.fromisoformat(body["expiresAt"]).tzinfo is not None
     assert "X-RateLimit-Limit" in response
 
 
@@ -165,6 +168,17 @@ def test_scan_without_a_phone_derives_one(admin_client, make_session):
     body = admin_client.post(f"/api/sandbox/sessions/{session_id}/scan").json()
     assert body["status"] == "connected"
     assert body["phone"].startswith("55119") and len(body["phone"]) == 13
+
+
+@pytest.mark.parametrize("body", ['""', "0", "false", "[]", "null"])
+def test_a_scan_body_that_is_no_object_is_refused_even_when_empty_or_false(admin_client, make_session, body):
+    session_id = make_session()["id"]
+    admin_client.post(f"/api/sessions/{session_id}/connect")
+    response = admin_client.post(
+        f"/api/sandbox/sessions/{session_id}/scan", body, content_type="application/json"
+    )
+    assert response.status_code == 400 and response.json()["error"] == "VALIDATION_ERROR"
+    assert Session.objects.get(pk=session_id).status == "qr"
 
 
 def test_scanning_an_expired_code_is_refused(admin_client, make_session):

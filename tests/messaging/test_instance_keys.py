@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 from django.test import Client
@@ -92,10 +94,37 @@ def test_the_admin_shows_the_key_masked_and_regenerates_it_once(client, account,
     response = admin_client.post(
         "/admin/messaging/session/",
         {"action": "regenerate_instance_key", "_selected_action": [str(session.pk)]},
-        follow=True,
     )
-    shown = [str(m) for m in response.context["messages"]]
-    assert len(shown) == 1 and "shown only this once" in shown[0]
-    new_key = shown[0].rsplit(" ", 1)[1]
+    assert response.status_code == 200 and "shown only this once" in response.content.decode()
+    [new_key] = re.findall(r'<code class="shown-once">([^<]+)</code>', response.content.decode())
     assert instance_status(client, new_key) == 200
     assert instance_status(client, session.instance_key) == 404
+    _assert_kept_nowhere(admin_client, response, new_key)
+
+
+def _assert_kept_nowhere(browser: Client, response, secret: str) -> None:
+    """Neither a django_session row (as stored and decoded) nor a cookie holds `secret`, and it went to
+    no messages cookie: the admin shows it in the reply only."""
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session as SessionRow
+
+    rows = list(SessionRow.objects.all())
+    assert rows
+    for row in rows:
+        assert secret not in row.session_data and secret not in repr(SessionStore().decode(row.session_data))
+    assert "messages" not in response.cookies
+    assert all(secret not in cookie.value for cookie in browser.cookies.values())
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_a_session_added_in_the_admin_shows_its_key_in_the_reply_only(client, account, django_user_model):
+    admin_client = Client()
+    admin_client.force_login(django_user_model.objects.create_superuser("staff", "s@example.com", "pw"))
+    form = admin_client.get("/admin/messaging/session/add/").context["adminform"].form
+    data = {name: field.initial or "" for name, field in form.fields.items() if field.initial is not None}
+    data.update({"account": account.pk, "name": "from the admin"})
+    response = admin_client.post("/admin/messaging/session/add/", data)
+    assert response.status_code == 200, response.context["adminform"].form.errors
+    [key] = re.findall(r'<code class="shown-once">([^<]+)</code>', response.content.decode())
+    assert instance_status(client, key) == 200
+    _assert_kept_nowhere(admin_client, response, key)

@@ -46,6 +46,22 @@ def test_metrics_are_open_without_a_token_and_ask_for_the_bearer_token_once_one_
     assert "ponte_bonds_offers" in good.content.decode()
 
 
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER", "bEaReR"])
+@pytest.mark.parametrize("gap", [" ", "  ", "\t"])
+def test_the_metrics_token_is_taken_whatever_the_case_of_the_bearer_scheme(client, settings, scheme, gap):
+    settings.PONTE_METRICS_TOKEN = "s3cret-scrape-token"
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"{scheme}{gap}s3cret-scrape-token").status_code == 200
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"{scheme}{gap}wrong").status_code == 401
+
+
+@pytest.mark.parametrize(
+    "value", ["Basic s3cret-scrape-token", "Bearers3cret-scrape-token", "Bearer ", "bearer"]
+)
+def test_the_metrics_token_is_refused_under_another_scheme_or_without_one(client, settings, value):
+    settings.PONTE_METRICS_TOKEN = "s3cret-scrape-token"
+    assert client.get("/metrics", HTTP_AUTHORIZATION=value).status_code == 401
+
+
 def test_an_open_metrics_endpoint_is_reported_when_debug_is_off(settings):
     from config.metrics import metrics_token_check
 

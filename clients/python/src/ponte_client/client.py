@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import date
 from typing import Any, TypeVar
 
 import httpx
@@ -30,9 +31,28 @@ class Bonds(_Resource):
         bank: Sequence[int] | None = None,
         tax_free: bool | None = None,
         fgc: bool | None = None,
+        maturity_from: date | None = None,
+        maturity_to: date | None = None,
+        amount: float | None = None,
+        rating_min: str | None = None,
+        sort: str | None = None,
     ) -> BondList:
-        """Active bonds; without a key, a preview of at most 5 (`status == "preview"`)."""
-        return self._run(ops.bonds_list(product=product, index=index, bank=bank, tax_free=tax_free, fgc=fgc))
+        """Active bonds; without a key, a preview of at most 5 (`status == "preview"`). `amount`: only
+        offers whose min_investment it meets; `rating_min`: e.g. "brAA" (national scale, federal bonds
+        count as the best); `sort`: a numeric or date field, "-" before it for descending."""
+        filters = {
+            "product": product,
+            "index": index,
+            "bank": bank,
+            "tax_free": tax_free,
+            "fgc": fgc,
+            "maturity_from": maturity_from,
+            "maturity_to": maturity_to,
+            "amount": amount,
+            "rating_min": rating_min,
+            "sort": sort,
+        }
+        return self._run(ops.bonds_list(**filters))
 
     def csv(self, *, locale: str | None = None, **filters: Any) -> str:
         """The same list as CSV text (`locale="pt-BR"`: decimal comma, VERDADEIRO/FALSO)."""

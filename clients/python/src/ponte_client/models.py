@@ -37,6 +37,9 @@ class Bond:
     liquidity_days: int | None = None
     grace_period_days: int | None = None
     net_return_cdi_percent: float | None = None
+    # The offer's id, kept across refreshes (what the MCP tool project_bond takes); None from a server
+    # that predates it.
+    id: int | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod

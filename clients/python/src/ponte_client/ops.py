@@ -84,12 +84,17 @@ def _bond_csv(response: httpx.Response) -> str:
 
 
 def bonds_query(**filters: Any) -> dict[str, Any]:
+    dates = {name: filters.get(name) for name in ("maturity_from", "maturity_to")}
     return {
         "product": _csv(filters.get("product")),
         "index": _csv(filters.get("index")),
         "bank": _csv(filters.get("bank")),
         "tax_free": _flag(filters.get("tax_free")),
         "fgc": _flag(filters.get("fgc")),
+        **{name: None if day is None else str(day) for name, day in dates.items()},  # date: ISO
+        "amount": filters.get("amount"),
+        "rating_min": filters.get("rating_min"),
+        "sort": filters.get("sort"),
     }
 
 

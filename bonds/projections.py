@@ -1,0 +1,130 @@
+"""The projections behind every figure: the latest snapshot as bonds.finance's Projection (Focus
+meetings dated by BCB's calendar or estimated), what a listing assumed (its `assumptions`), the custody
+fee by amount, and what an amount invested in a bond becomes. Reads only; no Django request."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.utils import timezone
+
+from bonds import finance
+from bonds.models import Bond, ProjectionSnapshot
+
+
+def projection_latest() -> ProjectionSnapshot | None:
+    return ProjectionSnapshot.objects.order_by("-date").first()
+
+
+def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | None:
+    """The snapshot's figures (stored in %) as decimals for bonds.finance; None without a snapshot."""
+    if snapshot is None:
+        return None
+
+    def years(values: dict) -> dict[int, float]:
+        return {int(year): float(value) / 100 for year, value in (values or {}).items()}
+
+    gap = None if snapshot.cdi_gap is None else snapshot.cdi_gap / 100
+    selic = snapshot.selic_current
+    if selic is None and snapshot.cdi_current is not None:
+        selic = snapshot.cdi_current + (gap if gap is not None else finance.DEFAULT_CDI_GAP) * 100
+    meetings, names = meeting_path(snapshot)
+    return finance.Projection(
+        selic_by_year=years(snapshot.selic_by_year),
+        ipca_by_year=years(snapshot.ipca_by_year),
+        selic_current=None if selic is None else selic / 100,
+        ipca_12m=None if snapshot.ipca_12m is None else snapshot.ipca_12m / 100,
+        selic_by_meeting=meetings,
+        cdi_gap=gap,
+        as_of=snapshot.date,
+        meeting_names=names,
+    )
+
+
+def meeting_path(snapshot: ProjectionSnapshot) -> tuple[dict[date, float], dict[date, tuple[str, bool]]]:
+    """Every meeting Focus names, dated: by BCB's calendar as the refresh read it (over the fallback
+    data file), else at an estimated date (the same meeting a year before plus 52 weeks, flagged).
+    Meetings already held when the snapshot was taken are dropped: SGS's current target is the fact.
+    Returns the medians by decision day (decimals) and each day's (meeting, estimated)."""
+    calendar = finance.calendar_with_fallback(snapshot.copom_calendar)
+    meetings: dict[date, float] = {}
+    names: dict[date, tuple[str, bool]] = {}
+    for code, median in sorted(
+        (snapshot.selic_by_meeting or {}).items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)
+    ):
+        dated = finance.dated_meeting(code, calendar)
+        if dated is None or dated.day < snapshot.date or dated.day in meetings:
+            continue
+        meetings[dated.day] = float(median) / 100
+        names[dated.day] = (dated.code, dated.estimated)
+    return meetings, names
+
+
+def custody_fee_for(*, product: str, index: str, amount: float, name: str = "") -> float:
+    """The B3 custody fee a year on `amount` of an offer (Tesouro Direto only), as a share of the
+    amount: Tesouro Selic pays on the excess over BRL 10,000 only, Renda+/Educa+ held to maturity
+    nothing (bonds.finance.custody_fee_rate)."""
+    return finance.custody_fee_rate(product=product, index=index, amount=amount, name=name)
+
+
+def bond_net_amount_at_maturity(
+    *, bond: Bond, amount: float, start: date | None = None, snapshot: ProjectionSnapshot | None = None
+) -> finance.AmountProjection:
+    """What `amount` BRL invested in `bond` today becomes by maturity (gross, fees, tax, net); a
+    coupon bond's flows summed."""
+    snapshot = snapshot or projection_latest()
+    return finance.project_amount(
+        amount=amount,
+        index=bond.index,
+        rate=bond.rate,
+        start=start or timezone.localdate(),
+        maturity=bond.maturity_date,
+        projection=projection_of(snapshot),
+        tax_free=bond.tax_free,
+        custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name),
+        coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
+    )
+
+
+# --- What the listing assumed -----------------------------------------------------------------------
+
+# Poupança's TR when SGS has given none: the rule then pays its 0.5% a month (or 70% of Selic) alone.
+TR_UNKNOWN = 0.0
+
+
+def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dict | None:
+    """The `assumptions` of a JSON listing: the CDI path every cdi*/cdi+/selic figure compounds over
+    (each segment from its `from` day until the next one's), the IPCA projections by year, the
+    survey dates and the poupança benchmark. None without a snapshot."""
+    projection = projection_of(snapshot)
+    if snapshot is None or projection is None:
+        return None
+    tr_known = snapshot.tr_monthly is not None
+    tr = snapshot.tr_monthly / 100 if tr_known else TR_UNKNOWN
+    poupanca = finance.poupanca_annual_return(projection, today, tr)
+    return {
+        "projection_date": snapshot.date.isoformat(),
+        "survey_date": None if snapshot.focus_date is None else snapshot.focus_date.isoformat(),
+        "meetings_survey_date": (
+            None if snapshot.meetings_focus_date is None else snapshot.meetings_focus_date.isoformat()
+        ),
+        "cdi_selic_gap": projection.gap,
+        "cdi_path": [
+            {
+                "from": step.start.isoformat(),
+                "cdi": step.cdi,
+                "selic": step.cdi,
+                "selic_target": step.selic_target,
+                "meeting": step.meeting,
+                "estimated_date": step.estimated_date,
+            }
+            for step in projection.path_from(today)
+        ],
+        "ipca_by_year": {str(year): rate for year, rate in sorted(projection.ipca_by_year.items())},
+        "ipca_12m": projection.ipca_12m,
+        "poupanca": {
+            "annual_return": poupanca,
+            "tr_monthly": tr,
+            "tr_source": "SGS 226, latest value" if tr_known else "unknown: taken as 0",
+        },
+    }

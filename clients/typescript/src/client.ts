@@ -1,0 +1,283 @@
+/**
+ * The client: `new Ponte({ baseUrl, apiKey })`, one resource per interface. Every reply and request
+ * body is typed by the generated OpenAPI types (src/schema.ts); this layer adds the paths, the key's
+ * header, the bonds statuses and the typed errors.
+ */
+
+import { BondsAccessError } from "./errors.js";
+import type { RateLimit } from "./errors.js";
+import { type ClientOptions, type QueryValue, sleep, Transport } from "./http.js";
+import type { components, operations } from "./schema.js";
+
+type Schemas = components["schemas"];
+/** The JSON request body of an operation, by its OpenAPI operation id. */
+type Body<Id extends keyof operations> = operations[Id] extends {
+  requestBody?: { content: { "application/json": infer B } };
+}
+  ? B
+  : never;
+/** The query parameters of an operation. */
+type Query<Id extends keyof operations> = NonNullable<operations[Id]["parameters"]["query"]>;
+/** The fields of an operation's body that a method takes as an options object. */
+type Options<Id extends keyof operations, Positional extends string> = Omit<Body<Id>, Positional>;
+
+export type Bond = Schemas["Bond"];
+export type BondList = Schemas["BondList"];
+export type BondStatus = Schemas["BondListStatusEnum"];
+export type Session = Schemas["SessionOutput"];
+export type SessionList = Schemas["SessionList"];
+export type Connection = Schemas["Connect"];
+export type QrCode = Schemas["QrCode"];
+export type PairingCode = Schemas["PairingCode"];
+export type SentMessage = Schemas["MessageSent"];
+export type MessageList = Schemas["MessageList"];
+export type MessageDeleted = Schemas["MessageDeleteOutput"];
+export type Reaction = Schemas["MessageReactionOutput"];
+export type Group = Schemas["Group"];
+export type Webhook = Schemas["WebhookOutput"];
+export type WebhookEvent = Schemas["WebhookCreateRequest"]["events"][number];
+export type Success = Schemas["Success"];
+
+type BondQuery = Query<"listBonds">;
+/** The bond list's query parameters that are not filters (the methods and the key set them). */
+type NotFilters = "format" | "locale" | "bom" | "key";
+type ListFilters = "product" | "index" | "bank" | "tax_free" | "fgc";
+
+/**
+ * Filters of the bond list: lists are sent comma-separated, booleans as 1/0; the rest (`amount`,
+ * `maturity_from`, `rating_min`, `sort`...) as the OpenAPI document types them.
+ */
+export interface BondFilters extends Omit<BondQuery, NotFilters | ListFilters> {
+  product?: readonly string[];
+  /** `cdi*`, `cdi+`, `ipca*`, `ipca+`, `selic*`, `selic+`, `pre`. */
+  index?: readonly string[];
+  bank?: readonly (string | number)[];
+  tax_free?: boolean;
+  fgc?: boolean;
+}
+
+const BOND_OK: readonly string[] = ["ok", "preview"];
+// Keyed bond calls must be this far apart (docs/bonds.md, "Statuses").
+const BOND_INTERVAL_SECONDS = 5;
+const enc = encodeURIComponent;
+
+class Bonds {
+  constructor(private readonly http: Transport) {}
+
+  /** Active bonds; without a key, a preview of at most 5 (`response.status === "preview"`). */
+  async list(filters: BondFilters = {}): Promise<BondList> {
+    return this.waitingOutTheInterval(async () => {
+      const reply = await this.http.json<BondList>(this.request(filters, {}));
+      const { status, description } = reply.response;
+      if (!BOND_OK.includes(status)) throw new BondsAccessError(200, status, description, reply);
+      return reply;
+    });
+  }
+
+  /** The same list as CSV text (`locale: "pt-BR"`: `;`, decimal comma, VERDADEIRO/FALSO). */
+  async csv(filters: BondFilters & { locale?: "pt-BR"; bom?: boolean } = {}): Promise<string> {
+    const { locale, bom, ...rest } = filters;
+    return this.waitingOutTheInterval(async () => {
+      const response = await this.http.send(this.request(rest, { format: "csv", locale, bom }));
+      const status = response.headers.get("x-ponte-status") ?? "ok";
+      const text = await response.text();
+      if (!BOND_OK.includes(status)) {
+        throw new BondsAccessError(200, status, `The bond list answered ${status}.`, text);
+      }
+      return text;
+    });
+  }
+
+  private request(filters: BondFilters, extra: Record<string, QueryValue>) {
+    const query: Record<string, QueryValue> = { ...filters, ...extra };
+    return { method: "GET", path: "/bonds/api/", query, auth: "bearer" } as const;
+  }
+
+  private async waitingOutTheInterval<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        const wait = this.http.waitOnRateLimit && attempt < this.http.retry.maxRetries;
+        if (!(error instanceof BondsAccessError && error.error === "rate_limited" && wait)) throw error;
+        await sleep(BOND_INTERVAL_SECONDS);
+      }
+    }
+  }
+}
+
+class Sessions {
+  constructor(private readonly http: Transport) {}
+
+  /** A new session; `instanceKey` is in this reply only. */
+  create(name: string): Promise<Session> {
+    return this.http.json({ method: "POST", path: "/api/sessions", body: { name } });
+  }
+
+  list(query: Query<"sessions_list"> = {}): Promise<SessionList> {
+    return this.http.json({ method: "GET", path: "/api/sessions", query });
+  }
+
+  get(sessionId: string): Promise<Session> {
+    return this.http.json({ method: "GET", path: `/api/sessions/${enc(sessionId)}` });
+  }
+
+  /** Start connecting: status `qr` with a fresh `qrCode`. */
+  connect(sessionId: string): Promise<Connection> {
+    return this.http.json({ method: "POST", path: `/api/sessions/${enc(sessionId)}/connect` });
+  }
+
+  /** The current QR code; `qrCodeImage` is a PNG data URI. Expired codes are replaced. */
+  qrcode(sessionId: string): Promise<QrCode> {
+    const path = `/api/sessions/${enc(sessionId)}/qrcode`;
+    return this.http.json({ method: "GET", path, query: { format: "base64" } });
+  }
+
+  /** Pair by phone number instead of scanning: the code to type on the phone. */
+  pairingCode(sessionId: string, phoneNumber: string): Promise<PairingCode> {
+    const path = `/api/sessions/${enc(sessionId)}/pairing-code`;
+    return this.http.json({ method: "POST", path, body: { phoneNumber } });
+  }
+
+  /** Sandbox engine only: play the phone scanning the current QR code (or typing the pairing code). */
+  sandboxScan(sessionId: string, options: Body<"sandbox_sessions_scan"> = {}): Promise<Session> {
+    const path = `/api/sandbox/sessions/${enc(sessionId)}/scan`;
+    return this.http.json({ method: "POST", path, body: options });
+  }
+
+  logout(sessionId: string): Promise<Success> {
+    return this.http.json({ method: "POST", path: `/api/sessions/${enc(sessionId)}/logout` });
+  }
+
+  delete(sessionId: string): Promise<Success> {
+    return this.http.json({ method: "DELETE", path: `/api/sessions/${enc(sessionId)}` });
+  }
+}
+
+class Messages {
+  constructor(private readonly http: Transport) {}
+
+  /** `to`: a number with country code, or a JID. `quoted: { messageId }` replies to a message. */
+  sendText(
+    sessionId: string,
+    to: string,
+    text: string,
+    options: Options<"messages_send", "sessionId" | "to" | "text"> = {},
+  ): Promise<SentMessage> {
+    const body = { sessionId, to, text, ...options };
+    return this.http.json({ method: "POST", path: "/api/messages/send", body });
+  }
+
+  /** An image, video, audio, voice note, document or sticker, from `url` or `base64`. */
+  sendMedia(
+    sessionId: string,
+    to: string,
+    media: Options<"messages_media", "sessionId" | "to">,
+  ): Promise<SentMessage> {
+    return this.http.json({ method: "POST", path: "/api/messages/media", body: { sessionId, to, ...media } });
+  }
+
+  sendLocation(
+    sessionId: string,
+    to: string,
+    latitude: number,
+    longitude: number,
+    options: Options<"messages_location", "sessionId" | "to" | "latitude" | "longitude"> = {},
+  ): Promise<SentMessage> {
+    const body = { sessionId, to, latitude, longitude, ...options };
+    return this.http.json({ method: "POST", path: "/api/messages/location", body });
+  }
+
+  /** React to a message; an empty reaction removes it. */
+  react(sessionId: string, to: string, messageId: string, reaction: string): Promise<Reaction> {
+    const body = { sessionId, to, messageId, reaction };
+    return this.http.json({ method: "POST", path: "/api/messages/reaction", body });
+  }
+
+  delete(sessionId: string, remoteJid: string, messageId: string, fromMe = true): Promise<MessageDeleted> {
+    const body = { sessionId, remoteJid, messageId, fromMe };
+    return this.http.json({ method: "POST", path: "/api/messages/delete", body });
+  }
+
+  list(
+    sessionId: string,
+    query: Omit<Query<"messages_list">, "sessionId"> = {},
+  ): Promise<MessageList> {
+    return this.http.json({ method: "GET", path: "/api/messages", query: { sessionId, ...query } });
+  }
+}
+
+class Groups {
+  constructor(private readonly http: Transport) {}
+
+  async create(sessionId: string, subject: string, participants: readonly string[]): Promise<Group> {
+    const body = { sessionId, subject, participants };
+    const request = { method: "POST", path: "/api/groups", body } as const;
+    return (await this.http.json<Schemas["GroupCreateOutput"]>(request)).group;
+  }
+
+  async list(sessionId: string): Promise<Group[]> {
+    const request = { method: "GET", path: "/api/groups/list", query: { sessionId } } as const;
+    return (await this.http.json<Schemas["GroupListOutput"]>(request)).groups;
+  }
+
+  leave(sessionId: string, groupJid: string): Promise<Schemas["GroupLeaveOutput"]> {
+    return this.http.json({ method: "POST", path: "/api/groups/leave", body: { sessionId, groupJid } });
+  }
+}
+
+/** Registered webhooks, through the gateway (`/gateway/webhooks`, errors in its `{error}` shape). */
+class Webhooks {
+  constructor(private readonly http: Transport) {}
+
+  /** `secret` signs each delivery (check it with verifyWebhook); `retryCount` 0–10. */
+  create(
+    sessionId: string,
+    url: string,
+    events: readonly WebhookEvent[],
+    options: Options<"gateway_webhooks_create", "sessionId" | "url" | "events"> = {},
+  ): Promise<Webhook> {
+    const body = { sessionId, url, events, ...options };
+    return this.http.json({ method: "POST", path: "/gateway/webhooks", body });
+  }
+
+  async list(query: Query<"gateway_webhooks_list"> = {}): Promise<Webhook[]> {
+    const request = { method: "GET", path: "/gateway/webhooks", query } as const;
+    return (await this.http.json<Schemas["WebhookList"]>(request)).data;
+  }
+
+  get(webhookId: string): Promise<Webhook> {
+    return this.http.json({ method: "GET", path: `/gateway/webhooks/${enc(webhookId)}` });
+  }
+
+  update(webhookId: string, changes: Body<"gateway_webhooks_patch">): Promise<Webhook> {
+    return this.http.json({ method: "PATCH", path: `/gateway/webhooks/${enc(webhookId)}`, body: changes });
+  }
+
+  delete(webhookId: string): Promise<Schemas["WebhookDeleted"]> {
+    return this.http.json({ method: "DELETE", path: `/gateway/webhooks/${enc(webhookId)}` });
+  }
+}
+
+export class Ponte {
+  readonly bonds: Bonds;
+  readonly sessions: Sessions;
+  readonly messages: Messages;
+  readonly groups: Groups;
+  readonly webhooks: Webhooks;
+  private readonly http: Transport;
+
+  constructor(options: ClientOptions) {
+    this.http = new Transport(options);
+    this.bonds = new Bonds(this.http);
+    this.sessions = new Sessions(this.http);
+    this.messages = new Messages(this.http);
+    this.groups = new Groups(this.http);
+    this.webhooks = new Webhooks(this.http);
+  }
+
+  /** The rate-limit headers of the last messaging or gateway reply (null before the first). */
+  get rateLimit(): RateLimit | null {
+    return this.http.rateLimit;
+  }
+}

@@ -1,0 +1,12 @@
+"""Rows for the renderers in tests: the renderers take rows as `selectors.bond_rows` gives them, the
+offer's id first; fixtures list the published fields (and the JSON-only ones) without it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+
+def with_ids(rows: Iterable[Sequence[Any]], first: int = 1) -> list[tuple]:
+    """Each row with an id before it (1, 2, ...), as bond_rows gives them."""
+    return [(number, *row) for number, row in enumerate(rows, start=first)]
