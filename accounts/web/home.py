@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from accounts.models import Account, Subscription
 from accounts.ratelimit import plan_rate, usage_hit
 from accounts.web.common import account_required
-from messaging.services.messages import messages_sent_today
+from messaging.services.quota import messages_sent_today
 from webhooks.models import Webhook
 
 
