@@ -37,7 +37,7 @@ class Event(models.Model):
         indexes = [
             models.Index(fields=["session", "chat", "sequence"]),
             models.Index(fields=["session", "created_at"]),
-            # The purge walks old events in this order (webhooks.retention).
+            # The purge walks old events in this order (webhooks.outbox.retention).
             models.Index(fields=["created_at", "id"], name="event_created"),
         ]
 
@@ -89,7 +89,7 @@ class Delivery(models.Model):
     """One event to one target: the outbox row that is the truth (the broker only carries hints).
 
     Generic over the kind of target: a registered webhook (`webhook` set) or, later, an instance
-    webhook (`target_url` only). The kind picks the retry policy (webhooks.policy).
+    webhook (`target_url` only). The kind picks the retry policy (webhooks.outbox.policy).
     """
 
     class Kind(models.TextChoices):
@@ -152,7 +152,7 @@ class Delivery(models.Model):
         # The worker's and the sweeper's indexes are partial: they hold only the few rows waiting or
         # being sent, not every delivered one. A delivery's row is rewritten at each change of status,
         # and a full index kept one entry per old version until vacuum, so a busy target's claim walked
-        # thousands of them (webhooks.sql).
+        # thousands of them (webhooks.outbox.sql).
         indexes = [
             models.Index(
                 fields=["target_url", "next_attempt_at", "id"],
@@ -173,7 +173,8 @@ class Delivery(models.Model):
                 fields=["claimed_at"], condition=models.Q(status="sending"), name="delivery_sending"
             ),
             models.Index(fields=["session", "created_at"]),
-            # The purge finds delivered rows and dead letters past their time here (webhooks.retention);
+            # The purge finds delivered rows and dead letters past their time here
+            # (webhooks.outbox.retention);
             # a row enters one of them once, when it is delivered or dies.
             models.Index(
                 fields=["delivered_at"], condition=models.Q(status="delivered"), name="delivery_delivered"

@@ -13,11 +13,13 @@ from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
 from config.unset import UNSET
 from messaging.models import Session
-from webhooks import broadcast, instance, outbox, sql
+from webhooks import broadcast, instance
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import sql
+from webhooks.outbox.policy import REGISTERED, target_url_clean
 from webhooks.payloads import envelope
-from webhooks.policy import REGISTERED, target_url_clean
 
 
 def _now_ms() -> int:

@@ -8,7 +8,7 @@ rather than one POST:
 * order per chat: only the oldest unfinished job of a chat may be claimed; a job waiting for its retry
   holds the chat's later jobs back, a dead one lets them go;
 * a claim is a conditional UPDATE with a short lease (PONTE_CHATWOOT_CLAIM_LEASE_SECONDS, 8 s), renewed
-  by a heartbeat thread while the job runs (webhooks.lease's Keeper): two drains never run one job at
+  by a heartbeat thread while the job runs (webhooks.outbox.lease's Keeper): two drains never run one job at
   once however long its calls take, and a job held by a killed worker is claimable again one lease
   after its last beat (the sweeper, or a starting worker's sweep, hints it);
 * a failure is retried with back-off (the registered-webhook schedule, scaled by
@@ -32,8 +32,8 @@ from django.utils import timezone
 
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import MirrorJob
-from webhooks.lease import Keeper, oldest_claim_lapse_in
-from webhooks.policy import REGISTERED
+from webhooks.outbox.lease import Keeper, oldest_claim_lapse_in
+from webhooks.outbox.policy import REGISTERED
 
 logger = logging.getLogger(__name__)
 

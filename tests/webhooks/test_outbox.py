@@ -16,8 +16,9 @@ import pytest
 import standardwebhooks
 from django.utils import timezone
 
-from webhooks import outbox, throttle
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import throttle
 from webhooks.services import emit, webhook_delete, webhook_update
 
 pytestmark = pytest.mark.django_db

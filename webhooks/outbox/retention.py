@@ -31,8 +31,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from webhooks import sql
 from webhooks.models import Delivery, DeliveryAttempt, Event
+from webhooks.outbox import sql
 
 DEAD_LETTER_RETENTION = timedelta(days=7)
 

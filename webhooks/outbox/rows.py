@@ -1,6 +1,6 @@
 """Rows written and read through a cursor, typed by the models' own fields.
 
-The outbox's hot statements (webhooks.sql) skip the ORM's query building but not its types: table and
+The outbox's hot statements (webhooks.outbox.sql) skip the ORM's query building but not its types: table and
 column names come from the models' `_meta`, values are converted by the fields themselves (`pre_save`,
 `get_db_prep_save`, the read converters), so the rows are the ORM's own. Statements bind named
 parameters (`%(name)s`, given a dict) and rows are read by column name.

@@ -19,7 +19,7 @@ from django.utils import timezone
 from config import metrics
 from config.metrics import Reading
 from webhooks.models import Delivery
-from webhooks.policy import is_client_error, policy_for
+from webhooks.outbox.policy import is_client_error, policy_for
 
 logger = logging.getLogger("ponte.delivery")
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from django.db import connection
 
-# The row helpers live in webhooks.rows; callers reach them through this module too (sql.column...).
-from webhooks.rows import (  # noqa: F401
+# The row helpers live in webhooks.outbox.rows; callers reach them through this module too (sql.column...).
+from webhooks.outbox.rows import (  # noqa: F401
     column,
     execute,
     fetch,
@@ -329,11 +329,11 @@ def unclaim(ids: list[int], *, token: str, status: str) -> None:
 
 def held_statement() -> str:
     """Which of `{ids}` a claim (`%(token)s`) still holds, locked until the transaction ends
-    (PostgreSQL); the ids go in with str.format (webhooks.recording)."""
+    (PostgreSQL); the ids go in with str.format (webhooks.outbox.recording)."""
     return _worker_statements(connection.vendor)["held"]
 
 
 def record_statement() -> str:
-    """One delivery's new state, releasing its claim (webhooks.recording, where no single statement
+    """One delivery's new state, releasing its claim (webhooks.outbox.recording, where no single statement
     writes a batch)."""
     return _worker_statements(connection.vendor)["record"]

@@ -8,10 +8,10 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
   (for up to PONTE_WEBHOOK_DRAIN_SECONDS, then it hands over to a new hint so other targets get turns).
   One claim per batch instead of per delivery is what lets a worker keep up with a busy receiver;
 * a claim is a conditional UPDATE (due and waiting, or `sending` past its lease), so two drains never
-  send one delivery at once; a running drain renews its claims (webhooks.lease), so the lease is short
+  send one delivery at once; a running drain renews its claims (webhooks.outbox.lease), so the lease is short
   and a killed worker's claims lapse within seconds;
 * the outcome is written only by the holder of the claim (`claim_token`);
-* a drain holds one of its target's send slots (webhooks.throttle), so a hanging receiver holds a few
+* a drain holds one of its target's send slots (webhooks.outbox.throttle), so a hanging receiver holds a few
   worker threads, not all of them. A hint that finds every slot taken leaves: each holder looks again
   for due deliveries after it lets go of its slot;
 * the sweeper re-enqueues rows that are due but were never picked up (a lost message) and rows stuck in
@@ -34,13 +34,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from net.transport import PostResult, UnsafeTarget, safe_post
-from webhooks import lease, metrics, recording, retention, sql, throttle
-from webhooks.hints import enqueue_on_commit
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
-from webhooks.policy import policy_for
+from webhooks.outbox import lease, metrics, recording, retention, sql, throttle
+from webhooks.outbox.hints import enqueue_on_commit
+from webhooks.outbox.policy import policy_for
+from webhooks.outbox.sql import Claimed, Outcome
 from webhooks.signing import delivery_headers
-from webhooks.sql import Claimed, Outcome
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ def _apply(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | No
 
 
 def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
-    """Write the batch's attempts and outcomes at once (webhooks.recording): {delivery id: outcome}.
+    """Write the batch's attempts and outcomes at once (webhooks.outbox.recording): {delivery id: outcome}.
 
     Only deliveries still held by this claim are written: one whose lease ran out and was claimed again
     belongs to its new holder ("not-claimed" here).
@@ -287,7 +287,7 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
 def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
     """Handle a hint: drain the delivery's target if anything is due there; what became of the delivery.
 
-    The target's hint flag (webhooks.throttle) stays set while the drain runs, so the events committed
+    The target's hint flag (webhooks.outbox.throttle) stays set while the drain runs, so the events committed
     meanwhile add no hints: this drain takes them in its next batch. Only when it finds nothing more
     does it clear the flag, then looks once more: a delivery committed just before the flag was cleared
     is sent here, one committed after publishes its own hint.
@@ -395,6 +395,6 @@ def next_lapse_in() -> float | None:
 
 def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:
     """Delete dead letters kept longer than the retention (7 days) and their attempts, in small batches
-    (webhooks.retention); how many dead letters."""
+    (webhooks.outbox.retention); how many dead letters."""
     totals = retention.deliveries_purge(delivered=False, events=False, dead_kept_for=older_than)
     return totals.dead_letters

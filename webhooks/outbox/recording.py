@@ -18,8 +18,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Model
 
-from webhooks.rows import _insert, _row, column, cursor, fetch, in_list, insert_many, qn, table, to_db
-from webhooks.sql import Outcome, held_statement, record_statement
+from webhooks.outbox.rows import _insert, _row, column, cursor, fetch, in_list, insert_many, qn, table, to_db
+from webhooks.outbox.sql import Outcome, held_statement, record_statement
 
 # The outcome columns, each with the Delivery field whose type it has.
 _OUTCOME_FIELDS = (
