@@ -184,9 +184,10 @@ def render(config: InstanceWebhookConfig, session: Session, event: Event, typed:
     return meta.meta_envelope(session, event, typed)
 
 
-def instance_deliveries(event: Event) -> list[Delivery]:
+def instance_deliveries(event: Event, given: EngineEvent | None = None) -> list[Delivery]:
     """The instance-webhook delivery of an event (none or one), written in the caller's transaction.
-    emit() calls it only for sessions whose instance webhooks are on (webhooks.outbox.sql.emit_context)."""
+    emit() calls it only for sessions whose instance webhooks are on (webhooks.outbox.sql.emit_context);
+    `given`: the typed event it was written from, if any (webhooks.payloads.typed_event)."""
     if event.name not in meta.FIELDS:
         return []  # e.g. chat_archive: no field of the instance interface carries it
     config = (
@@ -196,7 +197,7 @@ def instance_deliveries(event: Event) -> list[Delivery]:
     )
     if config is None:
         return []
-    typed = typed_event(event)
+    typed = typed_event(event, given)
     if typed is None or (isinstance(typed, MessageEvent) and not number_allowed(config, typed)):
         return []
     url = route(config, typed)

@@ -45,6 +45,27 @@ class Event(models.Model):
         return f"{self.name} on {self.session_id}"
 
 
+class EventSequence(models.Model):
+    """The last `sequence` given to an event of one (session, chat): emit() takes the next one by
+    raising it (INSERT ... ON CONFLICT DO UPDATE ... RETURNING, in the event's own statement on
+    PostgreSQL), not by reading MAX(sequence) of the chat's events. The row lock it takes until the
+    event's transaction ends also keeps two events of one chat from getting the same number."""
+
+    session = models.ForeignKey(
+        "messaging.Session", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    chat = models.CharField(max_length=100, blank=True)
+    last = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "chat"], name="event_sequence_one_per_chat")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} {self.chat or '-'}: {self.last}"
+
+
 def new_webhook_id() -> str:
     return "wh_" + secrets.token_urlsafe(16).replace("-", "").replace("_", "")[:20]
 

@@ -20,6 +20,7 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -36,10 +37,12 @@ from django.utils import timezone
 from net.transport import PostResult, UnsafeTarget, safe_post
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
-from webhooks.outbox import lease, metrics, recording, retention, sql, throttle
+from webhooks.outbox import metrics, recording, retention, sql, throttle
 from webhooks.outbox.hints import enqueue_on_commit
+from webhooks.outbox.lease import Keeper
 from webhooks.outbox.policy import policy_for
 from webhooks.outbox.sql import Claimed, Outcome
+from webhooks.outbox.table import JobTable
 from webhooks.signing import delivery_headers
 
 logger = logging.getLogger(__name__)
@@ -145,10 +148,10 @@ def _apply(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | No
     policy = policy_for(delivery.kind)
     number = delivery.attempt_count + 1
     verdict = policy.outcome(status=result.status, error=result.error)
-    if verdict == "retry" and (delivery.resend_pending or number >= delivery.max_attempts):
-        # Attempts used up; a resend is one attempt and never starts a new retry chain.
-        verdict = "give_up"
-    outcome = {"delivered": "delivered", "retry": "retry", "give_up": "dead"}[verdict]
+    settled = policy.settle(
+        verdict, number=number, max_attempts=delivery.max_attempts, last_chance=delivery.resend_pending
+    )
+    outcome, delay = settled.outcome, settled.delay
     error = (result.error or "")[:500]
     attempt = DeliveryAttempt(
         delivery_id=delivery.pk,
@@ -163,11 +166,9 @@ def _apply(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | No
         outcome=outcome,
         requested_by_id=delivery.resend_requested_by_id if delivery.resend_pending else None,
     )
-    delay = None
     if outcome == "delivered":
         state = Outcome(Delivery.Status.DELIVERED, number, result.status, error, delivered_at=finished_at)
-    elif outcome == "retry":
-        delay = policy.delay_before(number + 1)
+    elif outcome == "retry" and delay is not None:
         retry_at = finished_at + timedelta(seconds=delay)
         state = Outcome(Delivery.Status.FAILED, number, result.status, error, next_attempt_at=retry_at)
     else:
@@ -199,35 +200,25 @@ def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
 # --- Draining a target ---------------------------------------------------------------------------
 
 
-@dataclass
-class _InFlight:
-    target_url: str
-    hint_id: int
-    since: float  # monotonic
-    helped: bool = False
+TABLE = JobTable(
+    Delivery,
+    finished=Delivery.Status.DELIVERED,
+    finished_at="delivered_at",
+    lease_setting="PONTE_WEBHOOK_CLAIM_LEASE_SECONDS",
+    name="webhooks",
+)
+keeper = Keeper(TABLE)
 
 
-# Batches on their way in this process, by claim token: the lease keeper's beat looks for long ones.
-_in_flight: dict[str, _InFlight] = {}
-
-
-def _help_long_batches() -> None:
+def help_behind(target_url: str, hint_id: int) -> None:
     """A drain keeps its target's hint flag while it runs (delivery_attempt), so events committed
     meanwhile wait for its next batch. When a batch has been out for half of PONTE_WEBHOOK_SLOW_SECONDS
-    (a slow or hanging receiver), what waits behind it gets a hint of its own, once per batch: another
-    worker thread sends it, up to the target's slot cap, as when each event brought its own hint."""
-    now = time.monotonic()
-    threshold = float(settings.PONTE_WEBHOOK_SLOW_SECONDS) / 2
-    for batch in list(_in_flight.values()):
-        if batch.helped or now - batch.since < threshold:
-            continue
-        batch.helped = True
-        throttle.hint_taken(batch.target_url)
-        if _due_exists(batch.target_url):
-            enqueue_on_commit([(batch.hint_id, batch.target_url)], force=True)
-
-
-lease.keeper.on_beat = _help_long_batches
+    (a slow or hanging receiver), what waits behind it gets a hint of its own (the keeper's beat calls
+    this once per batch): another worker thread sends it, up to the target's slot cap, as when each
+    event brought its own hint."""
+    throttle.hint_taken(target_url)
+    if _due_exists(target_url):
+        enqueue_on_commit([(hint_id, target_url)], force=True)
 
 
 @dataclass
@@ -254,7 +245,7 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
         return drained
     slow = answered = recruited = False
     try:
-        with lease.keeper.slot(slot):
+        with keeper.slot(slot):
             while True:  # at least one batch, however short the time left
                 limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
                 token, batch = deliveries_claim(target_url, limit=limit)
@@ -263,12 +254,13 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
                 if len(batch) == limit and not was_slow and not recruited:
                     enqueue_on_commit([(hint_id, target_url)], force=True)
                     recruited = True
-                with lease.keeper.claim(token):  # renewed while the batch is on its way
-                    _in_flight[token] = _InFlight(target_url, hint_id, time.monotonic())
-                    try:
-                        sent, unsent, slow = _send_batch(batch, deadline=deadline)
-                    finally:
-                        _in_flight.pop(token, None)
+                # Renewed while the batch is on its way; what waits behind a long one gets help.
+                with keeper.claim(
+                    token,
+                    long_after=float(settings.PONTE_WEBHOOK_SLOW_SECONDS) / 2,
+                    when_long=functools.partial(help_behind, target_url, hint_id),
+                ):
+                    sent, unsent, slow = _send_batch(batch, deadline=deadline)
                     if unsent:
                         _unclaim(unsent, token)
                     drained.outcomes.update(_record_batch(sent, token))
@@ -390,7 +382,7 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
 def next_lapse_in() -> float | None:
     """Seconds until the oldest claim now held lapses, unless renewed (None: nothing is claimed). A
     starting worker sweeps then: claims a killed worker left are free from that moment."""
-    return lease.oldest_claim_lapse_in(Delivery.objects.filter(status=Delivery.Status.SENDING), _lease())
+    return TABLE.next_lapse_in()
 
 
 def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:

@@ -1,19 +1,20 @@
 """Claim heartbeats: a drain's claims (and its send slot) are renewed while it runs, so the lease can be
-short and a killed worker's deliveries are free again within seconds.
+short and a killed worker's jobs are free again within seconds.
 
-A claim is taken for PONTE_WEBHOOK_CLAIM_LEASE_SECONDS (`claimed_at`); a POST may take longer than that
-(a receiver's timeout). One daemon thread per process renews, every quarter lease, the claims held for
-longer than that: one UPDATE of `claimed_at` for all of them, and the slot keys' expiry in the cache. A
-worker killed with SIGKILL stops renewing, so its claims lapse one lease after its last beat and the
-sweeper (or a new worker's start-up sweep) hands them over. Drains that end within a quarter lease, the
-usual case, never touch the database here.
+A claim is taken for its table's lease (`claimed_at`); an attempt may take longer than that (a
+receiver's timeout). One daemon thread per keeper renews, every quarter lease, the claims held for
+longer than that: one UPDATE of `claimed_at` for all of them (webhooks.outbox.table), and the slot keys'
+expiry in the cache. A worker killed with SIGKILL stops renewing, so its claims lapse one lease after
+its last beat and the sweeper (or a new worker's start-up sweep) hands them over. Drains that end within
+a quarter lease, the usual case, never touch the database here.
 
 If renewing fails (the database or the cache away for a moment) the claim may lapse and another drain
-may send the delivery again with the same id: at-least-once, as documented; the outcome is written only
+may attempt the job again with the same id: at-least-once, as documented; the outcome is written only
 by the claim's holder.
 
-The Keeper is not tied to deliveries: another outbox (the Chatwoot mirror's jobs) builds its own with its
-lease and the UPDATE that renews its claims.
+Each job table has its keeper. A holder may also say what to do once its claim has been out for long
+(`claim(token, long_after=..., when_long=...)`): the deliveries' drain hands what waits behind a hanging
+batch to another thread so. The beat calls it once, in its own thread; the keeper knows nothing of it.
 """
 
 from __future__ import annotations
@@ -23,59 +24,42 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import QuerySet
-from django.utils import timezone
+
+from webhooks.outbox.table import JobTable
 
 logger = logging.getLogger(__name__)
 
 
-def lease_seconds() -> float:
-    return float(settings.PONTE_WEBHOOK_CLAIM_LEASE_SECONDS)
-
-
-def renew_interval() -> float:
-    return max(0.2, lease_seconds() / 4)
-
-
-def _deliveries_renew(tokens: list[str]) -> int:
-    from webhooks.models import Delivery
-
-    return Delivery.objects.filter(claim_token__in=tokens, status=Delivery.Status.SENDING).update(
-        claimed_at=timezone.now()
-    )
+@dataclass
+class _Held:
+    renewed: float  # monotonic
+    since: float = field(default_factory=time.monotonic)
+    long_after: float | None = None
+    when_long: Callable[[], None] | None = None
 
 
 class Keeper:
-    """Renews, from one daemon thread, the claims its holders registered (`claim`): `renew` takes the
-    claim tokens due and sets their `claimed_at` to now; `lease` gives the lease in seconds."""
+    """Renews, from one daemon thread, the claims its holders registered (`claim`) on `table`."""
 
-    def __init__(
-        self,
-        *,
-        background: bool = True,
-        lease: Callable[[], float] = lease_seconds,
-        renew: Callable[[list[str]], int] = _deliveries_renew,
-        name: str = "webhooks-lease",
-    ) -> None:
-        self._lease = lease
-        self._renew = renew
-        self._name = name
+    def __init__(self, table: JobTable, *, background: bool = True) -> None:
+        self._table = table
         self._lock = threading.Lock()
-        self._claims: dict[str, float] = {}  # claim token -> when last renewed (monotonic)
-        self._slots: dict[str, float] = {}  # slot cache key -> when last renewed
+        self._claims: dict[str, _Held] = {}  # claim token -> its holding
+        self._slots: dict[str, _Held] = {}  # slot cache key -> its holding
         self._background = background
         self._thread: threading.Thread | None = None
-        # Called on every beat after the renewals (the outbox's helper for batches out for long).
-        self.on_beat: Callable[[], None] | None = None
 
     @contextlib.contextmanager
-    def claim(self, token: str) -> Iterator[None]:
-        self._add(self._claims, token)
+    def claim(
+        self, token: str, *, long_after: float | None = None, when_long: Callable[[], None] | None = None
+    ) -> Iterator[None]:
+        """Hold `token` renewed; `when_long` is called once (from the beat) if it is still held after
+        `long_after` seconds."""
+        self._add(self._claims, token, _Held(time.monotonic(), long_after=long_after, when_long=when_long))
         try:
             yield
         finally:
@@ -86,65 +70,67 @@ class Keeper:
         if not key:
             yield
             return
-        self._add(self._slots, key)
+        self._add(self._slots, key, _Held(time.monotonic()))
         try:
             yield
         finally:
             self._remove(self._slots, key)
 
-    def _add(self, table: dict[str, float], key: str) -> None:
+    def _add(self, table: dict[str, _Held], key: str, held: _Held) -> None:
         with self._lock:
-            table[key] = time.monotonic()
+            table[key] = held
             if self._background and (self._thread is None or not self._thread.is_alive()):
-                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                name = f"{self._table.name}-lease"
+                self._thread = threading.Thread(target=self._run, name=name, daemon=True)
                 self._thread.start()
 
-    def _remove(self, table: dict[str, float], key: str) -> None:
+    def _remove(self, table: dict[str, _Held], key: str) -> None:
         with self._lock:
             table.pop(key, None)
 
-    def _due(self, table: dict[str, float], now: float) -> list[str]:
+    def _due(self, table: dict[str, _Held], now: float) -> list[str]:
         with self._lock:
-            due = [key for key, renewed in table.items() if now - renewed >= self.renew_interval()]
+            due = [key for key, held in table.items() if now - held.renewed >= self.renew_interval()]
             for key in due:
-                table[key] = now
+                table[key].renewed = now
             return due
 
     def _run(self) -> None:
         while True:
             time.sleep(self.renew_interval() / 2)
             try:
-                self.renew_due()
-                if self.on_beat is not None:
-                    self.on_beat()
+                self.beat()
             except Exception:  # never let the heartbeat die: the next beat tries again
-                logger.exception("Could not renew claims (%s)", self._name)
+                logger.exception("Could not renew claims (%s)", self._table.name)
             finally:
                 # A thread's connection is not closed by request or task signals: do not keep it open.
                 connection.close()
 
+    def beat(self, *, now: float | None = None) -> int:
+        """One heartbeat: renew what is due, then call the holders' `when_long` of claims out for long
+        (once each); how many claims were renewed."""
+        renewed = self.renew_due()
+        now = time.monotonic() if now is None else now
+        calls: list[Callable[[], None]] = []
+        with self._lock:
+            for held in self._claims.values():
+                if held.when_long is None or held.long_after is None or now - held.since < held.long_after:
+                    continue
+                calls.append(held.when_long)
+                held.when_long = None  # once per claim
+        for call in calls:
+            call()
+        return renewed
+
     def renew_interval(self) -> float:
-        return max(0.2, self._lease() / 4)
+        return max(0.2, self._table.lease_seconds() / 4)
 
     def renew_due(self) -> int:
         """Renew the claims and slots held for a quarter lease or more; how many claims were renewed."""
         now = time.monotonic()
         claims, slots = self._due(self._claims, now), self._due(self._slots, now)
         for key in slots:
-            cache.touch(key, timeout=int(self._lease()) or 1)
+            cache.touch(key, timeout=int(self._table.lease_seconds()) or 1)
         if not claims:
             return 0
-        return self._renew(claims)
-
-
-keeper = Keeper()
-
-
-def oldest_claim_lapse_in(claims: QuerySet, lease: timedelta) -> float | None:
-    """Seconds until the oldest of `claims` (rows being sent, with `claimed_at`) lapses unless renewed;
-    None when nothing is claimed. A starting worker sweeps then: what a killed worker held is free from
-    that moment."""
-    oldest = claims.order_by("claimed_at").values_list("claimed_at", flat=True).first()
-    if oldest is None:
-        return None
-    return max(0.0, (oldest + lease - timezone.now()).total_seconds())
+        return self._table.renew(claims)

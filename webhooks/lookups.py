@@ -1,0 +1,131 @@
+"""Lookups that rarely change, kept in each process and dropped on write: what emit() needs of a
+session (its registered webhooks, whether its instance webhook is on, its account) and, for the
+Chatwoot mirror's sink, which sessions have a working integration.
+
+Every event asked the database for these, though they change only when someone edits a webhook or an
+integration. Each lookup here has a version number in the shared cache (Redis), bumped by every write
+of its models (post_save/post_delete, and again once the writing transaction commits, so no process
+re-reads the old rows in between and keeps them). A process reads the version at most once per
+PONTE_LOOKUP_CHECK_SECONDS (1 s) and drops what it kept when it moved: a write is seen at once in the
+process that made it and within that second in every other process. A version check costs one Redis
+GET a second, not one query per event.
+
+With a per-process cache (locmem, the embedded default) other processes could never see a bump, so
+nothing is kept there: every call asks the database, as before. Writes that bypass the models' signals
+(a queryset's update()) are not seen until the next bump; the services never write so.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+
+
+def shared_cache() -> bool:
+    return "locmem" not in settings.CACHES["default"]["BACKEND"].lower()
+
+
+class Versioned:
+    """Values computed by `load(key)`, kept per process until `bump()` (in any process)."""
+
+    def __init__(self, name: str, load: Callable[[Any], Any]) -> None:
+        self._version_key = f"lookups:{name}:version"
+        self._load = load
+        self._lock = threading.Lock()
+        self._values: dict[Any, Any] = {}
+        self._version: int | None = None
+        self._checked = 0.0  # monotonic
+        self._generation = 0  # counts the drops
+        # A write of this process not committed yet (or rolled back: then until the next write commits).
+        self._uncommitted = False
+
+    def get(self, key: Any) -> Any:
+        if not shared_cache():
+            return self._load(key)
+        try:
+            self._check()
+        except Exception:  # the cache is away: ask the database, keep nothing that could go stale
+            with self._lock:
+                self._drop()
+                self._checked = 0.0
+            return self._load(key)
+        with self._lock:
+            if key in self._values:
+                return self._values[key]
+            keep, generation = not self._uncommitted, self._generation
+        value = self._load(key)
+        with self._lock:
+            if keep and generation == self._generation:  # nothing was dropped while it was read
+                self._values[key] = value
+        return value
+
+    def _check(self) -> None:
+        now = time.monotonic()
+        if now - self._checked < float(settings.PONTE_LOOKUP_CHECK_SECONDS):
+            return
+        version = cache.get(self._version_key, 0)
+        with self._lock:
+            self._checked = now
+            if version != self._version:
+                self._drop()
+                self._version = version
+
+    def bump(self) -> None:
+        """Drop what every process kept: now, and again once the writing transaction commits. Until it
+        commits nothing is kept here: a value read inside it could name rows a rollback takes back."""
+        with self._lock:
+            self._uncommitted = True
+        self._bump_now()
+        transaction.on_commit(self._committed, robust=True)
+
+    def _committed(self) -> None:
+        with self._lock:
+            self._uncommitted = False
+        self._bump_now()
+
+    def _drop(self) -> None:  # under the lock
+        self._values.clear()
+        self._generation += 1
+
+    def _bump_now(self) -> None:
+        with self._lock:
+            self._drop()
+            self._checked = 0.0
+        if not shared_cache():
+            return
+        try:
+            cache.incr(self._version_key)
+        except ValueError:  # not there yet (or evicted): any new value differs from the kept one
+            cache.set(self._version_key, int(time.time() * 1000), timeout=None)
+
+
+# --- What emit() needs of a session --------------------------------------------------------------
+
+
+def _session_targets_load(session_id: str) -> Any:
+    from webhooks.outbox import sql
+
+    return sql.session_targets(session_id)
+
+
+session_targets = Versioned("session-targets", _session_targets_load)
+
+
+def _targets_changed(sender: Any, **kwargs: Any) -> None:
+    session_targets.bump()
+
+
+def connect() -> None:
+    """Drop the kept targets on every write of a webhook or an instance-webhook setting (AppConfig)."""
+    from webhooks.models import InstanceWebhookConfig, Webhook
+
+    for model in (Webhook, InstanceWebhookConfig):
+        post_save.connect(_targets_changed, sender=model, dispatch_uid=f"lookups-{model.__name__}-save")
+        post_delete.connect(_targets_changed, sender=model, dispatch_uid=f"lookups-{model.__name__}-delete")
