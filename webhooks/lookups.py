@@ -12,7 +12,8 @@ GET a second, not one query per event.
 
 With a per-process cache (locmem, the embedded default) other processes could never see a bump, so
 nothing is kept there: every call asks the database, as before. Writes that bypass the models' signals
-(a queryset's update()) are not seen until the next bump; the services never write so.
+(a queryset's update()) are not seen until the next bump; the services never write so. While Redis is
+unreachable (config.cache's per-process fallback) nothing is kept either.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
+
+from config.cache import cache_degraded
 
 
 def shared_cache() -> bool:
@@ -51,7 +54,10 @@ class Versioned:
             return self._load(key)
         try:
             self._check()
-        except Exception:  # the cache is away: ask the database, keep nothing that could go stale
+            degraded = cache_degraded()
+        except Exception:
+            degraded = True
+        if degraded:  # Redis is away: other processes' bumps cannot reach us, so keep nothing
             with self._lock:
                 self._drop()
                 self._checked = 0.0

@@ -75,7 +75,8 @@ CELERY_BEAT_SCHEDULE: dict = {}
 PONTE_METRICS_TOKEN = os.environ.get("PONTE_METRICS_TOKEN", "")
 # Functions read at each scrape, each returning gauges read from the database (config.metrics.Reading).
 PONTE_METRICS_COLLECTORS = [
-    "webhooks.outbox.metrics.collect",
+    "webhooks.outbox.deliveries.collect",
+    "integrations.chatwoot.jobs.collect",
     "messaging.metrics.collect",
     "bonds.metrics.collect",
 ]

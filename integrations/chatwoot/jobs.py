@@ -20,8 +20,10 @@ from typing import Any
 from celery import signature
 from django.db import IntegrityError, transaction
 
+from config.metrics import Reading
 from integrations.chatwoot.models import MirrorJob
 from webhooks.outbox import ordered
+from webhooks.outbox.metrics import table_readings
 from webhooks.outbox.table import JobTable
 
 logger = logging.getLogger(__name__)
@@ -97,6 +99,16 @@ QUEUE = MirrorQueue()
 def sweep(*, grace_seconds: float = 15) -> int:
     """Hint every chat with a job due for longer than the grace period or held past its lease."""
     return ordered.sweep(QUEUE, grace_seconds=grace_seconds)
+
+
+def collect() -> list[Reading]:
+    """The mirror's gauges at scrape time: ponte_chatwoot_queue_depth, ponte_chatwoot_dead_letters."""
+    return table_readings(
+        TABLE,
+        "ponte_chatwoot",
+        due_help="Chatwoot mirror jobs due and not yet run.",
+        dead_help="Chatwoot mirror dead letters kept (7 days).",
+    )
 
 
 def next_lapse_in() -> float | None:

@@ -130,3 +130,12 @@ def test_settle_is_the_same_schedule_for_every_client():
     # A resend is one attempt and never starts a new retry chain.
     assert REGISTERED.settle("retry", number=1, max_attempts=5, last_chance=True).outcome == "dead"
     assert REGISTERED.settle("give_up", number=1, max_attempts=5).outcome == "dead"
+
+
+def test_every_clients_queue_and_dead_letters_are_gauges(integration):
+    from integrations.chatwoot.jobs import collect
+
+    _job(integration, "due")
+    _job(integration, "gone", status=MirrorJob.Status.DEAD, dead_at=timezone.now())
+    readings = {reading.name: reading.values[()] for reading in collect()}
+    assert readings == {"ponte_chatwoot_queue_depth": 1, "ponte_chatwoot_dead_letters": 1}

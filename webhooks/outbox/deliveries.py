@@ -34,6 +34,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from config.metrics import Reading
 from net.transport import PostResult, UnsafeTarget, safe_post
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
@@ -210,6 +211,16 @@ TABLE = JobTable(
 keeper = Keeper(TABLE)
 
 
+def collect() -> list[Reading]:
+    """The deliveries' gauges at scrape time (PONTE_METRICS_COLLECTORS)."""
+    return metrics.table_readings(
+        TABLE,
+        "ponte_webhook",
+        due_help="Deliveries due and not yet sent.",
+        dead_help="Dead letters kept (7 days).",
+    )
+
+
 def help_behind(target_url: str, hint_id: int) -> None:
     """A drain keeps its target's hint flag while it runs (delivery_attempt), so events committed
     meanwhile wait for its next batch. When a batch has been out for half of PONTE_WEBHOOK_SLOW_SECONDS
@@ -224,11 +235,13 @@ def help_behind(target_url: str, hint_id: int) -> None:
 @dataclass
 class Drained:
     """What one drain did: outcomes by delivery id; `stopped`: the target is slow or the time is up
-    (the caller hands over to a new hint); `no_slot`: every send slot was held, nothing was tried."""
+    (the caller hands over to a new hint); `no_slot`: every send slot was held, nothing was tried;
+    `flag_down`: it found nothing more in time, and lowered the target's hint flag with its slot."""
 
     outcomes: dict[int, str]
     stopped: bool = False
     no_slot: bool = False
+    flag_down: bool = False
 
 
 def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
@@ -250,6 +263,7 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
                 limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
                 token, batch = deliveries_claim(target_url, limit=limit)
                 if not batch:
+                    drained.flag_down = time.monotonic() < deadline
                     return drained
                 if len(batch) == limit and not was_slow and not recruited:
                     enqueue_on_commit([(hint_id, target_url)], force=True)
@@ -269,10 +283,12 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
                 if slow or time.monotonic() >= deadline:
                     drained.stopped = True
                     return drained
-                if len(batch) < limit:
-                    return drained  # that was all; the caller looks again once the slot is free
+                if len(batch) < limit:  # that was all; the caller looks again once the slot is free
+                    drained.flag_down = time.monotonic() < deadline
+                    return drained
     finally:
-        throttle.slot_release(slot)
+        # Nothing more found: the hint flag goes down with the slot, one round trip for both.
+        throttle.slot_release(slot, hint_taken_for=target_url if drained.flag_down else None)
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
 
 
@@ -300,15 +316,14 @@ def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
         outcomes.update(drained.outcomes)
         if drained.no_slot:
             break  # the slots' holders clear the flag and look again when they let go
-        if drained.stopped or time.monotonic() >= deadline:
+        if not drained.flag_down:  # stopped (a slow target) or out of time
             if _due_exists(target_url):
                 # A new hint waits behind other targets' hints (a slow target's, a moment more).
                 slow = throttle.is_slow(target_url)
                 delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if slow else 0
                 enqueue_on_commit([(delivery_id, target_url)], countdown=delay, force=True)
             break
-        # The last claim found no more than it took: nothing else was due then.
-        throttle.hint_taken(target_url)
+        # The last claim found no more than it took: nothing else was due then, and the flag is down.
         if not _due_exists(target_url) or not throttle.hint_wanted(target_url):
             break  # nothing left, or a newer hint is on its way for what is
     if delivery_id in outcomes:
