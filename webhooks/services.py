@@ -20,6 +20,7 @@ from webhooks.models import Delivery, Event, Webhook
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import sql
 from webhooks.outbox.policy import REGISTERED, target_url_clean
+from webhooks.outbox.posting import WEBHOOK_DELETED
 from webhooks.payloads import envelope
 
 
@@ -209,5 +210,5 @@ def webhook_delete(*, webhook: Webhook) -> None:
     now = timezone.now()
     Delivery.objects.filter(
         webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
-    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error=outbox.WEBHOOK_DELETED)
+    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error=WEBHOOK_DELETED)
     webhook.delete()

@@ -21,12 +21,11 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -35,28 +34,18 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from config.metrics import Reading
-from net.transport import PostResult, UnsafeTarget, safe_post
-from webhooks.meta import stamp_dispatch
-from webhooks.models import Delivery, DeliveryAttempt
-from webhooks.outbox import metrics, recording, retention, sql, throttle
+from webhooks.models import Delivery
+from webhooks.outbox import metrics, posting, recording, retention, sql, throttle
 from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.lease import Keeper
-from webhooks.outbox.policy import policy_for
-from webhooks.outbox.sql import Claimed, Outcome
+from webhooks.outbox.sql import Claimed
 from webhooks.outbox.table import JobTable
-from webhooks.signing import delivery_headers
 
 logger = logging.getLogger(__name__)
 
 DEAD_LETTER_RETENTION = retention.DEAD_LETTER_RETENTION
 WAITING = [Delivery.Status.PENDING, Delivery.Status.FAILED]
 FINISHED = [Delivery.Status.DELIVERED, Delivery.Status.DEAD]
-WEBHOOK_DELETED = "Webhook deleted before delivery."
-
-
-def render_body(payload: Any) -> bytes:
-    """The exact bytes POSTed and signed; the same on every attempt."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 # --- Claims --------------------------------------------------------------------------------------
@@ -88,44 +77,12 @@ def _due_exists(target_url: str) -> bool:
 # --- Sending -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Sent:
-    """One delivery of a batch and what became of its POST (`result` None: nothing was sent)."""
-
-    delivery: Claimed
-    result: PostResult | None
-    started_at: datetime
-    finished_at: datetime
-
-
-def _post(delivery: Claimed) -> Sent:
-    if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook_id is None:
-        now = timezone.now()
-        return Sent(delivery, None, now, now)
-    sent_at = timezone.now()
-    # The messenger ordering block says when this attempt was dispatched (webhooks.meta).
-    body = render_body(stamp_dispatch(delivery.payload, int(sent_at.timestamp() * 1000)))
-    headers = delivery_headers(
-        secret=delivery.secret or "", msg_id=delivery.dispatch_id, body=body, sent_at=sent_at
-    )
-    try:
-        result = safe_post(
-            delivery.target_url,
-            body=body,
-            headers=headers,
-            timeout=delivery.timeout_seconds,
-        )
-    except UnsafeTarget as exc:  # the address was refused when connecting: a failed attempt
-        result = PostResult(status=None, body_excerpt="", duration_ms=0, error=f"Refused target: {exc}")
-    return Sent(delivery, result, sent_at, timezone.now())
-
-
-def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[Sent], list[Claimed], bool]:
+def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[posting.Sent], list[Claimed], bool]:
     """POST the batch in order: (sent, not sent, target found slow). A slow or timed-out answer, or the
     drain's deadline, stops the batch: the rest is given back rather than held behind a bad receiver."""
-    sent: list[Sent] = []
+    sent: list[posting.Sent] = []
     for index, delivery in enumerate(batch):
-        outcome = _post(delivery)
+        outcome = posting.attempt(delivery)
         sent.append(outcome)
         result = outcome.result
         slow = result is not None and throttle.is_too_slow(result.duration_ms, result.error)
@@ -137,53 +94,13 @@ def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[Sent], l
 # --- Recording -----------------------------------------------------------------------------------
 
 
-def _apply(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | None]:
-    """A sent delivery's outcome: (outcome name, new state, attempt row, retry delay). Times are its own
-    POST's, not the batch's."""
-    delivery, result, finished_at = sent.delivery, sent.result, sent.finished_at
-    if result is None:  # the registered webhook was deleted: nothing to sign with, nothing sent
-        state = Outcome(
-            Delivery.Status.DEAD, delivery.attempt_count, None, WEBHOOK_DELETED, dead_at=finished_at
-        )
-        return "dead", state, None, None
-    policy = policy_for(delivery.kind)
-    number = delivery.attempt_count + 1
-    verdict = policy.outcome(status=result.status, error=result.error)
-    settled = policy.settle(
-        verdict, number=number, max_attempts=delivery.max_attempts, last_chance=delivery.resend_pending
-    )
-    outcome, delay = settled.outcome, settled.delay
-    error = (result.error or "")[:500]
-    attempt = DeliveryAttempt(
-        delivery_id=delivery.pk,
-        number=number,
-        scheduled_at=delivery.scheduled_at,
-        started_at=sent.started_at,
-        finished_at=finished_at,
-        status_code=result.status,
-        duration_ms=result.duration_ms,
-        response_excerpt=(result.body_excerpt or "")[: DeliveryAttempt.RESPONSE_EXCERPT_CHARS],
-        error=error,
-        outcome=outcome,
-        requested_by_id=delivery.resend_requested_by_id if delivery.resend_pending else None,
-    )
-    if outcome == "delivered":
-        state = Outcome(Delivery.Status.DELIVERED, number, result.status, error, delivered_at=finished_at)
-    elif outcome == "retry" and delay is not None:
-        retry_at = finished_at + timedelta(seconds=delay)
-        state = Outcome(Delivery.Status.FAILED, number, result.status, error, next_attempt_at=retry_at)
-    else:
-        state = Outcome(Delivery.Status.DEAD, number, result.status, error, dead_at=finished_at)
-    return outcome, state, attempt, delay
-
-
-def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
+def _record_batch(sent: list[posting.Sent], token: str) -> dict[int, str]:
     """Write the batch's attempts and outcomes at once (webhooks.outbox.recording): {delivery id: outcome}.
 
     Only deliveries still held by this claim are written: one whose lease ran out and was claimed again
     belongs to its new holder ("not-claimed" here).
     """
-    applied = {item.delivery.pk: (item.delivery, *_apply(item)) for item in sent}
+    applied = {item.delivery.pk: (item.delivery, *posting.judged(item)) for item in sent}
     states = [(pk, state) for pk, (_d, _o, state, _a, _r) in applied.items()]
     attempts = [attempt for _d, _o, _s, attempt, _r in applied.values() if attempt is not None]
     held = recording.record_batch(states, attempts, token=token, now=timezone.now())
