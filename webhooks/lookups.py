@@ -5,10 +5,11 @@ Chatwoot mirror's sink, which sessions have a working integration.
 Every event asked the database for these, though they change only when someone edits a webhook or an
 integration. Each lookup here has a version number in the shared cache (Redis), bumped by every write
 of its models (post_save/post_delete, and again once the writing transaction commits, so no process
-re-reads the old rows in between and keeps them). A process reads the version at most once per
-PONTE_LOOKUP_CHECK_SECONDS (1 s) and drops what it kept when it moved: a write is seen at once in the
-process that made it and within that second in every other process. A version check costs one Redis
-GET a second, not one query per event.
+re-reads the old rows in between and keeps them). A process reads the version before it uses what it
+kept (or at most once per PONTE_LOOKUP_CHECK_SECONDS, when set above its default 0) and drops what it
+kept when the version moved: a committed write is seen by the next event in every process, as when
+every event read the database. The check is one Redis GET in place of a database query (the session's
+targets: three sub-selects and a join).
 
 With a per-process cache (locmem, the embedded default) other processes could never see a bump, so
 nothing is kept there: every call asks the database, as before. Writes that bypass the models' signals
@@ -74,7 +75,8 @@ class Versioned:
 
     def _check(self) -> None:
         now = time.monotonic()
-        if now - self._checked < float(settings.PONTE_LOOKUP_CHECK_SECONDS):
+        interval = float(settings.PONTE_LOOKUP_CHECK_SECONDS)
+        if interval > 0 and now - self._checked < interval:
             return
         version = cache.get(self._version_key, 0)
         with self._lock:

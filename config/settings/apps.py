@@ -158,9 +158,10 @@ PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
 # Deliveries (webhooks.outbox, docs/webhooks.md).
 # Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
 PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
-# Lookups kept per process (a session's webhooks, its Chatwoot integration: webhooks.lookups) are
-# dropped when another process wrote them within this many seconds (at once in the writing process).
-PONTE_LOOKUP_CHECK_SECONDS = float(os.environ.get("PONTE_LOOKUP_CHECK_SECONDS") or 1)
+# Lookups kept per process (a session's webhooks, its Chatwoot integration: webhooks.lookups) check the
+# shared version at most this often (seconds). 0: on every use, so a write elsewhere is seen by the next
+# event (one Redis GET instead of the database query); more trades that for up to this much staleness.
+PONTE_LOOKUP_CHECK_SECONDS = float(os.environ.get("PONTE_LOOKUP_CHECK_SECONDS") or 0)
 # A claim not renewed for this long (seconds) belongs to a dead worker and may be taken again. A running
 # drain renews its claims every quarter of it (webhooks.outbox.lease), however long a POST takes, so it can be
 # short: a killed worker's deliveries are free again within this many seconds.
