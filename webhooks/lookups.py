@@ -12,7 +12,8 @@ every event read the database. The check is one Redis GET in place of a database
 targets: three sub-selects and a join).
 
 With a per-process cache (locmem, the embedded default) other processes could never see a bump, so
-nothing is kept there: every call asks the database, as before. Writes that bypass the models' signals
+nothing is kept there: every call asks the database, as before. A connection that wrote one of these
+models in its open transaction reads the database itself until it ends. Writes that bypass the models' signals
 (a queryset's update()) are not seen until the next bump; the services never write so. While Redis is
 unreachable (config.cache's per-process fallback) nothing is kept either.
 """
@@ -26,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models.signals import post_delete, post_save
 
 from config.cache import cache_degraded
@@ -47,11 +48,16 @@ class Versioned:
         self._version: int | None = None
         self._checked = 0.0  # monotonic
         self._generation = 0  # counts the drops
-        # A write of this process not committed yet (or rolled back: then until the next write commits).
-        self._uncommitted = False
+        # Set on the outermost transaction of a connection that wrote and has not committed yet.
+        self._mark = f"ponte_lookups_written_{name.replace('-', '_')}"
+
+    def _written_here(self) -> bool:
+        """This thread's connection wrote in its open transaction: it alone sees those rows, so it reads
+        the database itself and keeps nothing (a rollback could take them back)."""
+        return connection.in_atomic_block and getattr(connection.atomic_blocks[0], self._mark, False)
 
     def get(self, key: Any) -> Any:
-        if not shared_cache():
+        if not shared_cache() or self._written_here():
             return self._load(key)
         try:
             self._check()
@@ -66,10 +72,10 @@ class Versioned:
         with self._lock:
             if key in self._values:
                 return self._values[key]
-            keep, generation = not self._uncommitted, self._generation
+            generation = self._generation
         value = self._load(key)
         with self._lock:
-            if keep and generation == self._generation:  # nothing was dropped while it was read
+            if generation == self._generation:  # nothing was dropped while it was read
                 self._values[key] = value
         return value
 
@@ -86,17 +92,13 @@ class Versioned:
                 self._version = version
 
     def bump(self) -> None:
-        """Drop what every process kept: now, and again once the writing transaction commits. Until it
-        commits nothing is kept here: a value read inside it could name rows a rollback takes back."""
-        with self._lock:
-            self._uncommitted = True
+        """Drop what every process kept: now, and again once the writing transaction commits (values
+        read by others meanwhile are the committed rows, dropped then). Until it commits, the writing
+        connection reads the database itself (`_written_here`)."""
+        if connection.in_atomic_block:
+            setattr(connection.atomic_blocks[0], self._mark, True)
         self._bump_now()
-        transaction.on_commit(self._committed, robust=True)
-
-    def _committed(self) -> None:
-        with self._lock:
-            self._uncommitted = False
-        self._bump_now()
+        transaction.on_commit(self._bump_now, robust=True)
 
     def _drop(self) -> None:  # under the lock
         self._values.clear()
