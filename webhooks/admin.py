@@ -20,7 +20,7 @@ from django.utils.text import Truncator
 from config.admin_safety import QueryStringGuard, bad_lookup_redirect, has_nul
 from webhooks.admin_forms import InstanceWebhookConfigForm, WebhookForm
 from webhooks.models import Delivery, DeliveryAttempt, Event, InstanceWebhookConfig, Webhook
-from webhooks.outbox import deliveries_resend
+from webhooks.outbox.deliveries import deliveries_resend
 from webhooks.services import webhook_update
 
 WAITING = (Delivery.Status.PENDING, Delivery.Status.FAILED)

@@ -4,8 +4,8 @@
 web and worker processes as in engine processes (`run_engine`). It keeps the Session, Message and
 Group rows in step with the engine, then calls the sinks named by `settings.MESSAGING_EVENT_SINK`
 (default `webhooks.services.emit`, the outbox, then the Chatwoot mirror's sink), which write the event,
-its deliveries and mirror jobs in the same transaction. The sinks are resolved once at app start
-(MessagingConfig.ready), so nothing in `messaging` imports `webhooks`.
+its deliveries and mirror jobs in the same transaction. A sink gets the typed event itself. The sinks
+are resolved once at app start (MessagingConfig.ready), so nothing in `messaging` imports `webhooks`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ from messaging.models import Group, Message, Session
 
 logger = logging.getLogger(__name__)
 
-#: The sink's signature: `emit(session_id=..., name=..., data=..., chat=...)`.
+#: The sink's signature: `sink(session_id=..., event=<typed EngineEvent>, chat=..., event_ms=...)`
+#: (`event_ms` None: the time the sink receives it).
 EventSink = Callable[..., Any]
 _sink: EventSink | None = None
 
@@ -294,5 +295,4 @@ def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int |
         chat = handler(session, event) if handler is not None else None
     if _sink is None:
         wire_sink()
-    extra = {"event_ms": event_ms} if event_ms else {}
-    _sink(session_id=session.pk, name=event.name, data=event.to_data(), chat=chat or event.chat, **extra)
+    _sink(session_id=session.pk, event=event, chat=chat or event.chat, event_ms=event_ms or None)
