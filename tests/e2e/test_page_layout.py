@@ -243,3 +243,17 @@ def test_the_admin_dead_letter_list_shows_every_column_on_a_laptop(
     for cell in headings + browser.find_elements(By.CSS_SELECTOR, "#result_list tbody tr:first-child > *"):
         right = browser.execute_script("return arguments[0].getBoundingClientRect().right", cell)
         assert right <= min(box_right, LAPTOP[0]), f"{cell.get_attribute('class')} ends at {right} px"
+
+
+def test_the_header_stays_compact_on_a_phone_in_portuguese(customer, live_server, tmp_path) -> None:
+    browser = customer
+    _viewport(browser, PHONE)
+    browser.get(f"{live_server.url}/account/")
+    browser.find_element(By.CSS_SELECTOR, "#language button[lang='pt-br']").click()
+    _wait(browser).until(lambda b: b.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pt-BR")
+    for page in ["/account/", "/account/deliveries/", _session_path(live_server)]:
+        browser.get(f"{live_server.url}{page}")
+        _shot(browser, tmp_path, f"pt-390{page.replace('/', '_')}")
+        _assert_no_body_scroll(browser, page)
+        height = _header_height(browser)
+        assert height <= 120, f"{page}: the header is {height} px tall at 390 px in Portuguese"
