@@ -201,6 +201,10 @@ def test_the_sessions_qr_code_is_above_the_fold_on_a_laptop(customer, live_serve
     _shot(browser, tmp_path, "session-1366")
     bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", qr)
     assert 0 < bottom <= LAPTOP[1], f"the QR code ends at {bottom} px, below the fold"
+    # The whole pairing box too: its expiry and the sandbox's pair button, with room to spare for the
+    # status card growing (a phone number, the instance key shown once).
+    card = browser.execute_script("return document.getElementById('pairing').getBoundingClientRect().bottom")
+    assert card <= LAPTOP[1] - 60, f"the pairing box ends at {card} px"
 
 
 def test_the_admin_dead_letter_list_shows_every_column_on_a_laptop(
