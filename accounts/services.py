@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -15,21 +14,13 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts.key_limits import KeyLimits, limits_for_new_key, require_covers
+from accounts.keycache import key_resolve, keys_forget
 from accounts.keys import digest_of, digests_match, key_material_new, prefix_of
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.netaddr import address_in, parse_networks
 from config.errors import Conflict, Forbidden, NotAuthenticated, ValidationFailed
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
-# Resolved keys (with account and plan) are kept in the shared cache so a keyed call costs no query.
-# Every save or delete of a key, its account or its plan forgets them at once (signals in
-# accounts.apps); the timeout bounds a change made by other means or racing a request in flight.
-KEY_CACHE_SECONDS = 30
-# Each process also remembers a resolved key for a second, sparing a keyed call the cache round trip;
-# other processes therefore see a revocation within a second (this one at once).
-_LOCAL_KEY_SECONDS = 1.0
-_LOCAL_KEYS_MAX = 10_000
-_local_keys: dict[str, tuple[float, ApiKey]] = {}
 # Compared against when the prefix is unknown, so unknown and wrong keys cost the same time.
 _DUMMY_DIGEST = digest_of("ponte_xxxxxxxx_never-a-real-key")
 
@@ -211,7 +202,7 @@ def api_key_authenticate(*, plaintext: str, client_ip: str) -> ApiKey:
     """
     plaintext = plaintext.strip()
     prefix = prefix_of(plaintext)
-    key = _key_by_prefix(prefix) if prefix else None
+    key = key_resolve(prefix) if prefix else None
     matches = digests_match(key.digest if key else _DUMMY_DIGEST, plaintext)
     now = timezone.now()
     if key is None or not matches or key.is_revoked or key.is_expired(now) or not key.account.is_active:
@@ -222,32 +213,9 @@ def api_key_authenticate(*, plaintext: str, client_ip: str) -> ApiKey:
     return key
 
 
-def _key_cache_key(prefix: str) -> str:
-    return f"accounts:key:{prefix}"
-
-
-def _key_by_prefix(prefix: str) -> ApiKey | None:
-    now = time.monotonic()
-    remembered = _local_keys.get(prefix)
-    if remembered is not None and now - remembered[0] < _LOCAL_KEY_SECONDS:
-        return remembered[1]
-    key = cache.get(_key_cache_key(prefix))
-    if key is None:
-        key = ApiKey.objects.select_related("account", "account__plan").filter(prefix=prefix).first()
-        if key is None:  # unknown prefixes are not cached: nobody can fill the caches with them
-            return None
-        cache.set(_key_cache_key(prefix), key, KEY_CACHE_SECONDS)
-    if len(_local_keys) >= _LOCAL_KEYS_MAX:
-        _local_keys.clear()
-    _local_keys[prefix] = (now, key)
-    return key
-
-
 def api_keys_forget(*, prefixes: list[str]) -> None:
-    """Drop resolved keys from the caches, so the next call reads them again."""
-    for prefix in prefixes:
-        _local_keys.pop(prefix, None)
-    cache.delete_many([_key_cache_key(prefix) for prefix in prefixes])
+    """Keys changed: every process resolves them again at its next call (accounts.keycache)."""
+    keys_forget(prefixes)
 
 
 def _touch(key: ApiKey, now: datetime) -> None:

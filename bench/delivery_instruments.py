@@ -230,7 +230,7 @@ def wait_count(receiver: ReceiverProcess, count: int, timeout: float = 300) -> d
 def raw_loop(receiver: ReceiverProcess, *, events: int, threads: int) -> tuple[float, float, float]:
     """A pooled requests.Session POST loop (one session per thread): req/s, p50, p99 (ms)."""
     from net.transport import http_session
-    from webhooks.outbox import render_body
+    from webhooks.outbox.posting import render_body
     from webhooks.signing import delivery_headers
 
     receiver.stats(reset=True)

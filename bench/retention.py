@@ -6,12 +6,14 @@ purge that removes them.
 Runs on DATABASE_URL (PostgreSQL: old rows bulk-inserted with generate_series) or, without it, a
 throw-away SQLite file (a recursive CTE). No HTTP and no worker: each round emit()s a batch of events on a
 session whose webhook points at one target, then times the worker's statements on that target exactly as
-a drain runs them (webhooks.sql: is anything due, claim a batch with one UPDATE ... RETURNING, record the
+a drain runs them (webhooks.outbox.sql: is anything due, claim a batch with one UPDATE ... RETURNING,
+record the
 outcomes) and the sweeper's query. The old rows sit on the same session, conversation set and target URL,
 the worst case for the indexes.
 
 Phases: (1) empty tables; (2) after inserting `--rows` delivered deliveries 30 days old, each with its
-event and one attempt; (3) while the purge deletes them (webhooks.retention, in another thread): the hot
+event and one attempt; (3) while the purge deletes them (webhooks.outbox.retention, in another thread):
+the hot
 path must not wait on it; (4) after the purge. Prints median and p95 per statement and the ratios to (1).
 """
 
@@ -179,8 +181,8 @@ def hot_rounds(session_id, rounds: int, stop: threading.Event | None = None) -> 
     from django.utils import timezone
 
     from webhooks import outbox, recording
+    from webhooks.outbox.sql import Outcome
     from webhooks.services import emit
-    from webhooks.sql import Outcome
 
     timings = Timings()
     done = 0

@@ -4,10 +4,12 @@ connections, and Ponte's web process on one. (A bench runs as a script, so bench
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import IO
 
@@ -48,3 +50,36 @@ def start_web(env: dict[str, str], *, log: IO[bytes] | None = None) -> tuple[sub
         process.kill()  # never listened: not left behind the bench
         raise
     return process, port
+
+
+def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen:
+    log = open(Path(env["PONTE_VAR_DIR"]) / "worker.log", "wb")  # noqa: SIM115 (kept open for the worker)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            "webhooks,celery",
+            "--pool",
+            "threads",
+            "--concurrency",
+            str(concurrency),
+            "--loglevel",
+            os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING"),
+            "-n",
+            f"bench-{uuid.uuid4().hex[:6]}@%h",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+            *os.environ.get("BENCH_WORKER_ARGS", "").split(),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    return process

@@ -45,7 +45,7 @@ from delivery_instruments import (  # noqa: E402
     redis_server_pid,
     wait_count,
 )
-from serving import start_web  # noqa: E402
+from serving import start_web, start_worker  # noqa: E402
 
 
 def emit_and_measure(
@@ -167,39 +167,6 @@ def through_http(
     stats = wait_count(healthy, events)
     rate = events / (stats["last"] - started)
     return api_rate, rate, percentile(stats["latencies"], 50), percentile(stats["latencies"], 99)
-
-
-def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen:
-    log = open(Path(env["PONTE_VAR_DIR"]) / "worker.log", "wb")  # noqa: SIM115 (kept open for the worker)
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-Q",
-            "webhooks,celery",
-            "--pool",
-            "threads",
-            "--concurrency",
-            str(concurrency),
-            "--loglevel",
-            os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING"),
-            "-n",
-            f"bench-{uuid.uuid4().hex[:6]}@%h",
-            "--without-heartbeat",
-            "--without-gossip",
-            "--without-mingle",
-            *os.environ.get("BENCH_WORKER_ARGS", "").split(),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    return process
 
 
 def main() -> None:

@@ -48,7 +48,7 @@ def _sweep_on_start(sender=None, **kwargs) -> None:
 
     from django.db import connection
 
-    from webhooks.outbox import next_lapse_in
+    from webhooks.outbox.deliveries import next_lapse_in
     from webhooks.tasks import sweep_deliveries
 
     try:

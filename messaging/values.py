@@ -75,11 +75,22 @@ class MediaPayload:
 
 
 @dataclass(frozen=True)
+class SentTemplate:
+    """The approved template a text went out as (official channels, outside the 24-hour window)."""
+
+    name: str
+    language: str
+    parameters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SentMessage:
     message_id: str
     chat: str
     timestamp: datetime
     status: str = "sent"
+    #: Set when the channel sent a text as a template: the history records it as that template.
+    template: SentTemplate | None = None
 
 
 @dataclass(frozen=True)

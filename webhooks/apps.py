@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class WebhooksConfig(AppConfig):
     name = "webhooks"
+
+    def ready(self) -> None:
+        from webhooks import lookups
+
+        lookups.connect()

@@ -14,7 +14,7 @@ import re
 
 from django.utils.translation import gettext_lazy as _
 
-from webhooks.outbox import WEBHOOK_DELETED
+from webhooks.outbox.posting import WEBHOOK_DELETED
 
 # (what the recorded error contains, lower-cased; the sentence), first match wins.
 _KINDS = (

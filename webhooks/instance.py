@@ -11,7 +11,7 @@ Routing, for a session whose configuration has `allowWebhook` on (nothing is wri
 * Whatever field is empty falls back to `webhookMessage`; with that empty too, the event is not sent.
 
 Each routed event becomes one `Delivery` of kind `instance` in the same outbox as registered webhooks
-(same claim, attempts, sweeper), with the instance policy (webhooks.policy.INSTANCE).
+(same claim, attempts, sweeper), with the instance policy (webhooks.outbox.policy.INSTANCE).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from messaging.instance_keys import instance_key_matches, instance_key_prefix
 from messaging.models import Session
 from webhooks import meta
 from webhooks.models import Delivery, Event, InstanceWebhookConfig
+from webhooks.outbox.policy import INSTANCE, target_url_clean
 from webhooks.payloads import typed_event
-from webhooks.policy import INSTANCE, target_url_clean
 
 # API name → model attribute, for the URL settings (in the order the instance API lists them).
 URL_SETTINGS: dict[str, str] = {
@@ -184,9 +184,10 @@ def render(config: InstanceWebhookConfig, session: Session, event: Event, typed:
     return meta.meta_envelope(session, event, typed)
 
 
-def instance_deliveries(event: Event) -> list[Delivery]:
+def instance_deliveries(event: Event, given: EngineEvent | None = None) -> list[Delivery]:
     """The instance-webhook delivery of an event (none or one), written in the caller's transaction.
-    emit() calls it only for sessions whose instance webhooks are on (webhooks.sql.emit_context)."""
+    emit() calls it only for sessions whose instance webhooks are on (webhooks.outbox.sql.session_targets);
+    `given`: the typed event it was written from, if any (webhooks.payloads.typed_event)."""
     if event.name not in meta.FIELDS:
         return []  # e.g. chat_archive: no field of the instance interface carries it
     config = (
@@ -196,7 +197,7 @@ def instance_deliveries(event: Event) -> list[Delivery]:
     )
     if config is None:
         return []
-    typed = typed_event(event)
+    typed = typed_event(event, given)
     if typed is None or (isinstance(typed, MessageEvent) and not number_allowed(config, typed)):
         return []
     url = route(config, typed)

@@ -38,12 +38,33 @@ class Event(models.Model):
         indexes = [
             models.Index(fields=["session", "chat", "sequence"]),
             models.Index(fields=["session", "created_at"]),
-            # The purge walks old events in this order (webhooks.retention).
+            # The purge walks old events in this order (webhooks.outbox.retention).
             models.Index(fields=["created_at", "id"], name="event_created"),
         ]
 
     def __str__(self) -> str:
         return f"{self.name} on {self.session_id}"
+
+
+class EventSequence(models.Model):
+    """The last `sequence` given to an event of one (session, chat): emit() takes the next one by
+    raising it (INSERT ... ON CONFLICT DO UPDATE ... RETURNING, in the event's own statement on
+    PostgreSQL), not by reading MAX(sequence) of the chat's events. The row lock it takes until the
+    event's transaction ends also keeps two events of one chat from getting the same number."""
+
+    session = models.ForeignKey(
+        "messaging.Session", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    chat = models.CharField(max_length=100, blank=True)
+    last = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "chat"], name="event_sequence_one_per_chat")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} {self.chat or '-'}: {self.last}"
 
 
 def new_webhook_id() -> str:
@@ -90,7 +111,7 @@ class Delivery(models.Model):
     """One event to one target: the outbox row that is the truth (the broker only carries hints).
 
     Generic over the kind of target: a registered webhook (`webhook` set) or, later, an instance
-    webhook (`target_url` only). The kind picks the retry policy (webhooks.policy).
+    webhook (`target_url` only). The kind picks the retry policy (webhooks.outbox.policy).
     """
 
     class Kind(models.TextChoices):
@@ -154,7 +175,7 @@ class Delivery(models.Model):
         # The worker's and the sweeper's indexes are partial: they hold only the few rows waiting or
         # being sent, not every delivered one. A delivery's row is rewritten at each change of status,
         # and a full index kept one entry per old version until vacuum, so a busy target's claim walked
-        # thousands of them (webhooks.sql).
+        # thousands of them (webhooks.outbox.sql).
         indexes = [
             models.Index(
                 fields=["target_url", "next_attempt_at", "id"],
@@ -175,7 +196,8 @@ class Delivery(models.Model):
                 fields=["claimed_at"], condition=models.Q(status="sending"), name="delivery_sending"
             ),
             models.Index(fields=["session", "created_at"]),
-            # The purge finds delivered rows and dead letters past their time here (webhooks.retention);
+            # The purge finds delivered rows and dead letters past their time here
+            # (webhooks.outbox.retention);
             # a row enters one of them once, when it is delivered or dies.
             models.Index(
                 fields=["delivered_at"], condition=models.Q(status="delivered"), name="delivery_delivered"

@@ -12,19 +12,25 @@ from django.utils import timezone
 from accounts.models import Account
 from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
 from config.unset import UNSET
+from messaging.engines.events import EngineEvent
 from messaging.models import Session
-from webhooks import broadcast, instance, outbox, sql
+from webhooks import broadcast, instance, lookups
 from webhooks.catalogue import canonical_event, canonical_events
 from webhooks.models import Delivery, Event, Webhook
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import sql
+from webhooks.outbox.policy import REGISTERED, target_url_clean
+from webhooks.outbox.posting import WEBHOOK_DELETED
 from webhooks.payloads import envelope
-from webhooks.policy import REGISTERED, target_url_clean
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _registered_deliveries(event: Event, webhooks: list[tuple[str, str, list[str], int]]) -> list[Delivery]:
+def _registered_deliveries(
+    event: Event, webhooks: tuple[tuple[str, str, tuple[str, ...], int], ...], typed: EngineEvent | None
+) -> list[Delivery]:
     """One delivery per webhook of the session listening to the event (names are stored canonical),
     not yet written."""
     hooks = [
@@ -32,7 +38,7 @@ def _registered_deliveries(event: Event, webhooks: list[tuple[str, str, list[str
     ]
     if not hooks:
         return []
-    payload = envelope(event)
+    payload = envelope(event, typed)
     deliveries = []
     for hook_id, url, retry_count in hooks:
         delivery = Delivery(
@@ -51,61 +57,71 @@ def _registered_deliveries(event: Event, webhooks: list[tuple[str, str, list[str
 
 
 def emit(
-    *, session_id: UUID | str, name: str, data: dict[str, Any], chat: str = "", event_ms: int | None = None
+    *,
+    session_id: UUID | str,
+    name: str = "",
+    data: dict[str, Any] | None = None,
+    chat: str = "",
+    event_ms: int | None = None,
+    event: EngineEvent | None = None,
 ) -> Event:
-    """Record that `name` happened on a session, in the caller's transaction.
+    """Record that something happened on a session, in the caller's transaction.
 
     The messaging app's event sink: `MESSAGING_EVENT_SINK` names this function, and
-    messaging.services.events calls it after recording an engine's typed event, with the event's wire
-    form as `data`. `event_ms` is when the platform says it happened (default: when it arrives here).
-    Aliases are stored under their canonical name. Deliveries to matching targets are written in the
-    same transaction and enqueued on commit, so a rolled-back caller sends nothing, and a lost enqueue
-    is found again by the sweeper. Every event, with or without targets, is also published on commit
-    to the live socket (`/ws`, webhooks.broadcast).
+    messaging.services.events calls it with the engine's typed `event` (its name and wire form are
+    stored; the bodies are rendered from the typed event as it is). Events that come from no engine
+    (the gateway's own, tests) give `name` and `data` instead. `event_ms` is when the platform says it
+    happened (default: when it arrives here). Aliases are stored under their canonical name.
+    Deliveries to matching targets are written in the same transaction and enqueued on commit, so a
+    rolled-back caller sends nothing, and a lost enqueue is found again by the sweeper. Every event,
+    with or without targets, is also published on commit to the live socket (`/ws`,
+    webhooks.broadcast).
 
-    Called outside a transaction, it opens its own, except where the writes are one statement on
-    PostgreSQL (the event with its registered deliveries, no instance webhook): one statement is atomic
-    by itself, and BEGIN and COMMIT would double its round trips.
+    What it needs of the session (its webhooks, instance webhook, account) is kept per process
+    (webhooks.lookups). Called outside a transaction, it opens its own, except where the writes are one
+    statement on PostgreSQL (the event with its sequence and registered deliveries, no instance
+    webhook): one statement is atomic by itself, and BEGIN and COMMIT would double its round trips.
     """
+    if event is not None:
+        name, data = event.name, event.to_data()
+    if not name:
+        raise ValueError("emit() needs an event or a name")
     received = _now_ms()
-    args = (session_id, name, data, chat, event_ms, received)
+    targets = lookups.session_targets.get(str(session_id))
+    args = (targets, session_id, name, data or {}, chat, event_ms, received, event)
     if connection.in_atomic_block:  # the caller's transaction (no savepoint: it rolls back as one)
-        return _emit(sql.emit_context(session_id, chat), *args)
-    if connection.vendor == "postgresql":
-        context = sql.emit_context(session_id, chat)  # READ COMMITTED: as fresh as inside BEGIN
-        if not context.instance_webhooks_enabled:
-            return _emit(context, *args)
-        with transaction.atomic():
-            return _emit(context, *args)
-    with transaction.atomic():  # SQLite: the read inside, under the write lock, numbers chats in order
-        return _emit(sql.emit_context(session_id, chat), *args)
+        return _emit(*args)
+    if connection.vendor == "postgresql" and not targets.instance_webhooks_enabled:
+        return _emit(*args)  # one statement (webhooks.outbox.sql.event_insert): atomic by itself
+    with transaction.atomic():
+        return _emit(*args)
 
 
 def _emit(
-    context: sql.EmitContext,
+    targets: sql.Targets,
     session_id: UUID | str,
     name: str,
     data: dict[str, Any],
     chat: str,
     event_ms: int | None,
     received: int,
+    typed: EngineEvent | None,
 ) -> Event:
     event = Event(
         session_id=session_id,
         name=canonical_event(name) or name,
         data=data,
         chat=chat,
-        sequence=context.last_sequence + 1,
         event_ms=event_ms or received,
         received_at_ms=received,
     )
-    deliveries = _registered_deliveries(event, context.webhooks)
-    # The event and its registered deliveries in one statement (one round trip on PostgreSQL).
-    sql.insert_with_children(event, deliveries, unique="dispatch_id")
-    if context.instance_webhooks_enabled:
-        deliveries += instance.instance_deliveries(event)  # the session's instance webhook
+    deliveries = _registered_deliveries(event, targets.webhooks, typed)
+    # The event, numbered next in its chat, and its registered deliveries: one statement on PostgreSQL.
+    sql.event_insert(event, deliveries)
+    if targets.instance_webhooks_enabled:
+        deliveries += instance.instance_deliveries(event, typed)  # the session's instance webhook
     outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in deliveries])
-    broadcast.publish_on_commit(event, account_id=context.account_id)  # the live socket (/ws)
+    broadcast.publish_on_commit(event, account_id=targets.account_id)  # the live socket (/ws)
     return event
 
 
@@ -194,5 +210,5 @@ def webhook_delete(*, webhook: Webhook) -> None:
     now = timezone.now()
     Delivery.objects.filter(
         webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
-    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error=outbox.WEBHOOK_DELETED)
+    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error=WEBHOOK_DELETED)
     webhook.delete()

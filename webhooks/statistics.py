@@ -32,7 +32,7 @@ from config.timefmt import iso_millis
 from messaging.models import Session
 from webhooks.instance import configured_urls, instance_config_of
 from webhooks.models import Delivery, DeliveryAttempt
-from webhooks.policy import PASSING_CLIENT_ERRORS, is_client_error
+from webhooks.outbox.policy import PASSING_CLIENT_ERRORS, is_client_error
 
 WINDOW = timedelta(days=7)
 RECENT = 20

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from webhooks import outbox, retention
-from webhooks.hints import DELIVER_TASK, SWEEP_TASK
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import retention
+from webhooks.outbox.hints import DELIVER_TASK, SWEEP_TASK
 
 
 @shared_task(name=DELIVER_TASK, acks_late=True, ignore_result=True)

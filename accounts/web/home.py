@@ -18,7 +18,7 @@ from accounts.ratelimit import plan_rate, usage_hit
 from accounts.services import bonds_subscription_request
 from accounts.web.common import account_required
 from config.errors import Conflict
-from messaging.services.messages import messages_sent_today
+from messaging.services.quota import messages_sent_today
 from webhooks.models import Webhook
 
 

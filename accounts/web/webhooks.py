@@ -18,7 +18,7 @@ from config.errors import ApplicationError
 from webhooks import services
 from webhooks.filters import DeliveryFilterSet
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
-from webhooks.outbox import deliveries_resend
+from webhooks.outbox.deliveries import deliveries_resend
 
 DELIVERIES_SHOWN = 100
 

@@ -75,7 +75,8 @@ CELERY_BEAT_SCHEDULE: dict = {}
 PONTE_METRICS_TOKEN = os.environ.get("PONTE_METRICS_TOKEN", "")
 # Functions read at each scrape, each returning gauges read from the database (config.metrics.Reading).
 PONTE_METRICS_COLLECTORS = [
-    "webhooks.metrics.collect",
+    "webhooks.outbox.deliveries.collect",
+    "integrations.chatwoot.jobs.collect",
     "messaging.metrics.collect",
     "bonds.metrics.collect",
 ]
@@ -157,8 +158,12 @@ PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
 # Deliveries (webhooks.outbox, docs/webhooks.md).
 # Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
 PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
+# Lookups kept per process (a session's webhooks, its Chatwoot integration: webhooks.lookups) check the
+# shared version at most this often (seconds). 0: on every use, so a write elsewhere is seen by the next
+# event (one Redis GET instead of the database query); more trades that for up to this much staleness.
+PONTE_LOOKUP_CHECK_SECONDS = float(os.environ.get("PONTE_LOOKUP_CHECK_SECONDS") or 0)
 # A claim not renewed for this long (seconds) belongs to a dead worker and may be taken again. A running
-# drain renews its claims every quarter of it (webhooks.lease), however long a POST takes, so it can be
+# drain renews its claims every quarter of it (webhooks.outbox.lease), however long a POST takes, so it can be
 # short: a killed worker's deliveries are free again within this many seconds.
 PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 8)
 # The sweeper (beat, every 5 s; and each worker as it starts) re-enqueues deliveries due for longer than
@@ -180,7 +185,7 @@ PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS",
 PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
 )
-# Retention (webhooks.retention): delivered deliveries, their attempts and the events no delivery needs
+# Retention (webhooks.outbox.retention): delivered deliveries, their attempts and the events no delivery needs
 # any more are purged this many days after delivery (default 7, the statistics window; dead letters keep
 # their own 7 days), PURGE_BATCH rows per short transaction.
 PONTE_DELIVERY_RETENTION_DAYS = env_int("PONTE_DELIVERY_RETENTION_DAYS", 7)

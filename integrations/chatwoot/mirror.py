@@ -1,4 +1,5 @@
-"""Customer → platform: channel events of a session mirrored into its Chatwoot inbox (run by jobs).
+"""Customer → platform: channel events of a session mirrored into its Chatwoot inbox (run by jobs),
+read from the engine's typed events (messaging.engines.events).
 
 * contact: found by identifier (the chat's JID) or created; a phone number is given only when the JID
   is a phone number's — a contact known by an anonymous id (`…@lid`) keeps that id as its identifier;
@@ -23,6 +24,7 @@ from integrations.chatwoot.client import ChatwootClient, ChatwootError, Upload
 from integrations.chatwoot.config import client_for
 from integrations.chatwoot.models import ChatLink, ChatwootIntegration, MessageLink
 from messaging.addressing import is_group, user_suffix
+from messaging.engines.events import MessageAckEvent, MessageEvent, PresenceEvent
 from messaging.media import MediaLinkExpired, MediaLinkInvalid, media_link_read, media_storage
 
 logger = logging.getLogger(__name__)
@@ -141,14 +143,14 @@ def conversation_for(
 # --- Message content ------------------------------------------------------------------------------
 
 
-def _file_name(data: dict[str, Any]) -> str:
-    given = str(data.get("fileName") or "").strip()
+def _file_name(event: MessageEvent) -> str:
+    given = (event.file_name or "").strip()
     if given:
         return given
-    mime = str(data.get("mimeType") or "").split(";")[0]
+    mime = (event.mime_type or "").split(";")[0]
     extension = ".ogg" if mime == "audio/ogg" else (mimetypes.guess_extension(mime) or ".bin")
-    kind = "voice" if data.get("voice") or data.get("type") == "voice" else str(data.get("type") or "file")
-    return f"{kind}-{data.get('id', '')}{extension}"
+    kind = "voice" if event.voice or event.type == "voice" else (event.type or "file")
+    return f"{kind}-{event.id}{extension}"
 
 
 def _media_bytes(client: ChatwootClient, url: str) -> bytes:
@@ -167,90 +169,91 @@ def _media_bytes(client: ChatwootClient, url: str) -> bytes:
     return client.download(url, max_bytes=MAX_MEDIA_BYTES)
 
 
-def _notice(data: dict[str, Any], why: str) -> str:
-    return f"📎 {data.get('type', 'media')} {_file_name(data)} was not mirrored: {why}."
+def _notice(event: MessageEvent, why: str) -> str:
+    return f"📎 {event.type or 'media'} {_file_name(event)} was not mirrored: {why}."
 
 
-def _text_of(data: dict[str, Any]) -> str:
-    kind = data.get("type")
-    if kind == "location" and data.get("location"):
-        where = data["location"]
-        label = " ".join(str(where.get(k) or "") for k in ("name", "address")).strip()
-        return (
-            f"📍 {label}\nhttps://maps.google.com/?q={where.get('latitude')},{where.get('longitude')}".strip()
-        )
-    if kind in ("contact", "contacts") and data.get("contacts"):
-        cards = [
-            f"👤 {c.get('displayName') or ''} {c.get('phoneNumber') or ''}".strip() for c in data["contacts"]
-        ]
+def _text_of(event: MessageEvent) -> str:
+    kind, where = event.type, event.location
+    if kind == "location" and where is not None:
+        label = " ".join(part for part in (where.name, where.address) if part).strip()
+        return f"📍 {label}\nhttps://maps.google.com/?q={where.latitude},{where.longitude}".strip()
+    if kind in ("contact", "contacts") and event.contacts:
+        cards = [f"👤 {card.display_name} {card.phone_number}".strip() for card in event.contacts]
         return "\n".join(cards)
-    if data.get("selectedTitle") or data.get("selectedId"):
-        return str(data.get("selectedTitle") or data.get("selectedId"))
-    return str(data.get("text") or data.get("caption") or "")
+    if event.selected_title or event.selected_id:
+        return str(event.selected_title or event.selected_id)
+    return event.text or event.caption or ""
 
 
-def message_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:
-    kind = data.get("type")
-    if kind == "revoked":
-        revoked_mirror(integration, data)
-        return
-    if kind == "reaction" or not data.get("id"):
-        return
-    if MessageLink.objects.filter(integration=integration, message_id=data["id"]).exists():
-        return  # already mirrored, or sent by an agent from Chatwoot (the engine's echo)
-    client = client_for(integration)
-    chat = str(data.get("chat") or "")
-    name = "" if data.get("fromMe") else str(data.get("pushName") or "")
+def _attachment(client: ChatwootClient, event: MessageEvent, content: str) -> tuple[str, list[Upload]]:
+    """A media message's file as an upload, or a notice in the content saying why it is not there."""
+    if (event.size or 0) > MAX_MEDIA_BYTES:
+        return "\n".join(filter(None, [content, _notice(event, "larger than 40 MB")])), []
+    if not event.media_url:
+        return "\n".join(filter(None, [content, _notice(event, "the download was refused")])), []
     try:
-        link = conversation_for(client, integration, chat, name)
-    except ContactNotImported:
-        logger.info("Chat %s has no Chatwoot contact and importContacts is off: not mirrored", chat)
-        return
-    content = _text_of(data)
-    if is_group(chat) and not data.get("fromMe") and data.get("sender"):
-        content = f"**{data.get('pushName') or data['sender'].split('@')[0]}:** {content}"
+        raw = _media_bytes(client, event.media_url)
+    except ChatwootError as exc:
+        return "\n".join(filter(None, [content, _notice(event, str(exc))])), []
+    mime = (event.mime_type or "application/octet-stream").split(";")[0]
+    return content, [Upload(file_name=_file_name(event), mime_type=mime, content=raw)]
+
+
+def _reply_attributes(integration: ChatwootIntegration, event: MessageEvent) -> dict[str, Any]:
     attributes: dict[str, Any] = {}
-    if data.get("timestamp"):
-        attributes["external_created_at"] = int(data["timestamp"])
-    quoted = (data.get("quoted") or {}).get("messageId")
+    if event.timestamp:
+        attributes["external_created_at"] = int(event.timestamp)
+    quoted = event.quoted.message_id if event.quoted is not None else ""
     if quoted:
         target = MessageLink.objects.filter(integration=integration, message_id=quoted).first()
         attributes["in_reply_to_external_id"] = f"WAID:{quoted}"
         if target is not None:
             attributes["in_reply_to"] = target.chatwoot_id
+    return attributes
+
+
+def message_mirror(integration: ChatwootIntegration, event: MessageEvent) -> None:
+    if event.type == "revoked":
+        revoked_mirror(integration, event)
+        return
+    if event.type == "reaction" or not event.id:
+        return
+    if MessageLink.objects.filter(integration=integration, message_id=event.id).exists():
+        return  # already mirrored, or sent by an agent from Chatwoot (the engine's echo)
+    client = client_for(integration)
+    chat = event.chat
+    try:
+        link = conversation_for(client, integration, chat, "" if event.from_me else event.push_name)
+    except ContactNotImported:
+        logger.info("Chat %s has no Chatwoot contact and importContacts is off: not mirrored", chat)
+        return
+    content = _text_of(event)
+    if is_group(chat) and not event.from_me and event.sender:
+        content = f"**{event.push_name or event.sender.split('@')[0]}:** {content}"
     uploads: list[Upload] = []
-    if kind in MEDIA_TYPES:
-        size = int(data.get("size") or 0)
-        if size > MAX_MEDIA_BYTES:
-            content = "\n".join(filter(None, [content, _notice(data, "larger than 40 MB")]))
-        elif data.get("mediaUrl"):
-            try:
-                raw = _media_bytes(client, str(data["mediaUrl"]))
-                mime = str(data.get("mimeType") or "application/octet-stream").split(";")[0]
-                uploads.append(Upload(file_name=_file_name(data), mime_type=mime, content=raw))
-            except ChatwootError as exc:
-                content = "\n".join(filter(None, [content, _notice(data, str(exc))]))
-        else:
-            content = "\n".join(filter(None, [content, _notice(data, "the download was refused")]))
+    if event.type in MEDIA_TYPES:
+        content, uploads = _attachment(client, event, content)
     fields: dict[str, Any] = {
         "content": content,
-        "message_type": "outgoing" if data.get("fromMe") else "incoming",
-        "source_id": f"WAID:{data['id']}",
+        "message_type": "outgoing" if event.from_me else "incoming",
+        "source_id": f"WAID:{event.id}",
     }
+    attributes = _reply_attributes(integration, event)
     if attributes:
         fields["content_attributes"] = attributes
     created = client.message_create(integration.account_id, link.conversation_id, fields, uploads)
     MessageLink.objects.update_or_create(
         integration=integration,
-        message_id=data["id"],
+        message_id=event.id,
         defaults={"chat": chat, "chatwoot_id": int(created["id"])},
     )
 
 
-def revoked_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:
+def revoked_mirror(integration: ChatwootIntegration, event: MessageEvent) -> None:
     """A message deleted for everyone on the channel is deleted in Chatwoot too (shown as deleted)."""
-    links = list(MessageLink.objects.filter(integration=integration, message_id=data.get("revokedMessageId")))
-    for target in links:
+    revoked = MessageLink.objects.filter(integration=integration, message_id=event.revoked_message_id)
+    for target in list(revoked):
         chat_link = ChatLink.objects.filter(integration=integration, chat=target.chat).first()
         if chat_link is not None and chat_link.conversation_id:
             client_for(integration).message_delete(
@@ -259,32 +262,28 @@ def revoked_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> No
         target.delete()
 
 
-def ack_mirror(integration: ChatwootIntegration, data: dict[str, Any]) -> None:
+def ack_mirror(integration: ChatwootIntegration, event: MessageAckEvent) -> None:
     """Delivered/read/failed of one of our messages → its Chatwoot message's status."""
     status = {"delivered": "delivered", "read": "read", "played": "read", "failed": "failed"}.get(
-        str(data.get("status"))
+        event.status
     )
-    target = MessageLink.objects.filter(integration=integration, message_id=data.get("messageId")).first()
+    target = MessageLink.objects.filter(integration=integration, message_id=event.message_id).first()
     if status is None or target is None:
         return
     link = ChatLink.objects.filter(integration=integration, chat=target.chat).first()
     if link is None or not link.conversation_id:
         return
     client_for(integration).message_status(
-        integration.account_id, link.conversation_id, target.chatwoot_id, status, str(data.get("error") or "")
+        integration.account_id, link.conversation_id, target.chatwoot_id, status, event.error or ""
     )
 
 
-def presence_mirror(integration: ChatwootIntegration, chat: str, data: dict[str, Any]) -> None:
+def presence_mirror(integration: ChatwootIntegration, chat: str, event: PresenceEvent) -> None:
     """The customer typing, in the conversation already linked (never opens one)."""
     link = ChatLink.objects.filter(integration=integration, chat=chat).first()
     if link is None or not link.conversation_id or not link.source_id:
         return
-    on = data.get("presence") in ("composing", "recording")
+    on = event.presence in ("composing", "recording")
     client_for(integration).contact_typing(
         integration.inbox_identifier, link.source_id, link.conversation_id, on
     )
-
-
-def chat_of_presence(data: dict[str, Any]) -> str:
-    return str(data.get("chat") or data.get("from") or "")

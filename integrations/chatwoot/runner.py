@@ -1,11 +1,37 @@
-"""What each kind of mirror job does (called by jobs.drain on a worker)."""
+"""What each kind of mirror job does, and how a failure is judged: the mirror's part as a client of the
+outbox (webhooks.outbox.ordered runs the jobs, on a worker)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
+from typing import TypeVar
 
 from integrations.chatwoot import inbound, jobs, mirror
+from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
+from messaging.engines.events import (
+    EngineEvent,
+    MessageAckEvent,
+    MessageEvent,
+    PresenceEvent,
+    event_from_data,
+)
+from webhooks.outbox import ordered
+from webhooks.outbox.lease import Keeper
+from webhooks.outbox.policy import REGISTERED, Outcome
+
+logger = logging.getLogger(__name__)
+
+
+E = TypeVar("E", bound=EngineEvent)
+
+
+def _typed(kind: type[E], job: MirrorJob) -> E:
+    event = event_from_data(job.kind, job.payload)
+    if not isinstance(event, kind):
+        raise jobs.JobRefused(f"a {job.kind} job does not hold a {kind.name} event")
+    return event
 
 
 def _run(job: MirrorJob) -> None:
@@ -15,9 +41,10 @@ def _run(job: MirrorJob) -> None:
             f"the integration is {'disabled' if not integration.enabled else integration.status}"
         )
     handlers: dict[str, Callable[[], None]] = {
-        "message": lambda: mirror.message_mirror(integration, job.payload),
-        "message_ack": lambda: mirror.ack_mirror(integration, job.payload),
-        "presence": lambda: mirror.presence_mirror(integration, job.chat, job.payload),
+        # Customer → platform jobs keep the engine event's wire form: typed again here.
+        "message": lambda: mirror.message_mirror(integration, _typed(MessageEvent, job)),
+        "message_ack": lambda: mirror.ack_mirror(integration, _typed(MessageAckEvent, job)),
+        "presence": lambda: mirror.presence_mirror(integration, job.chat, _typed(PresenceEvent, job)),
         "agent_message": lambda: inbound.agent_message_send(integration, job.chat, job.payload),
         "agent_delete": lambda: inbound.agent_delete_send(integration, job.chat, job.payload),
         "agent_typing": lambda: inbound.agent_typing_send(integration, job.chat, bool(job.payload.get("on"))),
@@ -28,5 +55,28 @@ def _run(job: MirrorJob) -> None:
     handler()
 
 
+class MirrorJobs(jobs.MirrorQueue):
+    """The mirror's jobs as an outbox client: one attempt runs one job; a refusal repeating cannot
+    change (a 4xx, a disabled integration, an unknown kind) is dead at once, anything else retried on
+    the registered-webhook schedule."""
+
+    schedule = REGISTERED
+    keeper = Keeper(jobs.TABLE)
+
+    def attempt(self, job: MirrorJob) -> None:
+        _run(job)
+
+    def judge(self, error: Exception) -> Outcome:
+        if isinstance(error, jobs.JobRefused) or (isinstance(error, ChatwootError) and error.final):
+            return "give_up"
+        if not isinstance(error, (ChatwootError, jobs.JobRefused)):
+            logger.error("Chatwoot mirror job failed", exc_info=error)
+        return "retry"
+
+
+CLIENT = MirrorJobs()
+
+
 def chat_drain(integration_id: int, chat: str) -> int:
-    return jobs.drain(integration_id, chat, _run)
+    """Run the chat's due jobs in order, one at a time; how many were run."""
+    return ordered.drain(CLIENT, (integration_id, chat))

@@ -11,10 +11,11 @@ from uuid import UUID
 from django.db import connection
 
 from integrations.chatwoot import jobs
-from integrations.chatwoot.mirror import chat_of_presence
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
+from messaging.engines.events import EngineEvent, MessageAckEvent, MessageEvent, PresenceEvent
+from webhooks.lookups import Versioned
 
-MIRRORED = {"message", "message_ack", "presence"}
+MIRRORED = (MessageEvent, MessageAckEvent, PresenceEvent)
 
 
 @cache
@@ -31,10 +32,11 @@ def _integration_sql() -> str:
     )
 
 
-def _working_integration(session_id: UUID | str) -> int | None:
+def _working_integration_load(session_id: UUID | str) -> int | None:
     """The session's enabled, set-up integration. Asked on every message, receipt and typing event of
-    every session, and almost always answered "none": one plain statement, as the ORM spent more than
-    twice the round trip's CPU composing this query each time."""
+    every session, and almost always answered "none": kept per process (`working_integration`), and
+    read with one plain statement, as the ORM spent more than twice the round trip's CPU composing
+    this query each time."""
     value = ChatwootIntegration._meta.get_field("session").target_field.get_db_prep_value(
         UUID(str(session_id)), connection
     )
@@ -44,26 +46,37 @@ def _working_integration(session_id: UUID | str) -> int | None:
     return row[0] if row else None
 
 
+# Dropped on every write of an integration, in every process (webhooks.lookups; IntegrationsConfig).
+working_integration = Versioned("chatwoot-integrations", _working_integration_load)
+
+
+def integration_changed(sender: Any, **kwargs: Any) -> None:
+    working_integration.bump()
+
+
 def event_received(
-    *, session_id: UUID | str, name: str, data: dict[str, Any], chat: str = "", event_ms: int | None = None
+    *, session_id: UUID | str, event: EngineEvent, chat: str = "", event_ms: int | None = None
 ) -> None:
-    if name not in MIRRORED:
+    """The sink: `event` is the engine's typed event (messaging.services.events)."""
+    if not isinstance(event, MIRRORED):
         return
-    integration_id = _working_integration(session_id)
+    integration_id = working_integration.get(str(session_id))
     if integration_id is None:
         return
-    if name == "message" and data.get("isHistory"):
+    if isinstance(event, MessageEvent) and event.is_history:
         return  # history sync is not live traffic
-    key = chat_of_presence(data) if name == "presence" else (chat or str(data.get("chat") or ""))
+    key = event.chat if isinstance(event, PresenceEvent) else (chat or event.chat)
     if not key:
         return
+    dedupe = f"wa-message:{event.id}" if isinstance(event, MessageEvent) and event.id else None
+    # The job keeps the event's wire form: it runs later, on a worker (integrations.chatwoot.runner).
     job = jobs.job_record(
         integration_id=integration_id,
         direction=MirrorJob.Direction.TO_PLATFORM,
-        kind=name,
+        kind=event.name,
         chat=key,
-        payload={**data, "chat": data.get("chat") or key},
-        dedupe_key=f"wa-message:{data['id']}" if name == "message" and data.get("id") else None,
+        payload={**event.to_data(), "chat": event.chat or key},
+        dedupe_key=dedupe,
     )
-    if job is not None and name == "presence":
+    if job is not None and isinstance(event, PresenceEvent):
         MirrorJob.objects.filter(pk=job.pk).update(max_attempts=1)  # stale typing is worth nothing

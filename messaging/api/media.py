@@ -19,9 +19,9 @@ from messaging.api.messages import (
     RecipientField,
     SentSerializer,
     SessionInput,
+    quoted_input,
     sent_body,
 )
-from messaging.api.messages import _quoted as quoted_input
 from messaging.media import MediaLinkExpired, MediaLinkInvalid, media_link_read, media_storage
 from messaging.services.media import message_send_media
 from messaging.values import MEDIA_SEND_TYPES
@@ -75,6 +75,7 @@ class MessageMediaApi(MessageView):
             file_name=data["fileName"],
             mime_type=data["mimeType"],
             quoted=quoted_input(data.get("quoted")),
+            savepoint=False,
         )
         return Response(sent_body(message))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
 from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
@@ -17,9 +16,10 @@ from config.filters import filterset_valid
 from messaging.addressing import normalize_jid, normalize_number, user_suffix
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
 from messaging.api.sessions import SessionKeyedView
+from messaging.channels import PAGE_PROVIDERS
 from messaging.filters import MessageFilterSet
-from messaging.models import Message, Session
-from messaging.selectors import message_list, paginate
+from messaging.models import Message
+from messaging.selectors import message_list, paginate, session_allowed, session_find
 from messaging.services import messages as services
 from messaging.values import Button, ContactCard
 
@@ -84,30 +84,30 @@ def sent_body(message: Message, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _quoted(data: dict | None) -> services.QuotedInput | None:
+def quoted_input(data: dict | None) -> services.QuotedInput | None:
+    """The `quoted` object of a send's body as the services take it (also used by the media route)."""
     if not data:
         return None
     return services.QuotedInput(message_id=data["messageId"], participant=data.get("participant", ""))
 
 
 class MessageView(SessionKeyedView):
+    """Sends pass `savepoint=False`: the request's transaction (ATOMIC_REQUESTS) is the unit of work."""
+
     permission_classes = [IsOperator]
 
     def validated(self, serializer_class: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
-        """Validate the body, then find the session (404/403): nothing invalid reaches a service."""
-        data = serializer_class(data=self.request.data, context={"channel_ids": self._page_channel()})
+        """Validate the body, then refuse a session not found (404) or not allowed (403): nothing invalid
+        reaches a service. The session is read once, before validating, because a Messenger or Instagram
+        session's recipients are page-scoped ids, not phone numbers."""
+        raw = self.request.data.get("sessionId") if hasattr(self.request.data, "get") else None
+        found = session_find(key=self.api_key, session_id=str(raw).strip()) if raw is not None else None
+        page_channel = found is not None and found.provider in PAGE_PROVIDERS
+        data = serializer_class(data=self.request.data, context={"channel_ids": page_channel})
         data.is_valid(raise_exception=True)
-        return self.session(data.validated_data["sessionId"]), data.validated_data
-
-    def _page_channel(self) -> bool:
-        """Whether the body names a Messenger or Instagram session (whose recipients are page-scoped
-        ids, not phone numbers); the session itself is found, with its checks, after validation."""
-        session_id = self.request.data.get("sessionId") if hasattr(self.request.data, "get") else None
-        try:
-            key = uuid.UUID(str(session_id))
-        except ValueError:
-            return False
-        return Session.objects.filter(pk=key, provider__in=["messenger", "instagram"]).exists()
+        # The same id: the field trims the value as the read above did.
+        session_id = data.validated_data["sessionId"]
+        return session_allowed(key=self.api_key, session_id=session_id, session=found), data.validated_data
 
 
 class MessageSendApi(MessageView):
@@ -123,7 +123,11 @@ class MessageSendApi(MessageView):
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
         message = services.message_send_text(
-            session=session, to=data["to"], text=data["text"], quoted=_quoted(data.get("quoted"))
+            session=session,
+            to=data["to"],
+            text=data["text"],
+            quoted=quoted_input(data.get("quoted")),
+            savepoint=False,
         )
         return Response(sent_body(message))
 
@@ -203,7 +207,9 @@ class MessageVcardApi(MessageView):
     @extend_schema(request=InputSerializer, responses=SentSerializer, operation_id="messages_vcard")
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
-        message = services.message_send_contact(session=session, to=data["to"], card=_card(data))
+        message = services.message_send_contact(
+            session=session, to=data["to"], card=_card(data), savepoint=False
+        )
         return Response(sent_body(message))
 
 
@@ -225,7 +231,7 @@ class MessageVcardsApi(MessageView):
         session, data = self.validated(self.InputSerializer)
         cards = [_card(c) for c in data["contacts"]]
         message = services.message_send_contacts(
-            session=session, to=data["to"], display_name=data["displayName"], cards=cards
+            session=session, to=data["to"], display_name=data["displayName"], cards=cards, savepoint=False
         )
         return Response(sent_body(message, count=len(cards)))
 
@@ -261,7 +267,8 @@ class MessageLocationApi(MessageView):
             longitude=data["longitude"],
             name=data["name"],
             address=data["address"],
-            quoted=_quoted(data.get("quoted")),
+            quoted=quoted_input(data.get("quoted")),
+            savepoint=False,
         )
         return Response(sent_body(message))
 
@@ -293,7 +300,12 @@ class MessageButtonsApi(MessageView):
         session, data = self.validated(self.InputSerializer)
         buttons = [Button(b["buttonId"], b["buttonText"]) for b in data["buttons"]]
         message = services.message_send_buttons(
-            session=session, to=data["to"], text=data["text"], buttons=buttons, footer=data["footer"]
+            session=session,
+            to=data["to"],
+            text=data["text"],
+            buttons=buttons,
+            footer=data["footer"],
+            savepoint=False,
         )
         return Response(sent_body(message))
 

@@ -20,8 +20,6 @@ from config.errors import ValidationFailed
 from messaging.addressing import is_group, normalize_group, normalize_jid, normalize_number
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
 from messaging.api.sessions import SessionKeyedView
-from messaging.models import Session
-from messaging.selectors import session_get
 from messaging.services import sessions as services
 
 INBOUND_EVENTS = (
@@ -54,10 +52,6 @@ DISCONNECT_REASONS = ("logged_out", "replaced", "banned", "stream_error", "conne
 
 class SandboxView(SessionKeyedView):
     permission_classes = [IsOperator]
-
-    def session(self, session_id: str) -> Session:
-        # Nothing here sends, so the plan's quota is never read: the session alone.
-        return session_get(key=self.api_key, session_id=session_id, with_plan=False)
 
 
 class SandboxScanApi(SandboxView):

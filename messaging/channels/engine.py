@@ -7,11 +7,13 @@ are verified); what a channel cannot do raises EngineUnsupported (400 OPERATION_
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from messaging.channels import WHATSAPP_CLOUD
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import account_of, post, recipient, send, unsupported
+from messaging.channels.window import window_template
 from messaging.engines.base import (
     Button,
     ConnectResult,
@@ -24,6 +26,7 @@ from messaging.engines.base import (
     QrCode,
     Quoted,
     SentMessage,
+    SentTemplate,
 )
 from messaging.engines.events import DisconnectedEvent
 
@@ -63,7 +66,15 @@ class GraphChannelEngine(Engine):
     # Messages -----------------------------------------------------------------------------------
 
     def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
+        """Text within the 24-hour window; outside it, as the approved template it matches (or nothing
+        is sent: EngineOutsideWindow, `unsent`). See window.py."""
         account = account_of(session_id)
+        match = window_template(session_id, to, text)
+        if match is not None:
+            template = match.template
+            sent = self._template(account, to, template.name, template.language, match.parameters)
+            used = SentTemplate(template.name, template.language, tuple(match.parameters))
+            return dataclasses.replace(sent, template=used)
         context = quoted.message_id if quoted else ""
         if account.session.provider == WHATSAPP_CLOUD:
             return send(account, to, "text", {"body": text, "preview_url": False}, context_id=context)
@@ -163,7 +174,12 @@ class GraphChannelEngine(Engine):
     def send_template(
         self, session_id: str, to: str, name: str, language: str, parameters: list[str]
     ) -> SentMessage:
-        account = account_of(session_id)
+        return self._template(account_of(session_id), to, name, language, parameters)
+
+    @staticmethod
+    def _template(
+        account: ChannelAccount, to: str, name: str, language: str, parameters: list[str]
+    ) -> SentMessage:
         _cloud_only(account, "send templates")
         template: dict[str, Any] = {"name": name, "language": {"code": language}}
         if parameters:

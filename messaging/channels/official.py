@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from messaging.channels import CHANNEL_NAMES
-from messaging.channels.sending import channel_mark_read, channel_send_media
+from messaging.channels.sending import channel_mark_read
 from messaging.channels.services import channel_disconnect
-from messaging.channels.window import channel_send_text
 from messaging.services.official import OfficialChannels, official_channels_register
 
 
 def register() -> None:
     official_channels_register(
         OfficialChannels(
-            send_text=channel_send_text,
-            send_media=channel_send_media,
             mark_read=channel_mark_read,
             disconnect=channel_disconnect,
             name=lambda provider: CHANNEL_NAMES.get(provider, provider),

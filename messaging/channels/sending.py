@@ -1,4 +1,4 @@
-"""Official-channel sends beyond the engine contract: media by URL, mark as read with typing."""
+"""Official-channel actions beyond the engine contract: mark as read with the typing indicator."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from config.errors import OperationNotSupported
 from messaging.channels.engine import GraphChannelEngine
 from messaging.models import Message, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
-from messaging.services.messages import _prepare, _record
 
 
 def _channel_engine(session: Session) -> GraphChannelEngine:
@@ -18,20 +17,6 @@ def _channel_engine(session: Session) -> GraphChannelEngine:
             f"Session {session.pk} is not an official channel session; this route serves official channels."
         )
     return engine
-
-
-@transaction.atomic
-def channel_send_media(
-    *, session: Session, to: str, kind: str, url: str, caption: str = "", file_name: str = ""
-) -> Message:
-    engine = _channel_engine(session)
-    _prepare(session)
-    with engine_errors():
-        sent = engine.send_media_link(str(session.pk), to, kind, url, caption, file_name)
-    content = {"mediaUrl": url, **({"caption": caption} if caption else {})}
-    if file_name:
-        content["fileName"] = file_name
-    return _record(session, sent, kind, content)
 
 
 @transaction.atomic

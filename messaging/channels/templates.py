@@ -49,9 +49,9 @@ def _pattern(body: str) -> tuple[re.Pattern[str], list[int]]:
     return re.compile("".join(parts), re.DOTALL), numbers
 
 
-def template_match(session: Session, text: str) -> TemplateMatch | None:
+def template_match(session_id: str, text: str) -> TemplateMatch | None:
     """The approved template `text` is an instance of, with its variables; None when none fits."""
-    candidates = ChannelTemplate.objects.filter(session=session, status="APPROVED").exclude(body="")
+    candidates = ChannelTemplate.objects.filter(session_id=session_id, status="APPROVED").exclude(body="")
     best: tuple[int, TemplateMatch] | None = None
     for template in candidates:
         pattern, numbers = _pattern(template.body)

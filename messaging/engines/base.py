@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from messaging.engines.events import EngineEvent
@@ -36,6 +37,7 @@ from messaging.values import (  # noqa: F401
     QrCode,
     Quoted,
     SentMessage,
+    SentTemplate,
 )
 
 EventCallback = Callable[[str, EngineEvent], None]
@@ -88,7 +90,17 @@ class EngineRateLimited(EngineError):
 
 
 class EngineOutsideWindow(EngineError):
-    """The platform refuses free-form messages outside the customer service window (HTTP 409)."""
+    """Free-form messages are refused outside the customer service window (HTTP 409): by the platform
+    itself, or by the channel before sending anything (`unsent`: the 24-hour rule with no template that
+    fits, `last_customer_at` when the customer last wrote, if known); the services then record the text
+    as a failed message."""
+
+    def __init__(
+        self, message: str, *, unsent: bool = False, last_customer_at: datetime | None = None
+    ) -> None:
+        self.unsent = unsent
+        self.last_customer_at = last_customer_at
+        super().__init__(message)
 
 
 class EngineCredentialsRevoked(EngineError):
@@ -229,6 +241,12 @@ class Engine(ABC):
         self, session_id: str, to: str, media: MediaPayload, quoted: Quoted | None = None
     ) -> SentMessage:
         raise EngineNotAllowed(f"The {self.label} engine cannot send media.")
+
+    def send_media_link(
+        self, session_id: str, to: str, kind: str, link: str, caption: str = "", file_name: str = ""
+    ) -> SentMessage:
+        """Media the platform fetches from `link` itself (official channels; others take the bytes)."""
+        raise EngineUnsupported(f"The {self.label} engine sends media as bytes, not by link.")
 
     def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
         """Send read receipts for `message_ids` of `chat` (`sender`: their author, in groups)."""

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from messaging.addressing import is_group, user_suffix
@@ -103,19 +103,41 @@ class SandboxEngine(SandboxInbound, SandboxMedia, SandboxGroups, Engine):
     def _waiting(device: SandboxDevice) -> bool:
         return not device.credentials and bool(device.qr_code)
 
-    def _message_id(self, device: SandboxDevice) -> str:
-        device.message_serial += 1
-        device.save(update_fields=["message_serial"])
+    @staticmethod
+    def _serial_next(session_id: str) -> SandboxDevice:
+        """The paired device, locked, its message counter moved on for a new message id: one UPDATE ...
+        RETURNING (both databases), where a locked read and a save of the counter took two round trips.
+        Only the columns a message needs are loaded (the rest, credentials included, are deferred)."""
+        table = connection.ops.quote_name(SandboxDevice._meta.db_table)
+        key = SandboxDevice._meta.get_field("session_id").get_db_prep_value(session_id, connection)
+        devices = SandboxDevice.objects.raw(
+            f"UPDATE {table} SET message_serial = message_serial + 1 "  # noqa: S608 (the model's table name)
+            "WHERE session_id = %s AND credentials IS NOT NULL "
+            "RETURNING id, session_id, jid, push_name, message_serial",
+            [key],
+        )
+        for device in devices:
+            return device
+        raise EngineNotConnected("The sandbox session is not paired.")
+
+    @staticmethod
+    def _message_id(device: SandboxDevice) -> str:
+        """The id of the message numbered by the device's counter (_serial_next)."""
         return "3EB0" + sandbox_digest("message", device.session_id, device.message_serial).hex()[:16].upper()
 
     def _chat_ok(self, device: SandboxDevice, chat: str) -> None:
         if is_group(chat):
             self._own_group(device, chat)
 
-    def _sent(self, device: SandboxDevice, chat: str, type_: str, **fields: Any) -> SentMessage:
-        """Send: a new message id, and the message echoed as a `fromMe` `message` event, the way real
-        gateways report the account's own messages (same data shape as an inbound message)."""
+    def _sending(self, session_id: str, chat: str) -> SandboxDevice:
+        """The paired device about to send a new message to `chat` (a group only if the session is in it)."""
+        device = self._serial_next(session_id)
         self._chat_ok(device, chat)
+        return device
+
+    def _sent(self, device: SandboxDevice, chat: str, type_: str, **fields: Any) -> SentMessage:
+        """Send: the device's new message id, and the message echoed as a `fromMe` `message` event, the
+        way real gateways report the account's own messages (same data shape as an inbound message)."""
         sent = SentMessage(message_id=self._message_id(device), chat=chat, timestamp=timezone.now())
         self._echo(device, sent.message_id, chat, type_, sent.timestamp, fields)
         return sent
@@ -246,34 +268,33 @@ class SandboxEngine(SandboxInbound, SandboxMedia, SandboxGroups, Engine):
 
     # --- messages ---------------------------------------------------------------------------------
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)
     def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
-        return self._sent(self._paired(session_id), to, "text", text=text, **self._quoted(quoted))
+        return self._sent(self._sending(session_id, to), to, "text", text=text, **self._quoted(quoted))
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)
     def send_reaction(
         self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
     ) -> None:
-        device = self._paired(session_id)
-        self._chat_ok(device, chat)
+        device = self._sending(session_id, chat)
         # A reaction is a message of its own (own id); "" removes the session's reaction.
         reaction = {"messageId": message_id, "emoji": emoji}
         self._echo(device, self._message_id(device), chat, "reaction", timezone.now(), {"reaction": reaction})
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)
     def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage:
-        return self._sent(self._paired(session_id), to, "contacts", contacts=[self._card(card)])
+        return self._sent(self._sending(session_id, to), to, "contacts", contacts=[self._card(card)])
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)
     def send_contacts(
         self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
     ) -> SentMessage:
         contacts = [self._card(c) for c in cards]
         return self._sent(
-            self._paired(session_id), to, "contacts", contacts=contacts, displayName=display_name
+            self._sending(session_id, to), to, "contacts", contacts=contacts, displayName=display_name
         )
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)
     def send_location(
         self,
         session_id: str,
@@ -285,18 +306,20 @@ class SandboxEngine(SandboxInbound, SandboxMedia, SandboxGroups, Engine):
         quoted: Quoted | None = None,
     ) -> SentMessage:
         location = {"latitude": latitude, "longitude": longitude, "name": name, "address": address}
-        return self._sent(self._paired(session_id), to, "location", location=location, **self._quoted(quoted))
+        device = self._sending(session_id, to)
+        return self._sent(device, to, "location", location=location, **self._quoted(quoted))
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)
     def send_buttons(
         self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
     ) -> SentMessage:
         shaped = [{"buttonId": b.button_id, "buttonText": b.button_text} for b in buttons]
-        return self._sent(self._paired(session_id), to, "buttons", text=text, footer=footer, buttons=shaped)
+        device = self._sending(session_id, to)
+        return self._sent(device, to, "buttons", text=text, footer=footer, buttons=shaped)
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)
     def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
-        device = self._paired(session_id)
+        device = self._serial_next(session_id)  # the revoke is a message of its own (own id)
         if from_me:
             self._chat_ok(device, chat)
         elif not is_group(chat):

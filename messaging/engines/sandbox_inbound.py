@@ -31,7 +31,9 @@ class SandboxInbound:
     def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
         """Something arrives from "WhatsApp". `data` is validated (messaging.api.sandbox) and uses the
         event contract's keys; JIDs are full JIDs. Returns the data reported with the event."""
-        device = self._paired(session_id)
+        # A message without its own id takes the device's next one (and locks the device) in one statement.
+        numbered = event == "message" and not data.get("messageId")
+        device = self._serial_next(session_id) if numbered else self._paired(session_id)
         now = int(timezone.now().timestamp())
         reported: EngineEvent
         if event == "message":

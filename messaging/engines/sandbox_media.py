@@ -27,12 +27,11 @@ CREDENTIALS_LOST = ("logged_out", "banned")
 
 
 class SandboxMedia:
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)
     def send_media(
         self, session_id: str, to: str, media: MediaPayload, quoted: Quoted | None = None
     ) -> SentMessage:
-        device = self._paired(session_id)
-        self._chat_ok(device, to)
+        device = self._sending(session_id, to)
         stored = media_save(session_id, media.data, media.mime_type, media.file_name)
         fields: dict[str, Any] = {
             "mediaUrl": stored.url,

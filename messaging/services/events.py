@@ -4,14 +4,17 @@
 web and worker processes as in engine processes (`run_engine`). It keeps the Session, Message and
 Group rows in step with the engine, then calls the sinks named by `settings.MESSAGING_EVENT_SINK`
 (default `webhooks.services.emit`, the outbox, then the Chatwoot mirror's sink), which write the event,
-its deliveries and mirror jobs in the same transaction. The sinks are resolved once at app start
-(MessagingConfig.ready), so nothing in `messaging` imports `webhooks`.
+its deliveries and mirror jobs in the same transaction. A sink gets the typed event itself. The sinks
+are resolved once at app start (MessagingConfig.ready), so nothing in `messaging` imports `webhooks`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,7 +39,8 @@ from messaging.models import Group, Message, Session
 
 logger = logging.getLogger(__name__)
 
-#: The sink's signature: `emit(session_id=..., name=..., data=..., chat=...)`.
+#: The sink's signature: `sink(session_id=..., event=<typed EngineEvent>, chat=..., event_ms=...)`
+#: (`event_ms` None: the time the sink receives it).
 EventSink = Callable[..., Any]
 _sink: EventSink | None = None
 
@@ -158,32 +162,36 @@ def _message(session: Session, event: MessageEvent) -> None:
 
 
 def _ack(session: Session, event: MessageAckEvent) -> str:
-    """Returns the acked message's chat (an ack may name only the message)."""
+    """Returns the acked message's chat (an ack may name only the message). One UPDATE, only ever
+    forward (sent → delivered → read; a failed or deleted message keeps its status); the chat is read
+    only when the ack does not name it."""
     messages = Message.objects.filter(session=session, message_id=event.message_id)
     if event.chat:
         messages = messages.filter(chat=event.chat)
-    chat = event.chat
-    for message in messages:
-        chat = message.chat
-        if event.status in _ACK_ORDER and _ACK_ORDER[event.status] > _ACK_ORDER.get(message.status, 99):
-            message.status = event.status
-            message.save(update_fields=["status"])
+    chat = event.chat or messages.values_list("chat", flat=True).first() or ""
+    rank = _ACK_ORDER.get(event.status)
+    if rank is not None:
+        behind = [status for status, order in _ACK_ORDER.items() if order < rank]
+        messages.filter(status__in=behind).update(status=event.status)
     return chat
 
 
 def _group(session: Session, event: GroupChange) -> None:
+    """The group's row as the engine reports it: one upsert."""
     member_jids = {m.jid for m in event.members}
-    Group.objects.update_or_create(
+    group = Group(
         session=session,
         jid=event.group,
-        defaults={
-            "subject": event.subject,
-            "subject_time": event.subject_time,
-            "creation": event.creation,
-            "owner": event.owner,
-            "participants": [{"jid": m.jid, "admin": m.admin} for m in event.members],
-            "is_member": bool(session.jid) and session.jid in member_jids,
-        },
+        subject=event.subject,
+        subject_time=event.subject_time,
+        creation=event.creation,
+        owner=event.owner,
+        participants=[{"jid": m.jid, "admin": m.admin} for m in event.members],
+        is_member=bool(session.jid) and session.jid in member_jids,
+    )
+    fields = ["subject", "subject_time", "creation", "owner", "participants", "is_member", "updated_at"]
+    Group.objects.bulk_create(
+        [group], update_conflicts=True, unique_fields=["session", "jid"], update_fields=fields
     )
 
 
@@ -207,6 +215,61 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
 }
 
 
+@dataclass
+class Reporting:
+    """A caller that already holds `session` and has an in-process engine work on it (a send, a sandbox
+    injection). `send`: the call sends a message, whose row the sending service writes itself (once, with
+    what the API knows); its own echo is kept in `echo` instead of being written here first."""
+
+    session: Session
+    send: bool = False
+    echo: MessageEvent | None = None
+
+
+_reporting: ContextVar[Reporting | None] = ContextVar("messaging_reporting", default=None)
+# Their handlers save the Session row: they read it afresh, locked, whoever reports them.
+_SESSION_WRITERS = frozenset({"qr", "connected", "disconnected", "health"})
+
+
+@contextmanager
+def reporting_for(session: Session, *, send: bool = False) -> Iterator[Reporting]:
+    """While the block runs, events the engine reports on `session` (in this thread, synchronously) are
+    recorded on the caller's `session` object instead of a fresh locked read of its row.
+
+    Safe because such an engine reports a session's events one at a time under its own lock (the
+    sandbox's device row, taken before it reports), which orders them as the Session row lock does for
+    events arriving from elsewhere (official channels' webhooks, engine processes)."""
+    reporting = Reporting(session=session, send=send)
+    token = _reporting.set(reporting)
+    try:
+        yield reporting
+    finally:
+        _reporting.reset(token)
+
+
+def _held(session_id: str, event: EngineEvent) -> Reporting | None:
+    reporting = _reporting.get()
+    if reporting is None or str(reporting.session.pk) != str(session_id) or event.name in _SESSION_WRITERS:
+        return None
+    return reporting
+
+
+def _own_echo(reporting: Reporting, event: EngineEvent) -> bool:
+    """The sent message's own echo, during a send: the first own message reported, not a protocol one."""
+    return (
+        reporting.send
+        and reporting.echo is None
+        and isinstance(event, MessageEvent)
+        and event.from_me
+        and event.type not in ("reaction", "revoked")
+    )
+
+
+def echo_record(session: Session, event: MessageEvent) -> None:
+    """Write an echo kept by `Reporting` that turned out not to be the sent message's (its id differs)."""
+    _message(session, event)
+
+
 # No savepoint of its own: an engine reports from inside its own transaction (the sandbox's methods, an
 # official channel's webhook body) and no caller goes on after a failed report, so the savepoint only
 # cost two round trips per event. A caller that caught the error and queried on would get Django's
@@ -215,14 +278,21 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
 def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int | None = None) -> None:
     """The `on_event` callback of every engine: record, then hand to the sink. `event_ms`: when the
     platform says it happened (official channels' webhooks), else the time the sink receives it."""
-    try:  # get(), not first(): no ORDER BY to compile for a primary key
-        session = Session.objects.select_for_update().get(pk=session_id)
-    except Session.DoesNotExist:
-        logger.warning("Engine reported %r for unknown session %s; ignored", event.name, session_id)
-        return
-    handler = _HANDLERS.get(event.name)
-    chat = handler(session, event) if handler is not None else None
+    reporting = _held(session_id, event)
+    if reporting is not None:
+        session = reporting.session
+    else:
+        try:  # get(), not first(): no ORDER BY to compile for a primary key
+            session = Session.objects.select_for_update().get(pk=session_id)
+        except Session.DoesNotExist:
+            logger.warning("Engine reported %r for unknown session %s; ignored", event.name, session_id)
+            return
+    if reporting is not None and _own_echo(reporting, event):
+        reporting.echo = event  # its row is the sending service's to write
+        chat = None
+    else:
+        handler = _HANDLERS.get(event.name)
+        chat = handler(session, event) if handler is not None else None
     if _sink is None:
         wire_sink()
-    extra = {"event_ms": event_ms} if event_ms else {}
-    _sink(session_id=session.pk, name=event.name, data=event.to_data(), chat=chat or event.chat, **extra)
+    _sink(session_id=session.pk, event=event, chat=chat or event.chat, event_ms=event_ms or None)

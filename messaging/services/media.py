@@ -12,15 +12,14 @@ import binascii
 import hashlib
 import mimetypes
 import re
+from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
 from config.errors import OperationNotSupported, ValidationFailed
 from messaging.engines.base import MediaPayload
 from messaging.models import Message, Session
-from messaging.services.engine import engine_errors, engine_for
-from messaging.services.messages import QuotedInput, _prepare, _quoted, _record
+from messaging.services.messages import Dispatched, QuotedInput, message_send
 from messaging.services.official import official_channels
 from net.transport import TransportError, safe_get
 
@@ -82,7 +81,6 @@ def media_mime(type_: str, given: str, declared: str, file_name: str) -> str:
     return mime
 
 
-@transaction.atomic
 def message_send_media(
     *,
     session: Session,
@@ -94,18 +92,16 @@ def message_send_media(
     file_name: str = "",
     mime_type: str = "",
     quoted: QuotedInput | None = None,
+    savepoint: bool = True,
 ) -> Message:
+    """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send)."""
     if session.official:
         return _official_media_send(
-            session=session, to=to, type_=type_, url=url, data=data, caption=caption, file_name=file_name
+            session=session, to=to, type_=type_, url=url, caption=caption, file_name=file_name
         )
     content, declared = media_bytes_load(url=url, data=data)
     mime = media_mime(type_, mime_type, declared, file_name)
-    _prepare(session)
-    quote = _quoted(session, to, quoted)
     payload = MediaPayload(type=type_, data=content, mime_type=mime, file_name=file_name, caption=caption)
-    with engine_errors():
-        sent = engine_for(session).send_media(str(session.pk), to, payload, quote)
     record = {
         "caption": caption,
         "mimeType": mime,
@@ -114,22 +110,50 @@ def message_send_media(
         "size": len(content),
         **({"voice": True} if type_ == "voice" else {}),
     }
-    message = Message.objects.filter(session=session, chat=sent.chat, message_id=sent.message_id).first()
-    if message is not None and message.content.get("mediaUrl"):  # the engine's echo stored a link
-        record["mediaUrl"] = message.content["mediaUrl"]
-    return _record(session, sent, "audio" if type_ == "voice" else type_, record)
+
+    def recorded(done: Dispatched) -> dict[str, Any]:
+        link = _stored_link(session, done)
+        return {**record, "mediaUrl": link} if link else record
+
+    return message_send(
+        session=session,
+        to=to,
+        type_="audio" if type_ == "voice" else type_,
+        send=lambda engine, session_id, quote: engine.send_media(session_id, to, payload, quote),
+        content=recorded,
+        quoted=quoted,
+        savepoint=savepoint,
+    )
+
+
+def _stored_link(session: Session, done: Dispatched) -> str:
+    """The link to the bytes the engine stored, from its echo of the message (read from the history when
+    it reported elsewhere, an engine process having stored the echo)."""
+    if done.echo is not None:
+        return done.echo.media_url or ""
+    sent = done.sent
+    stored = Message.objects.filter(session=session, chat=sent.chat, message_id=sent.message_id).first()
+    return str(stored.content.get("mediaUrl") or "") if stored is not None else ""
 
 
 def _official_media_send(
-    *, session: Session, to: str, type_: str, url: str, data: str, caption: str, file_name: str
+    *, session: Session, to: str, type_: str, url: str, caption: str, file_name: str
 ) -> Message:
     """Official channels take media by link: Meta fetches the URL itself, so Ponte neither downloads
     nor uploads the bytes (and has none to send for `base64`)."""
-    channels = official_channels()
     if not url:
-        name = channels.name(session.provider)
+        name = official_channels().name(session.provider)
         raise OperationNotSupported(f"{name} sessions send media by `url` only (Meta fetches it).")
     kind = "audio" if type_ == "voice" else type_
-    return channels.send_media(
-        session=session, to=to, kind=kind, url=url, caption=caption, file_name=file_name
+    content = {"mediaUrl": url, **({"caption": caption} if caption else {})}
+    if file_name:
+        content["fileName"] = file_name
+    return message_send(
+        session=session,
+        to=to,
+        type_=kind,
+        send=lambda engine, session_id, _: engine.send_media_link(
+            session_id, to, kind, url, caption, file_name
+        ),
+        content=lambda _: content,
     )

@@ -1,35 +1,54 @@
 """Sending, reacting to and deleting messages, with the plan's daily quota.
 
-Order of every operation: the view has validated input, role and allowed session; here the session
-must be connected, then the quota is checked, and only then is the engine asked. The sent message is
-recorded (history, quota count) from what the engine returns.
+Every send takes one path (`message_send`), whatever the engine: the view has validated input, role and
+allowed session (read once, with the key's account and plan); here the session must be connected, then
+the quota is taken (one statement, messaging.services.quota), and only then is the engine asked. What a
+channel needs beyond that is the engine's own business (official channels: the 24-hour window and
+templates, messaging/channels/engine.py). The engine's echo of the sent message is reported, and handed
+to the event sink, in the same transaction; the message row is written once, from what the engine
+returns and what the API knows.
+
+Each send is atomic; nested in a caller's transaction it takes a savepoint, so a caller that catches its
+error can write on (the Chatwoot mirror records a refused send). The API views pass `savepoint=False`:
+a request's transaction (ATOMIC_REQUESTS) fails as a whole on any error, so the savepoint would only cost
+two round trips. Official sessions keep theirs anyway, because a refused send still records something
+(a failed message, a disconnected session; `ApplicationError.record`) after its own writes are rolled back.
 """
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
-from accounts.models import Account
 from config.errors import (
     DeletionWindowExpired,
     Forbidden,
     MessageAlreadyDeleted,
     MessageNotFound,
-    RateLimited,
+    OutsideCustomerWindow,
     ValidationFailed,
 )
 from messaging.addressing import is_group
-from messaging.engines.base import Button, ContactCard, Quoted, SentMessage
-from messaging.models import DailyMessageCount, Message, Session
+from messaging.engines.base import (
+    Button,
+    ContactCard,
+    Engine,
+    EngineOutsideWindow,
+    Quoted,
+    SentMessage,
+)
+from messaging.engines.events import MessageEvent
+from messaging.models import Message, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
-from messaging.services.official import official_channels
+from messaging.services.events import echo_record, reporting_for
+from messaging.services.quota import quota_take
 
 
 @dataclass(frozen=True)
@@ -38,40 +57,20 @@ class QuotedInput:
     participant: str = ""
 
 
-def quota_day_bounds(now: datetime) -> tuple[datetime, datetime]:
-    """Start of today and of tomorrow in the quota's time zone."""
-    local = now.astimezone(ZoneInfo(settings.MESSAGING_QUOTA_TIME_ZONE))
-    start = local.replace(hour=0, minute=0, second=0, microsecond=0)
-    # Aware arithmetic with a ZoneInfo is wall-clock arithmetic: this is the next local midnight.
-    return start, start + timedelta(days=1)
+@dataclass(frozen=True)
+class Dispatched:
+    """What one send produced, for its record: the quote, the engine's answer, the engine's echo of it
+    when the engine reported one here (None from engines that report elsewhere, or not at all)."""
+
+    quote: Quoted | None
+    sent: SentMessage
+    echo: MessageEvent | None
 
 
-def messages_sent_today(account: Account, now: datetime | None = None) -> int:
-    start, _ = quota_day_bounds(now or timezone.now())
-    row = DailyMessageCount.objects.filter(account=account, day=start.date()).first()
-    return row.count if row else 0
-
-
-def quota_take(*, account: Account) -> None:
-    """Count one message against the plan's messages/day (per account, calendar day in the quota
-    time zone); 429 with retryAfter until midnight when the quota is used up.
-
-    The day's row is locked and incremented in the caller's transaction: concurrent sends of one
-    account are serialised, and a send that fails later rolls its count back with it.
-    """
-    now = timezone.now()
-    start, tomorrow = quota_day_bounds(now)
-    DailyMessageCount.objects.get_or_create(account_id=account.pk, day=start.date())
-    row = DailyMessageCount.objects.select_for_update().get(account_id=account.pk, day=start.date())
-    limit = account.plan.messages_per_day
-    if limit is not None and row.count >= limit:
-        raise RateLimited(
-            f"The {account.plan.name} plan allows {limit} messages a day; the quota resets at midnight "
-            f"({settings.MESSAGING_QUOTA_TIME_ZONE}).",
-            retry_after=int((tomorrow - now).total_seconds()) + 1,
-            extra={"limit": limit},
-        )
-    DailyMessageCount.objects.filter(pk=row.pk).update(count=F("count") + 1)
+#: `(engine, session id, quote)` → what the engine sent.
+EngineSend = Callable[[Engine, str, Quoted | None], SentMessage]
+#: What the history keeps of a sent message, from what the send produced.
+Content = Callable[[Dispatched], dict[str, Any]]
 
 
 def _find(session: Session, chat: str, message_id: str) -> Message:
@@ -81,7 +80,8 @@ def _find(session: Session, chat: str, message_id: str) -> Message:
     return message
 
 
-def _quoted(session: Session, chat: str, quoted: QuotedInput | None) -> Quoted | None:
+def message_quote(session: Session, chat: str, quoted: QuotedInput | None) -> Quoted | None:
+    """The message a send replies to, from the history (404 when it is not there)."""
     if quoted is None:
         return None
     message = _find(session, chat, quoted.message_id)
@@ -92,66 +92,142 @@ def _quoted(session: Session, chat: str, quoted: QuotedInput | None) -> Quoted |
     )
 
 
-def _prepare(session: Session) -> None:
-    require_connected(session)
-    quota_take(account=session.account)
+def message_send(
+    *,
+    session: Session,
+    to: str,
+    type_: str,
+    send: EngineSend,
+    content: Content,
+    quoted: QuotedInput | None = None,
+    savepoint: bool = True,
+) -> Message:
+    """Send one message through the session's engine and record it (the one path of every send).
+    `savepoint=False`: the caller's transaction fails as a whole on any error (an API request)."""
+    with transaction.atomic(savepoint=savepoint or session.official):
+        require_connected(session)
+        quota_take(account=session.account)
+        quote = message_quote(session, to, quoted)
+        with engine_errors(), reporting_for(session, send=True) as reporting:
+            sent = send(engine_for(session), str(session.pk), quote)
+        echo = reporting.echo
+        if echo is not None and echo.id != sent.message_id:  # not this message's: recorded as it came
+            echo_record(session, echo)
+            echo = None
+        return _record(session, sent, type_, content(Dispatched(quote, sent, echo)))
 
 
-def _record(session: Session, sent: SentMessage, type_: str, content: dict) -> Message:
-    """The sent message in the history. Engines echo own messages as `fromMe` `message` events
-    (engine_event_receive may already have stored the row, in this transaction): one row per message
-    id, completed with what the API knows (the content as sent, the engine's status)."""
-    message, _ = Message.objects.update_or_create(
+def _record(session: Session, sent: SentMessage, type_: str, content: dict[str, Any]) -> Message:
+    """The sent message in the history, in one statement: inserted, or, when an engine process already
+    stored its echo, completed with what the API knows (the content as sent, the engine's status)."""
+    if sent.template is not None:
+        type_ = "template"
+        template = sent.template
+        content = {
+            "text": content.get("text", ""),
+            "template": {
+                "name": template.name,
+                "language": template.language,
+                "parameters": list(template.parameters),
+            },
+        }
+    message = Message(
         session=session,
         chat=sent.chat,
         message_id=sent.message_id,
-        defaults={
-            "sender": session.jid,
-            "push_name": session.profile_name,
-            "from_me": True,
-            "direction": Message.Direction.OUTBOUND,
-            "type": type_,
-            "content": content,
-            "status": sent.status if sent.status in Message.Status.values else Message.Status.SENT,
-            "timestamp": sent.timestamp,
-        },
+        sender=session.jid,
+        push_name=session.profile_name,
+        from_me=True,
+        direction=Message.Direction.OUTBOUND,
+        type=type_,
+        content=content,
+        status=sent.status if sent.status in Message.Status.values else Message.Status.SENT,
+        timestamp=sent.timestamp,
+    )
+    Message.objects.bulk_create(
+        [message],
+        update_conflicts=True,
+        unique_fields=["session", "chat", "message_id"],
+        update_fields=[
+            "sender",
+            "push_name",
+            "from_me",
+            "direction",
+            "type",
+            "content",
+            "status",
+            "timestamp",
+        ],
     )
     return message
 
 
-@transaction.atomic
-def message_send_text(*, session: Session, to: str, text: str, quoted: QuotedInput | None = None) -> Message:
-    if session.official:  # the 24-hour window and templates
-        return official_channels().send_text(session=session, to=to, text=text, quoted=quoted)
-    _prepare(session)
-    quote = _quoted(session, to, quoted)
-    with engine_errors():
-        sent = engine_for(session).send_text(str(session.pk), to, text, quote)
-    content = {"text": text, **({"quoted": {"messageId": quote.message_id}} if quote else {})}
-    return _record(session, sent, "text", content)
+def _failed_outside_window(
+    session: Session, to: str, text: str, exc: EngineOutsideWindow
+) -> OutsideCustomerWindow:
+    """The channel refused the text before sending it (24-hour window, no template fits): 409, and the
+    text recorded as a failed message once the send's own writes are rolled back."""
+    message_id = f"failed-{uuid.uuid4().hex[:20]}"
+    last = exc.last_customer_at
+    error = OutsideCustomerWindow(
+        str(exc), extra={"messageId": message_id, "lastCustomerMessageAt": last.isoformat() if last else None}
+    )
+    error.record = lambda: Message.objects.create(
+        session_id=session.pk,
+        chat=to,
+        message_id=message_id,
+        from_me=True,
+        direction=Message.Direction.OUTBOUND,
+        type="text",
+        content={"text": text, "error": OutsideCustomerWindow.code},
+        status=Message.Status.FAILED,
+    )
+    return error
 
 
-@transaction.atomic
-def message_send_contact(*, session: Session, to: str, card: ContactCard) -> Message:
-    _prepare(session)
-    with engine_errors():
-        sent = engine_for(session).send_contact(str(session.pk), to, card)
-    return _record(session, sent, "contact", {"contacts": [card.__dict__], "vcard": card.vcard()})
-
-
-@transaction.atomic
-def message_send_contacts(
-    *, session: Session, to: str, display_name: str, cards: list[ContactCard]
+def message_send_text(
+    *, session: Session, to: str, text: str, quoted: QuotedInput | None = None, savepoint: bool = True
 ) -> Message:
-    _prepare(session)
-    with engine_errors():
-        sent = engine_for(session).send_contacts(str(session.pk), to, display_name, cards)
-    return _record(
-        session, sent, "contacts", {"displayName": display_name, "contacts": [c.__dict__ for c in cards]}
+    def send(engine: Engine, session_id: str, quote: Quoted | None) -> SentMessage:
+        try:
+            return engine.send_text(session_id, to, text, quote)
+        except EngineOutsideWindow as exc:
+            if not exc.unsent:
+                raise
+            raise _failed_outside_window(session, to, text, exc) from exc
+
+    def content(done: Dispatched) -> dict[str, Any]:
+        return {"text": text, **({"quoted": {"messageId": done.quote.message_id}} if done.quote else {})}
+
+    return message_send(
+        session=session, to=to, type_="text", send=send, content=content, quoted=quoted, savepoint=savepoint
     )
 
 
-@transaction.atomic
+def message_send_contact(*, session: Session, to: str, card: ContactCard, savepoint: bool = True) -> Message:
+    return message_send(
+        session=session,
+        to=to,
+        type_="contact",
+        send=lambda engine, session_id, _: engine.send_contact(session_id, to, card),
+        content=lambda _: {"contacts": [card.__dict__], "vcard": card.vcard()},
+        savepoint=savepoint,
+    )
+
+
+def message_send_contacts(
+    *, session: Session, to: str, display_name: str, cards: list[ContactCard], savepoint: bool = True
+) -> Message:
+    return message_send(
+        session=session,
+        to=to,
+        type_="contacts",
+        send=lambda engine, session_id, _: engine.send_contacts(session_id, to, display_name, cards),
+        content=lambda _: {"displayName": display_name, "contacts": [c.__dict__ for c in cards]},
+        savepoint=savepoint,
+    )
+
+
 def message_send_location(
     *,
     session: Session,
@@ -161,26 +237,33 @@ def message_send_location(
     name: str = "",
     address: str = "",
     quoted: QuotedInput | None = None,
+    savepoint: bool = True,
 ) -> Message:
-    _prepare(session)
-    quote = _quoted(session, to, quoted)
-    with engine_errors():
-        sent = engine_for(session).send_location(
-            str(session.pk), to, latitude, longitude, name, address, quote
-        )
     location = {"latitude": latitude, "longitude": longitude, "name": name, "address": address}
-    return _record(session, sent, "location", {"location": location})
+    return message_send(
+        session=session,
+        to=to,
+        type_="location",
+        send=lambda engine, session_id, quote: engine.send_location(
+            session_id, to, latitude, longitude, name, address, quote
+        ),
+        content=lambda _: {"location": location},
+        quoted=quoted,
+        savepoint=savepoint,
+    )
 
 
-@transaction.atomic
 def message_send_buttons(
-    *, session: Session, to: str, text: str, buttons: list[Button], footer: str = ""
+    *, session: Session, to: str, text: str, buttons: list[Button], footer: str = "", savepoint: bool = True
 ) -> Message:
-    _prepare(session)
-    with engine_errors():
-        sent = engine_for(session).send_buttons(str(session.pk), to, text, buttons, footer)
-    content = {"text": text, "footer": footer, "buttons": [b.__dict__ for b in buttons]}
-    return _record(session, sent, "buttons", content)
+    return message_send(
+        session=session,
+        to=to,
+        type_="buttons",
+        send=lambda engine, session_id, _: engine.send_buttons(session_id, to, text, buttons, footer),
+        content=lambda _: {"text": text, "footer": footer, "buttons": [b.__dict__ for b in buttons]},
+        savepoint=savepoint,
+    )
 
 
 @transaction.atomic

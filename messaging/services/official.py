@@ -1,8 +1,9 @@
 """Where the services hand an official-channel session (`session.official`) to the channels.
 
-The official channels (messaging/channels/) build on these services. The few operations that take
-another path for an official session (text within the 24-hour window, media by link, read receipts, a
-revoked token) go through this one table, which the channels fill when the app starts
+The official channels (messaging/channels/) build on these services. Sends go through the engine
+contract like every engine's (GraphChannelEngine applies the 24-hour window itself, and takes media by
+link); the few other operations that take another path for an official session (read receipts, a
+revoked token, a channel's name) go through this one table, which the channels fill when the app starts
 (MessagingConfig.ready): the services never import the channels.
 """
 
@@ -11,15 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from messaging.models import Message
-
 
 @dataclass(frozen=True)
 class OfficialChannels:
-    #: `(session=, to=, text=, quoted=)`: text honouring the customer service window.
-    send_text: Callable[..., Message]
-    #: `(session=, to=, kind=, url=, caption=, file_name=)`: media the channel fetches by link.
-    send_media: Callable[..., Message]
     #: `(session=, chat=, message_id=, typing=)`: one message (and all before it) read.
     mark_read: Callable[..., None]
     #: `(session_id=, reason=)`: the channel refused the session's token.

@@ -20,6 +20,7 @@ from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
 from messaging.media import media_forget
 from messaging.models import Session
 from messaging.services.engine import engine_errors, engine_for, get_engine, require_connected
+from messaging.services.events import reporting_for
 
 
 @dataclass(frozen=True)
@@ -234,5 +235,6 @@ def sandbox_inject(*, session: Session, event: str, data: dict[str, Any]) -> dic
     around it cost two more round trips per inbound event and protected nothing)."""
     engine = _sandbox_engine(session)
     require_connected(session)
-    with engine_errors():
+    # The session read by the view serves the event's record too (reporting_for: one read per request).
+    with engine_errors(), reporting_for(session):
         return engine.inject(str(session.pk), event, data)

@@ -13,9 +13,10 @@ from django.test import Client
 from accounts.models import Account
 from accounts.services import account_signup
 from messaging.services import sessions as session_services
-from webhooks import outbox
 from webhooks.delivery_errors import customer_error_text
 from webhooks.models import Delivery
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox.posting import WEBHOOK_DELETED
 from webhooks.services import emit, webhook_create
 
 
@@ -115,7 +116,7 @@ def test_an_address_refused_at_connection_time_reads_as_refused_by_the_network_r
 def test_other_recorded_texts_read_plainly() -> None:
     assert customer_error_text("") == ""
     assert customer_error_text("HTTP 500") == "HTTP 500"
-    assert customer_error_text(outbox.WEBHOOK_DELETED) == "The webhook was deleted before delivery."
+    assert customer_error_text(WEBHOOK_DELETED) == "The webhook was deleted before delivery."
     dns = "connection error: [Errno -2] Name or service not known"
     assert customer_error_text(dns) == "DNS failure: the receiver's host name could not be resolved."
     assert customer_error_text("no complete answer within 10 s").startswith("Timed out")

@@ -13,8 +13,8 @@ from tests.messaging.graph_standin import IG_ID, PAGE_ID, VERSION
 from tests.webhooks.instance_schema import validate_envelope
 from tests.webhooks.instance_support import configure
 from tests.webhooks.support import LOOPBACK, Receiver
-from webhooks import outbox
 from webhooks.models import Delivery, Event
+from webhooks.outbox import deliveries as outbox
 
 pytestmark = pytest.mark.django_db
 

@@ -141,8 +141,9 @@ def test_engine_events_go_to_the_sink_named_in_settings(admin_client, make_sessi
     with override_settings(MESSAGING_EVENT_SINK="tests.messaging.test_event_contract.recording_sink"):
         assert admin_client.post(f"/api/sessions/{session_id}/connect").status_code == 200
     (qr,) = RECEIVED
-    assert qr["name"] == "qr" and str(qr["session_id"]) == session_id
-    assert qr["data"]["qrCode"].startswith("2@")
+    # The sink gets the typed event itself, not its wire form.
+    assert isinstance(qr["event"], QrEvent) and str(qr["session_id"]) == session_id
+    assert qr["event"].qr_code.startswith("2@")
     assert not Event.objects.exists()  # the outbox was not the sink
     # Back to the default: the outbox records the next event.
     admin_client.post(f"/api/sandbox/sessions/{session_id}/scan", {}, format="json")

@@ -219,34 +219,3 @@ def test_a_message_id_received_twice_keeps_its_first_row_and_is_emitted_twice(in
     (message,) = Message.objects.filter(session=session, message_id="3EB0REPEATED")
     assert message.content["text"] == "first"
     assert Event.objects.filter(name="message", data__id="3EB0REPEATED").count() == 2
-
-
-def test_one_inbound_message_runs_a_fixed_list_of_sql_statements(inject, session):
-    """The web tier's cost per inbound event (docs/operations.md, "Web tier"): pinned statement by
-    statement, so a query that creeps in (or a savepoint) shows here first."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from webhooks.models import Webhook
-
-    Webhook.objects.create(
-        account=session.account, session=session, url="http://127.0.0.1:9/hook", events=["message"]
-    )
-    inject(event="message", text="warm up", **{"from": CUSTOMER})  # the key is resolved and touched
-    with CaptureQueriesContext(connection) as captured:
-        assert inject(event="message", text="counted", **{"from": CUSTOMER}).status_code == 201
-    kinds = [query["sql"].split()[0].upper() for query in captured.captured_queries]
-    # emit(): its context, then the event and its delivery (one statement on PostgreSQL), in the
-    # request's transaction without a savepoint of its own.
-    emit = ["SELECT", "WITH"] if connection.vendor == "postgresql" else ["SELECT", "INSERT", "INSERT"]
-    assert kinds == [
-        "SAVEPOINT",  # the request's transaction (a savepoint inside the test's)
-        "SELECT",  # the session, for the key
-        "SELECT",  # the sandbox device, locked
-        "UPDATE",  # its message counter (the new message id)
-        "SELECT",  # the session, locked while its event is recorded
-        "INSERT",  # the message row (ON CONFLICT DO NOTHING)
-        *emit,
-        "SELECT",  # the Chatwoot mirror: none for this session
-        "RELEASE",
-    ]

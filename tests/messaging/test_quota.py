@@ -10,7 +10,7 @@ from django.db.models import F
 
 from accounts.models import Plan
 from messaging.models import DailyMessageCount, Message
-from messaging.services.messages import messages_sent_today, quota_day_bounds
+from messaging.services.quota import messages_sent_today, quota_day_bounds
 
 pytestmark = pytest.mark.django_db
 
@@ -130,3 +130,41 @@ def test_unlimited_plans_have_no_quota(admin_client, connected_session):
     assert session.account.plan.messages_per_day is None
     for _ in range(3):
         assert _send(admin_client, str(session.pk)).status_code == 200
+
+
+def test_concurrent_sends_never_take_more_than_the_quota(transactional_db, make_account, make_key):
+    """Eight sends at once against a quota of three: three pass, five are refused, three are counted
+    (the one-statement quota re-checks the limit on the row as a concurrent send left it)."""
+    import threading
+
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    free = make_account(plan_name="Free")
+    free.plan.messages_per_day = 3
+    free.plan.save()
+    key = make_key("admin", for_account=free)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=key)
+    session_id = client.post("/api/sessions", {"name": "busy"}, format="json").json()["id"]
+    client.post(f"/api/sessions/{session_id}/connect")
+    client.post(f"/api/sandbox/sessions/{session_id}/scan")
+    start, statuses = threading.Barrier(8), []
+
+    def send() -> None:
+        own = APIClient()
+        own.credentials(HTTP_X_API_KEY=key)
+        start.wait()
+        try:
+            statuses.append(_send(own, session_id).status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(statuses) == [200] * 3 + [429] * 5
+    assert messages_sent_today(free) == 3
+    assert Message.objects.filter(session_id=session_id, from_me=True).count() == 3

@@ -15,7 +15,7 @@ from tests.webhooks.instance_support import (
     message,
 )
 from webhooks.models import Delivery, Event, Webhook
-from webhooks.policy import INSTANCE
+from webhooks.outbox.policy import INSTANCE
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.webhooks.instance_support import configure, deliveries_of, instance_session, message
-from webhooks import outbox
 from webhooks.models import Delivery, Webhook
+from webhooks.outbox import deliveries as outbox
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Claim heartbeats (webhooks.lease) and the sweeper's schedule: a running drain keeps its claims, a
+"""Claim heartbeats (webhooks.outbox.lease) and the sweeper's schedule: a running drain keeps its claims, a
 dead one's lapse after one lease."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from django.core.cache import cache
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from webhooks import outbox
-from webhooks.lease import Keeper
 from webhooks.models import Delivery, Webhook
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox.lease import Keeper
 from webhooks.services import emit
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +39,7 @@ def _claimed(session, hook) -> tuple[str, Delivery]:
 
 
 def test_a_claim_held_past_a_quarter_lease_is_renewed_and_cannot_be_taken(session, hook, short_lease):
-    keeper = Keeper(background=False)
+    keeper = Keeper(outbox.TABLE, background=False)
     token, delivery = _claimed(session, hook)
     with keeper.claim(token):
         time.sleep(0.6)
@@ -53,7 +53,7 @@ def test_a_claim_held_past_a_quarter_lease_is_renewed_and_cannot_be_taken(sessio
 
 
 def test_a_fresh_claim_is_not_renewed_so_quick_drains_cost_no_extra_query(session, hook, short_lease):
-    keeper = Keeper(background=False)
+    keeper = Keeper(outbox.TABLE, background=False)
     token, _ = _claimed(session, hook)
     with keeper.claim(token):
         assert keeper.renew_due() == 0
@@ -66,7 +66,7 @@ def test_a_claim_nobody_renews_lapses_after_one_lease(session, hook, short_lease
 
 
 def test_a_held_send_slot_is_kept_alive_while_the_drain_runs(short_lease):
-    keeper = Keeper(background=False)
+    keeper = Keeper(outbox.TABLE, background=False)
     cache.add("lease-test-slot", 1, timeout=2)
     with keeper.slot("lease-test-slot"):
         time.sleep(0.6)

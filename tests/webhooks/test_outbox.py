@@ -16,8 +16,10 @@ import pytest
 import standardwebhooks
 from django.utils import timezone
 
-from webhooks import outbox, throttle
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import throttle
+from webhooks.outbox.lease import Keeper
 from webhooks.services import emit, webhook_delete, webhook_update
 
 pytestmark = pytest.mark.django_db
@@ -398,16 +400,24 @@ def test_what_waits_behind_a_batch_out_for_long_gets_one_hint(
     waiting = _delivery(session)
     url = waiting.target_url
     assert throttle.hint_wanted(url)  # held by the drain whose batch is out
-    long_out = outbox._InFlight(url, waiting.pk, time.monotonic() - 0.6)
-    just_out = outbox._InFlight("https://receiver.example/other", waiting.pk, time.monotonic())
-    outbox._in_flight.update({"long": long_out, "short": just_out})
-    try:
-        with django_capture_on_commit_callbacks(execute=False) as callbacks:
-            outbox._help_long_batches()
-            outbox._help_long_batches()  # once per batch
-        assert len(callbacks) == 1 and long_out.helped and not just_out.helped
-    finally:
-        outbox._in_flight.clear()
+    keeper = Keeper(outbox.TABLE, background=False)
+    helped: list[str] = []
+
+    def helper(target: str):
+        return lambda: (helped.append(target), outbox.help_behind(target, waiting.pk))
+
+    other = "https://receiver.example/other"
+    with (
+        django_capture_on_commit_callbacks(execute=False) as callbacks,
+        keeper.claim("long", long_after=0.5, when_long=helper(url)),
+    ):
+        start = time.monotonic()
+        keeper.beat(now=start + 0.1)  # not long yet
+        # Out since about `start`: at +0.6 not yet past its 0.7.
+        with keeper.claim("short", long_after=0.7, when_long=helper(other)):
+            keeper.beat(now=start + 0.55)
+            keeper.beat(now=start + 0.6)  # once per batch
+    assert helped == [url] and len(callbacks) == 1
 
 
 def test_a_hint_carrying_the_url_from_before_a_patch_still_reaches_the_new_url(hook, session, make_receiver):

@@ -1,5 +1,5 @@
-"""Writing a batch's outcomes (webhooks.recording): one statement on PostgreSQL, a transaction elsewhere;
-only what the claim still holds is written."""
+"""Writing a batch's outcomes (webhooks.outbox.recording): one statement on PostgreSQL, a transaction
+elsewhere; only what the claim still holds is written."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from webhooks import outbox, recording
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import recording
+from webhooks.outbox.sql import Outcome
 from webhooks.services import emit
-from webhooks.sql import Outcome
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,9 @@ from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
 from config.celery import app
-from webhooks import outbox, retention
 from webhooks.models import Delivery, DeliveryAttempt, Event, Webhook
+from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import retention
 from webhooks.services import emit
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""The delivery sweeper runs every 5 s instead of 30 s: with short, renewed claim leases (webhooks.lease)
+"""The delivery sweeper runs every 5 s instead of 30 s: with short, renewed claim leases (webhooks.outbox.lease)
 a killed worker's deliveries are found within seconds. A schedule staff already changed is left alone."""
 
 from django.db import migrations

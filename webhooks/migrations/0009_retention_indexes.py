@@ -1,4 +1,4 @@
-"""Indexes the retention purge walks (webhooks.retention): delivered rows by `delivered_at` (partial:
+"""Indexes the retention purge walks (webhooks.outbox.retention): delivered rows by `delivered_at` (partial:
 a row enters it once, when it is delivered) and events by (created_at, id).
 
 On PostgreSQL they are built CONCURRENTLY (hence a non-atomic migration): the tables they index are the

@@ -1,6 +1,6 @@
 """The retention purge as a django-celery-beat row (staff can edit its schedule in the admin): every
 hour, delivered deliveries, their attempts and the events no delivery needs any more, older than
-PONTE_DELIVERY_RETENTION_DAYS (webhooks.retention)."""
+PONTE_DELIVERY_RETENTION_DAYS (webhooks.outbox.retention)."""
 
 from django.db import migrations
 

@@ -38,6 +38,7 @@ VALUE_TYPES: dict[str, type] = {
         base.ContactCard,
         base.Button,
         base.SentMessage,
+        base.SentTemplate,
         base.ContactStatus,
         base.Participant,
         base.GroupInfo,

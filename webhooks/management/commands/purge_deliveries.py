@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from webhooks import retention
+from webhooks.outbox import retention
 
 
 class Command(BaseCommand):

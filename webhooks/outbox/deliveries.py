@@ -8,10 +8,10 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
   (for up to PONTE_WEBHOOK_DRAIN_SECONDS, then it hands over to a new hint so other targets get turns).
   One claim per batch instead of per delivery is what lets a worker keep up with a busy receiver;
 * a claim is a conditional UPDATE (due and waiting, or `sending` past its lease), so two drains never
-  send one delivery at once; a running drain renews its claims (webhooks.lease), so the lease is short
+  send one delivery at once; a running drain renews its claims (webhooks.outbox.lease), so the lease is short
   and a killed worker's claims lapse within seconds;
 * the outcome is written only by the holder of the claim (`claim_token`);
-* a drain holds one of its target's send slots (webhooks.throttle), so a hanging receiver holds a few
+* a drain holds one of its target's send slots (webhooks.outbox.throttle), so a hanging receiver holds a few
   worker threads, not all of them. A hint that finds every slot taken leaves: each holder looks again
   for due deliveries after it lets go of its slot;
 * the sweeper re-enqueues rows that are due but were never picked up (a lost message) and rows stuck in
@@ -20,12 +20,12 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
 
 from __future__ import annotations
 
-import json
+import functools
 import logging
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -33,26 +33,19 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from net.transport import PostResult, UnsafeTarget, safe_post
-from webhooks import lease, metrics, recording, retention, sql, throttle
-from webhooks.hints import enqueue_on_commit
-from webhooks.meta import stamp_dispatch
-from webhooks.models import Delivery, DeliveryAttempt
-from webhooks.policy import policy_for
-from webhooks.signing import delivery_headers
-from webhooks.sql import Claimed, Outcome
+from config.metrics import Reading
+from webhooks.models import Delivery
+from webhooks.outbox import metrics, posting, recording, retention, sql, throttle
+from webhooks.outbox.hints import enqueue_on_commit
+from webhooks.outbox.lease import Keeper
+from webhooks.outbox.sql import Claimed
+from webhooks.outbox.table import JobTable
 
 logger = logging.getLogger(__name__)
 
 DEAD_LETTER_RETENTION = retention.DEAD_LETTER_RETENTION
 WAITING = [Delivery.Status.PENDING, Delivery.Status.FAILED]
 FINISHED = [Delivery.Status.DELIVERED, Delivery.Status.DEAD]
-WEBHOOK_DELETED = "Webhook deleted before delivery."
-
-
-def render_body(payload: Any) -> bytes:
-    """The exact bytes POSTed and signed; the same on every attempt."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 # --- Claims --------------------------------------------------------------------------------------
@@ -84,44 +77,12 @@ def _due_exists(target_url: str) -> bool:
 # --- Sending -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Sent:
-    """One delivery of a batch and what became of its POST (`result` None: nothing was sent)."""
-
-    delivery: Claimed
-    result: PostResult | None
-    started_at: datetime
-    finished_at: datetime
-
-
-def _post(delivery: Claimed) -> Sent:
-    if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook_id is None:
-        now = timezone.now()
-        return Sent(delivery, None, now, now)
-    sent_at = timezone.now()
-    # The messenger ordering block says when this attempt was dispatched (webhooks.meta).
-    body = render_body(stamp_dispatch(delivery.payload, int(sent_at.timestamp() * 1000)))
-    headers = delivery_headers(
-        secret=delivery.secret or "", msg_id=delivery.dispatch_id, body=body, sent_at=sent_at
-    )
-    try:
-        result = safe_post(
-            delivery.target_url,
-            body=body,
-            headers=headers,
-            timeout=delivery.timeout_seconds,
-        )
-    except UnsafeTarget as exc:  # the address was refused when connecting: a failed attempt
-        result = PostResult(status=None, body_excerpt="", duration_ms=0, error=f"Refused target: {exc}")
-    return Sent(delivery, result, sent_at, timezone.now())
-
-
-def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[Sent], list[Claimed], bool]:
+def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[posting.Sent], list[Claimed], bool]:
     """POST the batch in order: (sent, not sent, target found slow). A slow or timed-out answer, or the
     drain's deadline, stops the batch: the rest is given back rather than held behind a bad receiver."""
-    sent: list[Sent] = []
+    sent: list[posting.Sent] = []
     for index, delivery in enumerate(batch):
-        outcome = _post(delivery)
+        outcome = posting.attempt(delivery)
         sent.append(outcome)
         result = outcome.result
         slow = result is not None and throttle.is_too_slow(result.duration_ms, result.error)
@@ -133,55 +94,13 @@ def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[Sent], l
 # --- Recording -----------------------------------------------------------------------------------
 
 
-def _apply(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | None]:
-    """A sent delivery's outcome: (outcome name, new state, attempt row, retry delay). Times are its own
-    POST's, not the batch's."""
-    delivery, result, finished_at = sent.delivery, sent.result, sent.finished_at
-    if result is None:  # the registered webhook was deleted: nothing to sign with, nothing sent
-        state = Outcome(
-            Delivery.Status.DEAD, delivery.attempt_count, None, WEBHOOK_DELETED, dead_at=finished_at
-        )
-        return "dead", state, None, None
-    policy = policy_for(delivery.kind)
-    number = delivery.attempt_count + 1
-    verdict = policy.outcome(status=result.status, error=result.error)
-    if verdict == "retry" and (delivery.resend_pending or number >= delivery.max_attempts):
-        # Attempts used up; a resend is one attempt and never starts a new retry chain.
-        verdict = "give_up"
-    outcome = {"delivered": "delivered", "retry": "retry", "give_up": "dead"}[verdict]
-    error = (result.error or "")[:500]
-    attempt = DeliveryAttempt(
-        delivery_id=delivery.pk,
-        number=number,
-        scheduled_at=delivery.scheduled_at,
-        started_at=sent.started_at,
-        finished_at=finished_at,
-        status_code=result.status,
-        duration_ms=result.duration_ms,
-        response_excerpt=(result.body_excerpt or "")[: DeliveryAttempt.RESPONSE_EXCERPT_CHARS],
-        error=error,
-        outcome=outcome,
-        requested_by_id=delivery.resend_requested_by_id if delivery.resend_pending else None,
-    )
-    delay = None
-    if outcome == "delivered":
-        state = Outcome(Delivery.Status.DELIVERED, number, result.status, error, delivered_at=finished_at)
-    elif outcome == "retry":
-        delay = policy.delay_before(number + 1)
-        retry_at = finished_at + timedelta(seconds=delay)
-        state = Outcome(Delivery.Status.FAILED, number, result.status, error, next_attempt_at=retry_at)
-    else:
-        state = Outcome(Delivery.Status.DEAD, number, result.status, error, dead_at=finished_at)
-    return outcome, state, attempt, delay
-
-
-def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
-    """Write the batch's attempts and outcomes at once (webhooks.recording): {delivery id: outcome}.
+def _record_batch(sent: list[posting.Sent], token: str) -> dict[int, str]:
+    """Write the batch's attempts and outcomes at once (webhooks.outbox.recording): {delivery id: outcome}.
 
     Only deliveries still held by this claim are written: one whose lease ran out and was claimed again
     belongs to its new holder ("not-claimed" here).
     """
-    applied = {item.delivery.pk: (item.delivery, *_apply(item)) for item in sent}
+    applied = {item.delivery.pk: (item.delivery, *posting.judged(item)) for item in sent}
     states = [(pk, state) for pk, (_d, _o, state, _a, _r) in applied.items()]
     attempts = [attempt for _d, _o, _s, attempt, _r in applied.values() if attempt is not None]
     held = recording.record_batch(states, attempts, token=token, now=timezone.now())
@@ -199,45 +118,47 @@ def _record_batch(sent: list[Sent], token: str) -> dict[int, str]:
 # --- Draining a target ---------------------------------------------------------------------------
 
 
-@dataclass
-class _InFlight:
-    target_url: str
-    hint_id: int
-    since: float  # monotonic
-    helped: bool = False
+TABLE = JobTable(
+    Delivery,
+    finished=Delivery.Status.DELIVERED,
+    finished_at="delivered_at",
+    lease_setting="PONTE_WEBHOOK_CLAIM_LEASE_SECONDS",
+    name="webhooks",
+)
+keeper = Keeper(TABLE)
 
 
-# Batches on their way in this process, by claim token: the lease keeper's beat looks for long ones.
-_in_flight: dict[str, _InFlight] = {}
+def collect() -> list[Reading]:
+    """The deliveries' gauges at scrape time (PONTE_METRICS_COLLECTORS)."""
+    return metrics.table_readings(
+        TABLE,
+        "ponte_webhook",
+        due_help="Deliveries due and not yet sent.",
+        dead_help="Dead letters kept (7 days).",
+    )
 
 
-def _help_long_batches() -> None:
+def help_behind(target_url: str, hint_id: int) -> None:
     """A drain keeps its target's hint flag while it runs (delivery_attempt), so events committed
     meanwhile wait for its next batch. When a batch has been out for half of PONTE_WEBHOOK_SLOW_SECONDS
-    (a slow or hanging receiver), what waits behind it gets a hint of its own, once per batch: another
-    worker thread sends it, up to the target's slot cap, as when each event brought its own hint."""
-    now = time.monotonic()
-    threshold = float(settings.PONTE_WEBHOOK_SLOW_SECONDS) / 2
-    for batch in list(_in_flight.values()):
-        if batch.helped or now - batch.since < threshold:
-            continue
-        batch.helped = True
-        throttle.hint_taken(batch.target_url)
-        if _due_exists(batch.target_url):
-            enqueue_on_commit([(batch.hint_id, batch.target_url)], force=True)
-
-
-lease.keeper.on_beat = _help_long_batches
+    (a slow or hanging receiver), what waits behind it gets a hint of its own (the keeper's beat calls
+    this once per batch): another worker thread sends it, up to the target's slot cap, as when each
+    event brought its own hint."""
+    throttle.hint_taken(target_url)
+    if _due_exists(target_url):
+        enqueue_on_commit([(hint_id, target_url)], force=True)
 
 
 @dataclass
 class Drained:
     """What one drain did: outcomes by delivery id; `stopped`: the target is slow or the time is up
-    (the caller hands over to a new hint); `no_slot`: every send slot was held, nothing was tried."""
+    (the caller hands over to a new hint); `no_slot`: every send slot was held, nothing was tried;
+    `flag_down`: it found nothing more in time, and lowered the target's hint flag with its slot."""
 
     outcomes: dict[int, str]
     stopped: bool = False
     no_slot: bool = False
+    flag_down: bool = False
 
 
 def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
@@ -254,21 +175,23 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
         return drained
     slow = answered = recruited = False
     try:
-        with lease.keeper.slot(slot):
+        with keeper.slot(slot):
             while True:  # at least one batch, however short the time left
                 limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
                 token, batch = deliveries_claim(target_url, limit=limit)
                 if not batch:
+                    drained.flag_down = time.monotonic() < deadline
                     return drained
                 if len(batch) == limit and not was_slow and not recruited:
                     enqueue_on_commit([(hint_id, target_url)], force=True)
                     recruited = True
-                with lease.keeper.claim(token):  # renewed while the batch is on its way
-                    _in_flight[token] = _InFlight(target_url, hint_id, time.monotonic())
-                    try:
-                        sent, unsent, slow = _send_batch(batch, deadline=deadline)
-                    finally:
-                        _in_flight.pop(token, None)
+                # Renewed while the batch is on its way; what waits behind a long one gets help.
+                with keeper.claim(
+                    token,
+                    long_after=float(settings.PONTE_WEBHOOK_SLOW_SECONDS) / 2,
+                    when_long=functools.partial(help_behind, target_url, hint_id),
+                ):
+                    sent, unsent, slow = _send_batch(batch, deadline=deadline)
                     if unsent:
                         _unclaim(unsent, token)
                     drained.outcomes.update(_record_batch(sent, token))
@@ -277,17 +200,19 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
                 if slow or time.monotonic() >= deadline:
                     drained.stopped = True
                     return drained
-                if len(batch) < limit:
-                    return drained  # that was all; the caller looks again once the slot is free
+                if len(batch) < limit:  # that was all; the caller looks again once the slot is free
+                    drained.flag_down = time.monotonic() < deadline
+                    return drained
     finally:
-        throttle.slot_release(slot)
+        # Nothing more found: the hint flag goes down with the slot, one round trip for both.
+        throttle.slot_release(slot, hint_taken_for=target_url if drained.flag_down else None)
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
 
 
 def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
     """Handle a hint: drain the delivery's target if anything is due there; what became of the delivery.
 
-    The target's hint flag (webhooks.throttle) stays set while the drain runs, so the events committed
+    The target's hint flag (webhooks.outbox.throttle) stays set while the drain runs, so the events committed
     meanwhile add no hints: this drain takes them in its next batch. Only when it finds nothing more
     does it clear the flag, then looks once more: a delivery committed just before the flag was cleared
     is sent here, one committed after publishes its own hint.
@@ -308,15 +233,14 @@ def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
         outcomes.update(drained.outcomes)
         if drained.no_slot:
             break  # the slots' holders clear the flag and look again when they let go
-        if drained.stopped or time.monotonic() >= deadline:
+        if not drained.flag_down:  # stopped (a slow target) or out of time
             if _due_exists(target_url):
                 # A new hint waits behind other targets' hints (a slow target's, a moment more).
                 slow = throttle.is_slow(target_url)
                 delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if slow else 0
                 enqueue_on_commit([(delivery_id, target_url)], countdown=delay, force=True)
             break
-        # The last claim found no more than it took: nothing else was due then.
-        throttle.hint_taken(target_url)
+        # The last claim found no more than it took: nothing else was due then, and the flag is down.
         if not _due_exists(target_url) or not throttle.hint_wanted(target_url):
             break  # nothing left, or a newer hint is on its way for what is
     if delivery_id in outcomes:
@@ -390,11 +314,11 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
 def next_lapse_in() -> float | None:
     """Seconds until the oldest claim now held lapses, unless renewed (None: nothing is claimed). A
     starting worker sweeps then: claims a killed worker left are free from that moment."""
-    return lease.oldest_claim_lapse_in(Delivery.objects.filter(status=Delivery.Status.SENDING), _lease())
+    return TABLE.next_lapse_in()
 
 
 def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:
     """Delete dead letters kept longer than the retention (7 days) and their attempts, in small batches
-    (webhooks.retention); how many dead letters."""
+    (webhooks.outbox.retention); how many dead letters."""
     totals = retention.deliveries_purge(delivered=False, events=False, dead_kept_for=older_than)
     return totals.dead_letters

@@ -1,9 +1,12 @@
-"""Delivery policies per kind of target: timeout, attempts, backoff and what counts as success.
+"""Schedules of the outbox's clients: timeout, attempts, backoff and what counts as success.
 
 Registered webhooks: success is a status below 400 within 10 s; anything else is
 retried after 0, 1, 4, 16, 64 s (attempts past the fifth keep waiting 64 s) up to `retryCount`
 attempts. Instance webhooks: 5 attempts, exponential backoff, 8 s timeout; timeouts, 5xx and 429 are
 retried, other 4xx are final.
+
+The Chatwoot mirror's jobs retry on the registered-webhook schedule. `settle` turns a client's verdict
+into the job's end (delivered, retried later, dead), the same for every client.
 
 `PONTE_WEBHOOK_RETRY_DELAY_SCALE` multiplies every delay (tests run the schedule at 1/100 speed).
 """
@@ -40,6 +43,28 @@ class DeliveryPolicy:
         if is_client_error(status):
             return "retry" if self.retry_client_errors else "give_up"
         return "retry"
+
+    def settle(
+        self, verdict: Outcome, *, number: int, max_attempts: int, last_chance: bool = False
+    ) -> Settled:
+        """What attempt `number` of a job comes to, judged `verdict` by its client: delivered, retried
+        after a delay on this schedule, or dead (attempts used up; `last_chance`: a resend, which is one
+        attempt and never starts a new retry chain). The same for every client of the outbox."""
+        if verdict == "retry" and (last_chance or number >= max_attempts):
+            verdict = "give_up"
+        if verdict == "delivered":
+            return Settled("delivered", None)
+        if verdict == "retry":
+            return Settled("retry", self.delay_before(number + 1))
+        return Settled("dead", None)
+
+
+@dataclass(frozen=True)
+class Settled:
+    """An attempt's end: "delivered", "retry" (after `delay` seconds) or "dead"."""
+
+    outcome: Literal["delivered", "retry", "dead"]
+    delay: float | None
 
 
 # A timeout (408) or a throttle (429) is the receiver's passing state, unlike the rest of 4xx.

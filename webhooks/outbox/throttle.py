@@ -81,9 +81,16 @@ def slot_acquire(target_url: str, *, slow: bool) -> str | None:
     return None
 
 
-def slot_release(key: str | None) -> None:
-    if key:
-        cache.delete(key)
+def slot_release(key: str | None, *, hint_taken_for: str | None = None) -> None:
+    """Give the slot back; with `hint_taken_for`, lower that target's hint flag too (hint_taken), in
+    the same round trip: a drain that found nothing more does both as it ends."""
+    keys = [key] if key else []
+    if hint_taken_for is not None and _shared_cache():
+        keys.append(_key(hint_taken_for, "hinted"))
+    if len(keys) == 1:
+        cache.delete(keys[0])
+    elif keys:
+        cache.delete_many(keys)
 
 
 # --- Hint flag -----------------------------------------------------------------------------------

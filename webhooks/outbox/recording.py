@@ -18,8 +18,19 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Model
 
-from webhooks.rows import _insert, _row, column, cursor, fetch, in_list, insert_many, qn, table, to_db
-from webhooks.sql import Outcome, held_statement, record_statement
+from webhooks.outbox.rows import (
+    column,
+    cursor,
+    fetch,
+    in_list,
+    insert_many,
+    insert_parts,
+    qn,
+    row_values,
+    table,
+    to_db,
+)
+from webhooks.outbox.sql import Outcome, held_statement, record_statement
 
 # The outcome columns, each with the Delivery field whose type it has.
 _OUTCOME_FIELDS = (
@@ -60,7 +71,7 @@ def _statement() -> str:
     def kept(name: str, value: str) -> str:  # a NULL in the outcome leaves the column as it is
         return f"{column(d, name)} = COALESCE(outcome.{value}, {t}.{column(d, name)})"
 
-    _sql, fields, _generated = _insert(a, connection.vendor)
+    _sql, fields, _generated = insert_parts(a, connection.vendor)
     columns = ", ".join(qn(f.column) for f in fields)
     attempt_arrays = ", ".join(f"%(a_{f.column})s{_array(a, f.name)}" for f in fields)
     return (
@@ -93,8 +104,8 @@ def _in_one_statement(
     outcome_rows = [_outcome_values(pk, outcome) for pk, outcome in states]
     for index, (key, _field) in enumerate(_OUTCOME_FIELDS):
         params[f"o_{key}"] = [row[index] for row in outcome_rows]
-    _sql, fields, _generated = _insert(a, connection.vendor)
-    attempt_rows = [_row(attempt, fields) for attempt in attempts]
+    _sql, fields, _generated = insert_parts(a, connection.vendor)
+    attempt_rows = [row_values(attempt, fields) for attempt in attempts]
     for f in fields:
         params[f"a_{f.column}"] = [row[f.column] for row in attempt_rows]
     with cursor(prepare=True) as cur:

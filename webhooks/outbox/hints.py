@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import transaction
 
 from config.breaker import Breaker
-from webhooks import throttle
+from webhooks.outbox import throttle
 
 logger = logging.getLogger(__name__)
 

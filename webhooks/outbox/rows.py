@@ -1,6 +1,6 @@
 """Rows written and read through a cursor, typed by the models' own fields.
 
-The outbox's hot statements (webhooks.sql) skip the ORM's query building but not its types: table and
+The outbox's hot statements (webhooks.outbox.sql) skip the ORM's query building but not its types: table and
 column names come from the models' `_meta`, values are converted by the fields themselves (`pre_save`,
 `get_db_prep_save`, the read converters), so the rows are the ORM's own. Statements bind named
 parameters (`%(name)s`, given a dict) and rows are read by column name.
@@ -83,7 +83,7 @@ def from_db(model: type[Model], name: str, value: Any) -> Any:
 
 
 @cache
-def _insert(model: type[Model], vendor: str) -> tuple[str, list[Field], Field | None]:
+def insert_parts(model: type[Model], vendor: str) -> tuple[str, list[Field], Field | None]:
     """INSERT text for every local column but a database-generated key (the caller may return it)."""
     meta = model._meta
     generated = meta.pk if meta.pk.db_returning else None
@@ -93,7 +93,7 @@ def _insert(model: type[Model], vendor: str) -> tuple[str, list[Field], Field | 
     return f"INSERT INTO {table(model)} ({names}) VALUES ({placeholders})", fields, generated
 
 
-def _row(obj: Model, fields: list[Field]) -> dict[str, Any]:
+def row_values(obj: Model, fields: list[Field]) -> dict[str, Any]:
     # The thread's connection itself: through the `connection` proxy every attribute the fields read
     # is a thread-local lookup (a third of this function's time).
     db = connections[DEFAULT_DB_ALIAS]
@@ -104,11 +104,11 @@ def insert(obj: Model) -> None:
     """Write one new model instance (its constructor filled the defaults) and set its generated key.
 
     As `save()` on a new row would, without its signals (the outbox models have none)."""
-    sql, fields, generated = _insert(type(obj), connection.vendor)
+    sql, fields, generated = insert_parts(type(obj), connection.vendor)
     if generated is not None:
         sql += f" RETURNING {qn(generated.column)}"
     with cursor(prepare=True) as cur:
-        cur.execute(sql, _row(obj, fields))
+        cur.execute(sql, row_values(obj, fields))
         if generated is not None:
             setattr(obj, generated.attname, cur.fetchone()[0])
     obj._state.adding = False
@@ -119,46 +119,81 @@ def insert_many(objs: Sequence[Model]) -> None:
     """`insert` for several instances of one model whose keys are not needed afterwards."""
     if not objs:
         return
-    sql, fields, _generated = _insert(type(objs[0]), connection.vendor)
+    sql, fields, _generated = insert_parts(type(objs[0]), connection.vendor)
     with cursor(prepare=True) as cur:
-        cur.executemany(sql, [_row(obj, fields) for obj in objs])
+        cur.executemany(sql, [row_values(obj, fields) for obj in objs])
 
 
 def insert_with_children(parent: Model, children: Sequence[Model], *, unique: str) -> None:
     """Write a new instance whose key the caller set and new instances of one other model in one round
     trip (PostgreSQL: a data-modifying WITH, multi-row VALUES, RETURNING the generated keys matched by
-    the children's client-set `unique` field); elsewhere one statement each. Sets the children's keys.
-
-    emit() writes an event and its deliveries so: a round trip less for every event."""
+    the children's client-set `unique` field); elsewhere one statement each. Sets the children's keys."""
     if not children or connection.vendor != "postgresql":
         insert(parent)
         for child in children:
             insert(child)
         return
-    parent_sql, parent_fields, parent_generated = _insert(type(parent), connection.vendor)
-    child_sql, child_fields, generated = _insert(type(children[0]), connection.vendor)
-    if parent_generated is not None or generated is None:
-        raise ValueError("the parent's key must be set by the caller and the children's generated")
-    params = {f"p_{key}": value for key, value in _row(parent, parent_fields).items()}
+    statement, params = insert_with_children_statement(parent, children, unique=unique)
+    with cursor(prepare=True) as cur:  # one text per number of children: a handful
+        cur.execute(statement, params)
+        keys = {value: key for key, value in cur.fetchall()}
+    finish_inserted(parent, children, keys, unique=unique)
+
+
+def insert_with_children_statement(
+    parent: Model,
+    children: Sequence[Model],
+    *,
+    unique: str,
+    before: str = "",
+    computed: Mapping[str, str] | None = None,
+    returning: str = "",
+) -> tuple[str, dict[str, Any]]:
+    """insert_with_children's statement (PostgreSQL) and its parameters. `before`: a WITH query put
+    first (`name AS (...)`); `computed`: parent columns given as SQL expressions (of `before`'s
+    results) instead of parameters; `returning`: one more expression to return. The rows returned are
+    (child key, child `unique`, `returning`) — or, without children, (`returning`,)."""
+    parent_sql, parent_fields, parent_generated = insert_parts(type(parent), connection.vendor)
+    if parent_generated is not None:
+        raise ValueError("the parent's key must be set by the caller")
+    computed = computed or {}
+    values = row_values(parent, parent_fields)
+    params = {f"p_{key}": value for key, value in values.items() if key not in computed}
+    parent_sql = parent_sql.replace("%(", "%(p_")
+    for name, expression in computed.items():
+        parent_sql = parent_sql.replace(f"%(p_{name})s", expression, 1)
+    extra = f", {returning}" if returning else ""
+    if not children:
+        head = f"WITH {before} " if before else ""
+        return f"{head}{parent_sql} RETURNING {returning or '1'}", params
+    child_sql, child_fields, generated = insert_parts(type(children[0]), connection.vendor)
+    if generated is None:
+        raise ValueError("the children's keys must be generated")
     rows = []
     for n, child in enumerate(children):
-        row = _row(child, child_fields)
+        row = row_values(child, child_fields)
         params.update({f"c{n}_{key}": value for key, value in row.items()})
         rows.append("(" + ", ".join(f"%(c{n}_{f.column})s" for f in child_fields) + ")")
     head, _values = child_sql.split(" VALUES ", 1)
     unique_column = qn(type(children[0])._meta.get_field(unique).column)
+    first = f"{before}, " if before else ""
     statement = (
-        "WITH parent AS (" + parent_sql.replace("%(", "%(p_") + ") "
-        f"{head} VALUES {', '.join(rows)} RETURNING {qn(generated.column)}, {unique_column}"
+        f"WITH {first}parent AS ({parent_sql}) "
+        f"{head} VALUES {', '.join(rows)} RETURNING {qn(generated.column)}, {unique_column}{extra}"
     )
-    with cursor(prepare=True) as cur:  # one text per number of children: a handful
-        cur.execute(statement, params)
-        keys = {value: key for key, value in cur.fetchall()}
+    return statement, params
+
+
+def finish_inserted(
+    parent: Model, children: Sequence[Model], keys: Mapping[Any, Any], *, unique: str
+) -> None:
+    """Mark instances written by insert_with_children_statement as saved; set the children's keys from
+    `keys` ({unique value: key})."""
     for obj in (parent, *children):
         obj._state.adding = False
         obj._state.db = connection.alias
     for child in children:
-        setattr(child, generated.attname, keys[getattr(child, unique)])
+        setattr(child, type(child)._meta.pk.attname, keys[getattr(child, unique)])
 
 
 def fetch(sql: str, params: Mapping[str, Any], *, prepare: bool = False) -> list[dict[str, Any]]:

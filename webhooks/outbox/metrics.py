@@ -1,5 +1,5 @@
-"""What the outbox tells operators: a log line and a count per delivery attempt, and the queue's gauges
-at scrape time (config/metrics.py; docs/operations.md "Metrics" and "Logs").
+"""What the outbox tells operators: a log line and a count per delivery attempt, and each client's
+queue gauges at scrape time (config/metrics.py; docs/operations.md "Metrics" and "Logs").
 
 An attempt's log line carries the request id stored on its delivery (the request that caused the event),
 the delivery and dispatch ids, the kind, the attempt number, the outcome, the receiver's status and the
@@ -14,12 +14,10 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.utils import timezone
-
 from config import metrics
 from config.metrics import Reading
-from webhooks.models import Delivery
-from webhooks.policy import is_client_error, policy_for
+from webhooks.outbox.policy import is_client_error, policy_for
+from webhooks.outbox.table import JobTable
 
 logger = logging.getLogger("ponte.delivery")
 
@@ -86,13 +84,10 @@ def _log_attempt(item: Any, outcome: str, status: int | None) -> None:
     )
 
 
-def collect() -> list[Reading]:
-    """At scrape time: deliveries due and not yet sent, and dead letters (partial and status indexes)."""
-    due = Delivery.objects.filter(
-        status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED], next_attempt_at__lte=timezone.now()
-    ).count()
-    dead = Delivery.objects.filter(status=Delivery.Status.DEAD).count()
+def table_readings(table: JobTable, prefix: str, *, due_help: str, dead_help: str) -> list[Reading]:
+    """At scrape time, for any client's job table: `<prefix>_queue_depth` (jobs due and not yet
+    attempted) and `<prefix>_dead_letters` (the tables' partial and status indexes)."""
     return [
-        Reading("ponte_webhook_queue_depth", "Deliveries due and not yet sent.", values={(): due}),
-        Reading("ponte_webhook_dead_letters", "Dead letters kept (7 days).", values={(): dead}),
+        Reading(f"{prefix}_queue_depth", due_help, values={(): table.due_count()}),
+        Reading(f"{prefix}_dead_letters", dead_help, values={(): table.dead_count()}),
     ]

@@ -7,7 +7,8 @@ in small batches, so the hot tables stay the size of the retention window.
 * dead letters (and their attempts) 7 days after they died, whatever the setting (docs/webhooks.md);
 * events older than the retention that no delivery refers to any more (a delivery still waiting, being
   retried or kept as a dead letter keeps its event), except the latest event of each conversation
-  (session, chat): emit() numbers the next event after it, so the sequence never starts again at 1.
+  (session, chat), kept as where it stands. (The numbering no longer depends on it: emit() takes the
+  next number from the conversation's counter, webhooks.models.EventSequence.)
 
 Each batch is one short transaction of at most `batch_size` rows (PONTE_DELIVERY_PURGE_BATCH). A batch
 of deliveries selects them with FOR UPDATE SKIP LOCKED on PostgreSQL (a row being resent is left for
@@ -31,8 +32,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from webhooks import sql
 from webhooks.models import Delivery, DeliveryAttempt, Event
+from webhooks.outbox import sql
 
 DEAD_LETTER_RETENTION = timedelta(days=7)
 

@@ -21,17 +21,21 @@ from functools import cache
 from typing import Any
 
 from django.db import connection
+from django.db.models import Model
 
-# The row helpers live in webhooks.rows; callers reach them through this module too (sql.column...).
-from webhooks.rows import (  # noqa: F401
+# The row helpers live in webhooks.outbox.rows; callers reach them through this module too (sql.column...).
+from webhooks.outbox.rows import (  # noqa: F401
     column,
+    cursor,
     execute,
     fetch,
+    finish_inserted,
     from_db,
     in_list,
     insert,
     insert_many,
     insert_with_children,
+    insert_with_children_statement,
     literal,
     qn,
     table,
@@ -49,18 +53,15 @@ def _models():
 
 
 @cache
-def _emit_statement(vendor: str) -> str:
-    """emit()'s reads in one round trip: the chat's last sequence, whether instance webhooks are on,
-    the session's account (for the live socket's fan-out) and the session's registered webhooks (one
-    row with NULLs when it has none)."""
+def _targets_statement(vendor: str) -> str:
+    """What emit() needs of a session, in one round trip: whether its instance webhook is on, its
+    account (for the live socket's fan-out) and its registered webhooks (one row with NULLs when it
+    has none). Kept per process (webhooks.lookups)."""
     m = _models()
-    event, hook, config = m.Event, m.Webhook, m.InstanceWebhookConfig
-    session = event._meta.get_field("session").related_model
+    hook, config = m.Webhook, m.InstanceWebhookConfig
+    session = m.Event._meta.get_field("session").related_model
     return (
-        f"SELECT (SELECT MAX({column(event, 'sequence')}) FROM {table(event)}"
-        f" WHERE {column(event, 'session')} = %(session)s AND {column(event, 'chat')} = %(chat)s)"
-        " AS last_sequence,"
-        f" EXISTS (SELECT 1 FROM {table(config)}"
+        f"SELECT EXISTS (SELECT 1 FROM {table(config)}"
         f" WHERE {column(config, 'session')} = %(session)s AND {column(config, 'allow_webhook')} = %(on)s)"
         " AS instance_webhooks_enabled,"
         f" (SELECT {column(session, 'account')} FROM {table(session)}"
@@ -70,36 +71,76 @@ def _emit_statement(vendor: str) -> str:
         f" hook.{column(hook, 'retry_count')} AS hook_retry_count"
         f" FROM (SELECT 1 AS one) AS one LEFT JOIN {table(hook)} AS hook"
         f" ON hook.{column(hook, 'session')} = %(session)s"
+        f" ORDER BY hook.{column(hook, 'created_at')}, hook.{column(hook, 'id')}"
     )
 
 
 @dataclass(frozen=True)
-class EmitContext:
-    last_sequence: int
+class Targets:
     instance_webhooks_enabled: bool
     account_id: Any
     # (id, url, canonical event names, retry count) of each webhook registered on the session.
-    webhooks: list[tuple[str, str, list[str], int]]
+    webhooks: tuple[tuple[str, str, tuple[str, ...], int], ...]
 
 
-def emit_context(session_id: Any, chat: str) -> EmitContext:
+def session_targets(session_id: Any) -> Targets:
     m = _models()
-    session = to_db(m.Event, "session", session_id)
-    params = {"session": session, "chat": chat, "on": True}
-    rows = fetch(_emit_statement(connection.vendor), params, prepare=True)
-    hooks = [
+    params = {"session": to_db(m.Event, "session", session_id), "on": True}
+    rows = fetch(_targets_statement(connection.vendor), params, prepare=True)
+    hooks = tuple(
         (
             row["hook_id"],
             row["hook_url"],
-            from_db(m.Webhook, "events", row["hook_events"]),
+            tuple(from_db(m.Webhook, "events", row["hook_events"])),
             row["hook_retry_count"],
         )
         for row in rows
         if row["hook_id"] is not None
-    ]
+    )
     first = rows[0]
-    return EmitContext(
-        first["last_sequence"] or 0, bool(first["instance_webhooks_enabled"]), first["account_id"], hooks
+    return Targets(bool(first["instance_webhooks_enabled"]), first["account_id"], hooks)
+
+
+@cache
+def _next_sequence_statement(vendor: str) -> str:
+    """Raise the (session, chat) counter and return its new value; a first event makes it 1."""
+    s = _models().EventSequence
+    t, session, chat, last = table(s), column(s, "session"), column(s, "chat"), column(s, "last")
+    return (
+        f"INSERT INTO {t} ({session}, {chat}, {last}) VALUES (%(seq_session)s, %(seq_chat)s, 1)"
+        f" ON CONFLICT ({session}, {chat}) DO UPDATE SET {last} = {t}.{last} + 1 RETURNING {last}"
+    )
+
+
+def event_insert(event: Model, deliveries: list[Model]) -> None:
+    """Write a new event, numbered next in its (session, chat), and its deliveries; sets the event's
+    `sequence` and the deliveries' keys.
+
+    PostgreSQL: one statement (data-modifying WITH: the counter raised, the event inserted with its
+    value, the deliveries inserted, the keys returned). Elsewhere (SQLite) the counter's statement and
+    then the inserts, in the caller's transaction."""
+    m = _models()
+    params = {"seq_session": to_db(m.Event, "session", event.session_id), "seq_chat": event.chat}
+    if connection.vendor != "postgresql":
+        event.sequence = fetch(_next_sequence_statement(connection.vendor), params)[0]["last"]
+        insert_with_children(event, deliveries, unique="dispatch_id")
+        return
+    counter = _next_sequence_statement(connection.vendor)
+    last = f"(SELECT {qn('last')} FROM seq)"
+    statement, values = insert_with_children_statement(
+        event,
+        deliveries,
+        unique="dispatch_id",
+        before=f"seq AS ({counter})",
+        computed={m.Event._meta.get_field("sequence").column: last},
+        returning=last,
+    )
+    with cursor(prepare=True) as cur:  # one text per number of deliveries: a handful
+        cur.execute(statement, {**values, **params})
+        rows = cur.fetchall()
+    event.sequence = rows[0][-1]
+    finish_inserted(
+        event, deliveries, {row[1]: row[0] for row in rows if len(row) == 3}, unique="dispatch_id"
     )
 
 
@@ -329,11 +370,11 @@ def unclaim(ids: list[int], *, token: str, status: str) -> None:
 
 def held_statement() -> str:
     """Which of `{ids}` a claim (`%(token)s`) still holds, locked until the transaction ends
-    (PostgreSQL); the ids go in with str.format (webhooks.recording)."""
+    (PostgreSQL); the ids go in with str.format (webhooks.outbox.recording)."""
     return _worker_statements(connection.vendor)["held"]
 
 
 def record_statement() -> str:
-    """One delivery's new state, releasing its claim (webhooks.recording, where no single statement
+    """One delivery's new state, releasing its claim (webhooks.outbox.recording, where no single statement
     writes a batch)."""
     return _worker_statements(connection.vendor)["record"]

@@ -1,0 +1,141 @@
+"""Lookups that rarely change, kept in each process and dropped on write: what emit() needs of a
+session (its registered webhooks, whether its instance webhook is on, its account) and, for the
+Chatwoot mirror's sink, which sessions have a working integration.
+
+Every event asked the database for these, though they change only when someone edits a webhook or an
+integration. Each lookup here has a version number in the shared cache (Redis), bumped by every write
+of its models (post_save/post_delete, and again once the writing transaction commits, so no process
+re-reads the old rows in between and keeps them). A process reads the version before it uses what it
+kept (or at most once per PONTE_LOOKUP_CHECK_SECONDS, when set above its default 0) and drops what it
+kept when the version moved: a committed write is seen by the next event in every process, as when
+every event read the database. The check is one Redis GET in place of a database query (the session's
+targets: three sub-selects and a join).
+
+With a per-process cache (locmem, the embedded default) other processes could never see a bump, so
+nothing is kept there: every call asks the database, as before. A connection that wrote one of these
+models in its open transaction reads the database itself until it ends. Writes that bypass the models' signals
+(a queryset's update()) are not seen until the next bump; the services never write so. While Redis is
+unreachable (config.cache's per-process fallback) nothing is kept either.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.db.models.signals import post_delete, post_save
+
+from config.cache import cache_degraded
+
+
+def shared_cache() -> bool:
+    return "locmem" not in settings.CACHES["default"]["BACKEND"].lower()
+
+
+class Versioned:
+    """Values computed by `load(key)`, kept per process until `bump()` (in any process)."""
+
+    def __init__(self, name: str, load: Callable[[Any], Any]) -> None:
+        self._version_key = f"lookups:{name}:version"
+        self._load = load
+        self._lock = threading.Lock()
+        self._values: dict[Any, Any] = {}
+        self._version: int | None = None
+        self._checked = 0.0  # monotonic
+        self._generation = 0  # counts the drops
+        # Set on the outermost transaction of a connection that wrote and has not committed yet.
+        self._mark = f"ponte_lookups_written_{name.replace('-', '_')}"
+
+    def _written_here(self) -> bool:
+        """This thread's connection wrote in its open transaction: it alone sees those rows, so it reads
+        the database itself and keeps nothing (a rollback could take them back)."""
+        return connection.in_atomic_block and getattr(connection.atomic_blocks[0], self._mark, False)
+
+    def get(self, key: Any) -> Any:
+        if not shared_cache() or self._written_here():
+            return self._load(key)
+        try:
+            self._check()
+            degraded = cache_degraded()
+        except Exception:
+            degraded = True
+        if degraded:  # Redis is away: other processes' bumps cannot reach us, so keep nothing
+            with self._lock:
+                self._drop()
+                self._checked = 0.0
+            return self._load(key)
+        with self._lock:
+            if key in self._values:
+                return self._values[key]
+            generation = self._generation
+        value = self._load(key)
+        with self._lock:
+            if generation == self._generation:  # nothing was dropped while it was read
+                self._values[key] = value
+        return value
+
+    def _check(self) -> None:
+        now = time.monotonic()
+        interval = float(settings.PONTE_LOOKUP_CHECK_SECONDS)
+        if interval > 0 and now - self._checked < interval:
+            return
+        version = cache.get(self._version_key, 0)
+        with self._lock:
+            self._checked = now
+            if version != self._version:
+                self._drop()
+                self._version = version
+
+    def bump(self) -> None:
+        """Drop what every process kept: now, and again once the writing transaction commits (values
+        read by others meanwhile are the committed rows, dropped then). Until it commits, the writing
+        connection reads the database itself (`_written_here`)."""
+        if connection.in_atomic_block:
+            setattr(connection.atomic_blocks[0], self._mark, True)
+        self._bump_now()
+        transaction.on_commit(self._bump_now, robust=True)
+
+    def _drop(self) -> None:  # under the lock
+        self._values.clear()
+        self._generation += 1
+
+    def _bump_now(self) -> None:
+        with self._lock:
+            self._drop()
+            self._checked = 0.0
+        if not shared_cache():
+            return
+        try:
+            cache.incr(self._version_key)
+        except ValueError:  # not there yet (or evicted): any new value differs from the kept one
+            cache.set(self._version_key, int(time.time() * 1000), timeout=None)
+
+
+# --- What emit() needs of a session --------------------------------------------------------------
+
+
+def _session_targets_load(session_id: str) -> Any:
+    from webhooks.outbox import sql
+
+    return sql.session_targets(session_id)
+
+
+session_targets = Versioned("session-targets", _session_targets_load)
+
+
+def _targets_changed(sender: Any, **kwargs: Any) -> None:
+    session_targets.bump()
+
+
+def connect() -> None:
+    """Drop the kept targets on every write of a webhook or an instance-webhook setting (AppConfig)."""
+    from webhooks.models import InstanceWebhookConfig, Webhook
+
+    for model in (Webhook, InstanceWebhookConfig):
+        post_save.connect(_targets_changed, sender=model, dispatch_uid=f"lookups-{model.__name__}-save")
+        post_delete.connect(_targets_changed, sender=model, dispatch_uid=f"lookups-{model.__name__}-delete")
