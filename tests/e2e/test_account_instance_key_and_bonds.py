@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 import requests
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -45,7 +46,7 @@ def test_the_instance_key_is_shown_once_and_regenerated_after_confirmation(signe
     browser.get(f"{live_server.url}/account/sessions/")
     browser.find_element(By.NAME, "name").send_keys("shop")
     browser.find_element(By.CSS_SELECTOR, "#create-session button").click()
-    wait = WebDriverWait(browser, 15)
+    wait = WebDriverWait(browser, 15, ignored_exceptions=[StaleElementReferenceException])
     first = wait.until(lambda b: b.find_element(By.ID, "new-instance-key-value").text)
     session = Session.objects.get(name="shop")
     # The page answering the POST became the session page's GET: a reload shows no key.
@@ -72,6 +73,8 @@ def test_the_instance_key_is_shown_once_and_regenerated_after_confirmation(signe
 def test_a_free_customer_requests_the_bonds_subscription(signed_up, live_server) -> None:
     browser = signed_up("bonds@example.com")
     browser.find_element(By.NAME, "request-bonds").click()
-    WebDriverWait(browser, 15).until(lambda b: "pending approval" in b.find_element(By.ID, "bonds").text)
+    # The element read may belong to the page the POST is replacing: look again when it goes stale.
+    wait = WebDriverWait(browser, 15, ignored_exceptions=[StaleElementReferenceException])
+    wait.until(lambda b: "pending approval" in b.find_element(By.ID, "bonds").text)
     assert not browser.find_elements(By.NAME, "request-bonds")
     assert Subscription.objects.get(account__user__email="bonds@example.com").status == "requested"
