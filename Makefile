@@ -24,11 +24,15 @@ PROCESSES = web worker beat $(if $(findstring RemoteEngine,$(MESSAGING_ENGINE)),
 
 ## run: install, migrate, load demo data, then start web + worker + beat (+ engine) (Ctrl-C stops all).
 ## Once the web answers, the demo keys and URLs are printed last. The demo webhook posts to Ponte's own
-## /demo/webhook, so this run alone allows 127.0.0.1/32 as a webhook target.
+## /demo/webhook, so this run alone allows 127.0.0.1/32 as a webhook target. Ctrl-C is how a run ends:
+## honcho stops every process and exits 130, which the recipe (its shell handles INT rather than dying
+## of it) turns into 0, so make reports no error; other statuses stand.
 run: demo
+	trap true INT; \
 	$(BIN)/python manage.py demo_keys --wait 120 & \
 	PONTE_WEBHOOK_ALLOW_NETWORKS="$${PONTE_WEBHOOK_ALLOW_NETWORKS-127.0.0.1/32}" \
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile $(PROCESSES)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile $(PROCESSES); \
+	status=$$?; if [ $$status -eq 130 ]; then exit 0; fi; exit $$status
 
 ## keys: revoke the demo keys and print fresh ones
 keys: demo

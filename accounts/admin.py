@@ -8,9 +8,10 @@ from django.utils import timezone
 
 from accounts.admin_forms import ApiKeyForm, ApiKeyIssueForm
 from accounts.models import Account, ApiKey, Plan, Subscription
-from accounts.services import api_key_create, api_key_revoke
+from accounts.services import api_key_create, api_key_revoke, bonds_subscription_approve
 from config.admin_once import shown_once
 from config.admin_safety import QueryStringGuard
+from config.errors import Conflict
 
 
 @admin.register(Plan)
@@ -34,9 +35,26 @@ class AccountAdmin(QueryStringGuard, admin.ModelAdmin):
 
 @admin.register(Subscription)
 class SubscriptionAdmin(QueryStringGuard, admin.ModelAdmin):
-    list_display = ["account", "product", "status", "current_period_end"]
+    list_display = ["account", "product", "status", "current_period_end", "updated_at"]
     list_filter = ["product", "status"]
     search_fields = ["account__name"]
+    actions = ["approve_requests"]
+
+    @admin.action(description="Approve the requested subscriptions (they become active)")
+    def approve_requests(self, request: HttpRequest, queryset: QuerySet[Subscription]) -> None:
+        approved, skipped = 0, []
+        for subscription in queryset:
+            try:
+                bonds_subscription_approve(subscription=subscription)
+            except Conflict:
+                skipped.append(str(subscription))
+            else:
+                approved += 1
+        self.message_user(request, f"{approved} subscription(s) approved.", messages.SUCCESS)
+        if skipped:
+            self.message_user(
+                request, "Not requested, left as they are: " + "; ".join(skipped), messages.WARNING
+            )
 
 
 class KeyStatusFilter(admin.SimpleListFilter):

@@ -64,6 +64,8 @@ class Subscription(TimeStampedModel):
         ACTIVE = "active", "Active"
         PAST_DUE = "past_due", "Past due"
         CANCELED = "canceled", "Canceled"
+        # Asked for in the account area, awaiting staff approval (the admin's action): no access yet.
+        REQUESTED = "requested", "Requested"
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="subscriptions")
     product = models.CharField(max_length=20, choices=Product.choices, default=Product.BONDS)

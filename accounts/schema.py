@@ -2,6 +2,8 @@
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
+from config.openapi import KEY_ORIGIN
+
 
 class ApiKeyHeaderScheme(OpenApiAuthenticationExtension):
     target_class = "accounts.authentication.ApiKeyHeaderAuthentication"
@@ -12,5 +14,5 @@ class ApiKeyHeaderScheme(OpenApiAuthenticationExtension):
             "type": "apiKey",
             "in": "header",
             "name": "X-API-Key",
-            "description": "An API key issued in the admin or with `manage.py issue_key`.",
+            "description": KEY_ORIGIN,
         }

@@ -90,6 +90,40 @@ def subscription_set(
     return subscription
 
 
+# A customer may ask for the bonds subscription when they have none or it was canceled; an active,
+# past-due or already requested one is left as it is.
+_REQUESTABLE = {None, Subscription.Status.CANCELED}
+
+
+@transaction.atomic
+def bonds_subscription_request(*, account: Account) -> Subscription:
+    """Record the customer's request for the bonds subscription; staff approve it in the admin."""
+    current = (
+        Subscription.objects.select_for_update()
+        .filter(account=account, product=Subscription.Product.BONDS)
+        .values_list("status", flat=True)
+        .first()
+    )
+    if current not in _REQUESTABLE:
+        raise Conflict(f"The account's bonds subscription is {current}; there is nothing to request.")
+    return subscription_set(
+        account=account, product=Subscription.Product.BONDS, status=Subscription.Status.REQUESTED
+    )
+
+
+@transaction.atomic
+def bonds_subscription_approve(*, subscription: Subscription) -> Subscription:
+    """Staff approve a requested bonds subscription: it becomes active (open-ended until billing sets
+    a period end). A subscription in any other state is refused, so an approval never revives a
+    canceled one nobody asked for."""
+    subscription = Subscription.objects.select_for_update().get(pk=subscription.pk)
+    if subscription.status != Subscription.Status.REQUESTED:
+        raise Conflict(f"Subscription {subscription} is {subscription.status}, not requested.")
+    return subscription_set(
+        account=subscription.account, product=subscription.product, status=Subscription.Status.ACTIVE
+    )
+
+
 def allowed_ips_clean(values: list[str]) -> list[str]:
     """A key's IP allow-list as stored: each IP or CIDR normalised to its network ("10.0.0.1/32").
     Shared by the API and the admin form, so both accept and store exactly the same values."""

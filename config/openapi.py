@@ -76,18 +76,25 @@ RATELIMIT_HEADERS = {
     "X-RateLimit-Reset": "Unix time when the window resets.",
 }
 
+# Where a key comes from, in every key scheme's description (accounts.schema's X-API-Key scheme too).
+KEY_ORIGIN = (
+    "An API key (`ponte_<prefix>_<secret>`). Customers issue their own in the account area at "
+    "`/account/keys/` (shown once, at issue); staff issue keys for any account in the admin "
+    "(`/admin/`, API keys) or with `manage.py issue_key`; an admin key can issue more with `POST /api/keys`."
+)
+
 # Bonds accepts a key as a bearer token or as `?key=` (or none: a preview).
 BONDS_SECURITY_SCHEMES = {
     "BondsBearer": {
         "type": "http",
         "scheme": "bearer",
-        "description": "`Authorization: Bearer <API key>` (recommended).",
+        "description": f"`Authorization: Bearer <API key>` (recommended). {KEY_ORIGIN}",
     },
     "BondsQueryKey": {
         "type": "apiKey",
         "in": "query",
         "name": "key",
-        "description": "`?key=<API key>`, for browsers and spreadsheets.",
+        "description": f"`?key=<API key>`, for browsers and spreadsheets. {KEY_ORIGIN}",
     },
 }
 

@@ -23,7 +23,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from accounts.netaddr import client_address
 from accounts.ratelimit import Usage, usage_hit
 from accounts.services import account_signup
-from accounts.web.forms import SignupForm
+from accounts.web.forms import SigninForm, SignupForm
 from accounts.web.refusals import translated
 from config.errors import ApplicationError
 
@@ -97,6 +97,7 @@ class SigninView(auth_views.LoginView):
     PONTE_SIGNIN_CLIENT_RATE per client address."""
 
     template_name = "account/login.html"
+    form_class = SigninForm
     redirect_authenticated_user = True
 
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:

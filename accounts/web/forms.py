@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.utils.text import format_lazy
@@ -37,11 +38,33 @@ class SignupForm(forms.Form):
         return data
 
 
+class SigninForm(AuthenticationForm):
+    """Django's sign-in form, labelled for what customers type: their email (their user name)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["username"]
+        field.label = _("Email")
+        field.widget.input_type = "email"
+        field.widget.attrs["autocomplete"] = "email"
+
+
 class KeyForm(forms.Form):
     name = forms.CharField(
         label=_("Name"), max_length=100, required=False, help_text=_("A label for you, e.g. 'CRM'.")
     )
-    role = forms.ChoiceField(label=_("Role"), choices=ApiKey.Role.choices, initial=ApiKey.Role.VIEWER)
+    # Each choice says what the role can do. Operator is the default: the role most integrations need
+    # (a viewer key cannot send, pair or register webhooks).
+    role = forms.ChoiceField(
+        label=_("Role"),
+        choices=[
+            (ApiKey.Role.VIEWER, _("Viewer: reads only (session status, messages, lists)")),
+            (ApiKey.Role.OPERATOR, _("Operator: also connects sessions, sends messages, manages webhooks")),
+            (ApiKey.Role.ADMIN, _("Admin: everything, also creates and deletes sessions and manages keys")),
+        ],
+        initial=ApiKey.Role.OPERATOR,
+        help_text=_("Creating or deleting a session over the API needs an admin key."),
+    )
     expires_on = forms.DateField(
         label=_("Expires on"),
         required=False,

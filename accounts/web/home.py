@@ -5,15 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext
+from django.views.decorators.http import require_POST
 
 from accounts.models import Account, Subscription
 from accounts.ratelimit import plan_rate, usage_hit
+from accounts.services import bonds_subscription_request
 from accounts.web.common import account_required
+from config.errors import Conflict
 from messaging.services.quota import messages_sent_today
 from webhooks.models import Webhook
 
@@ -79,7 +83,32 @@ def bonds_access(account: Account) -> str:
             "Payment pending: bond lists answer payment_issue until it is settled."
         ),
         Subscription.Status.CANCELED: gettext("Canceled: bond lists answer no_subscription."),
+        Subscription.Status.REQUESTED: gettext(
+            "Requested, pending approval by Ponte's staff: until then bond lists answer no_subscription."
+        ),
     }.get(subscription.status, subscription.get_status_display())
+
+
+def _bonds_status(account: Account) -> str | None:
+    return (
+        account.subscriptions.filter(product=Subscription.Product.BONDS)
+        .values_list("status", flat=True)
+        .first()
+    )
+
+
+@require_POST
+@account_required
+def bonds_request(request: HttpRequest, account: Account) -> HttpResponse:
+    try:
+        bonds_subscription_request(account=account)
+    except Conflict:
+        messages.error(request, gettext("This account's bonds subscription needs no request."))
+    else:
+        messages.success(
+            request, gettext("Bonds subscription requested: Ponte's staff will approve it shortly.")
+        )
+    return redirect("account:home")
 
 
 @account_required
@@ -89,6 +118,7 @@ def overview(request: HttpRequest, account: Account) -> HttpResponse:
         "plan": account.plan,
         "meters": usage_meters(request, account),
         "bonds_access": bonds_access(account),
+        "bonds_requestable": _bonds_status(account) in {None, Subscription.Status.CANCELED},
         "base": settings.PONTE_BASE_URL,
     }
     return render(request, "account/home.html", context)

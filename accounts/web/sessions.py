@@ -8,6 +8,7 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
@@ -16,6 +17,7 @@ from accounts.web.common import account_required, form_error
 from accounts.web.forms import PairingCodeForm, SessionForm
 from accounts.web.refusals import translated
 from config.errors import ApplicationError
+from config.timefmt import local_time_text
 from messaging.models import Session
 from messaging.qr import qr_data_uri
 from messaging.services import sessions as services
@@ -42,16 +44,40 @@ def session_list(request: HttpRequest, account: Account) -> HttpResponse:
                 request,
                 gettext("Session '%(name)s' created. Connect it to pair a phone.") % {"name": session.name},
             )
-            return redirect("account:session", session_id=session.pk)
+            return _instance_key_shown(request, session)
     context = {"form": form, "sessions": account.sessions.order_by("created_at"), "plan": account.plan}
     return render(request, "account/sessions.html", context, status=400 if form.errors else 200)
 
 
+def _session_page(
+    request: HttpRequest, session: Session, *, status: int = 200, **extra: object
+) -> HttpResponse:
+    context = {"session": session, "pairing_form": PairingCodeForm(), "sandbox": _is_sandbox(session)}
+    context.update(extra)
+    return render(request, "account/session.html", context, status=status)
+
+
+def _instance_key_shown(request: HttpRequest, session: Session) -> HttpResponse:
+    """The session's instance key in clear, in the reply to the POST that issued it and kept nowhere else
+    (as accounts.web.keys does for API keys): the page turns its history entry into a GET of the session
+    page, so a reload shows the prefix only, and no cache keeps the reply."""
+    response = _session_page(request, session, new_instance_key=session.instance_key)
+    add_never_cache_headers(response)
+    return response
+
+
 @account_required
 def session_detail(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
-    session = _own_session(account, session_id)
-    context = {"session": session, "pairing_form": PairingCodeForm(), "sandbox": _is_sandbox(session)}
-    return render(request, "account/session.html", context)
+    return _session_page(request, _own_session(account, session_id))
+
+
+@require_POST
+@account_required
+def session_instance_key(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
+    """A new instance key (the old one stops working), through the service the API and the admin use."""
+    session = services.session_instance_key_regenerate(session=_own_session(account, session_id))
+    messages.success(request, gettext("New instance key issued: the old one no longer works."))
+    return _instance_key_shown(request, session)
 
 
 def _act(request: HttpRequest, session: Session, action: Callable[[], object], done: str) -> HttpResponse:
@@ -116,8 +142,9 @@ def session_pairing_code(request: HttpRequest, account: Account, session_id: str
         except ApplicationError as error:
             form_error(form, error)
     session.refresh_from_db()
-    context = {"session": session, "pairing_form": form, "pairing": code, "sandbox": _is_sandbox(session)}
-    return render(request, "account/session.html", context, status=400 if form.errors else 200)
+    return _session_page(
+        request, session, status=400 if form.errors else 200, pairing_form=form, pairing=code
+    )
 
 
 @require_GET
@@ -137,5 +164,6 @@ def session_qr(request: HttpRequest, account: Account, session_id: str) -> JsonR
             "code": qr.code,
             "image": qr_data_uri(qr.code),
             "expiresAt": qr.expires_at.isoformat(),
+            "expiresAtText": local_time_text(qr.expires_at),  # as every time on the pages reads
         }
     )

@@ -9,6 +9,7 @@ app_name = "account"
 
 urlpatterns = [
     path("", home.overview, name="home"),
+    path("bonds/request/", home.bonds_request, name="bonds_request"),
     path("signup/", auth.signup, name="signup"),
     path("verify/<str:uidb64>/<str:token>/", auth.verify, name="verify"),
     path("login/", auth.SigninView.as_view(), name="login"),
@@ -25,6 +26,9 @@ urlpatterns = [
     path("sessions/<uuid:session_id>/connect/", sessions.session_connect, name="session_connect"),
     path(
         "sessions/<uuid:session_id>/pairing-code/", sessions.session_pairing_code, name="session_pairing_code"
+    ),
+    path(
+        "sessions/<uuid:session_id>/instance-key/", sessions.session_instance_key, name="session_instance_key"
     ),
     path("sessions/<uuid:session_id>/scan/", sessions.session_scan, name="session_scan"),
     path("sessions/<uuid:session_id>/logout/", sessions.session_logout, name="session_logout"),

@@ -250,7 +250,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Ponte API",
     "DESCRIPTION": (
         "Bonds (fixed-income offers with net and real returns), messaging sessions, and webhooks. "
-        "See docs/ in the repository for the guide of each interface."
+        "See docs/ in the repository for the guide of each interface. "
+        "Authentication: an API key in `X-API-Key` (`/api/`, `/gateway/`) or as a bearer token "
+        "(`/bonds/`). Customers issue their keys in the account area at `/account/keys/`; staff issue "
+        "them in the admin at `/admin/`."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,

@@ -234,3 +234,25 @@ def test_the_reply_that_shows_a_key_is_not_cached_and_a_reload_shows_it_no_more(
     page = reply.content.decode()
     assert "it will not be shown again" in page and "history.replaceState" in page
     assert plaintext not in browser.get("/account/keys/").content.decode()
+
+
+def test_the_key_form_defaults_to_operator_and_says_what_each_role_can_do(customer) -> None:
+    browser, _ = customer
+    page = browser.get("/account/keys/").content.decode()
+    assert re.search(r'<option value="operator" selected>', page)
+    assert "Viewer: reads only" in page and "Operator: also connects sessions, sends messages" in page
+    assert "Admin: everything, also creates and deletes sessions" in page
+
+
+def test_the_key_form_in_portuguese_says_what_each_role_can_do(customer) -> None:
+    browser, _ = customer
+    page = browser.get("/account/keys/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert "Operator: também conecta sessões" in page
+
+
+def test_the_sign_in_form_asks_for_the_email(client, default_plans) -> None:
+    page = client.get("/account/login/").content.decode()
+    assert re.search(r'<label for="id_username">Email:?</label>', page) and 'type="email"' in page
+    assert "Username" not in page
+    portuguese = client.get("/account/login/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert re.search(r'<label for="id_username">E-mail:?</label>', portuguese)

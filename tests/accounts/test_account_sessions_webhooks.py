@@ -29,7 +29,7 @@ def test_create_connect_and_pair_a_session_from_the_account_area(customer) -> No
     browser, account = customer
     reply = browser.post("/account/sessions/", {"name": "shop"})
     session = Session.objects.get(account=account, name="shop")
-    assert reply["Location"] == f"/account/sessions/{session.pk}/"
+    assert reply.status_code == 200 and reply.context["session"] == session
     browser.post(f"/account/sessions/{session.pk}/connect/")
     qr = browser.get(f"/account/sessions/{session.pk}/qr/").json()
     assert qr["status"] == "qr" and qr["code"].startswith("2@") and qr["image"].startswith("data:image/png")
@@ -146,3 +146,37 @@ def test_another_accounts_webhook_can_be_neither_edited_nor_deleted(customer, ma
     assert browser.post(f"/account/webhooks/{theirs.id}/delete/").status_code == 404
     assert theirs.id not in browser.get("/account/webhooks/").content.decode()
     assert Webhook.objects.filter(pk=theirs.id).exists()
+
+
+def test_the_new_sessions_instance_key_is_shown_once_in_the_reply_to_the_form(customer) -> None:
+    browser, account = customer
+    reply = browser.post("/account/sessions/", {"name": "shop"})
+    session = Session.objects.get(account=account, name="shop")
+    shown = reply.context["new_instance_key"]
+    assert reply.status_code == 200 and shown in reply.content.decode()
+    assert "no-store" in reply["Cache-Control"]
+    assert shown.startswith(session.instance_key_prefix)
+    reloaded = browser.get(f"/account/sessions/{session.pk}/")
+    assert shown not in reloaded.content.decode() and session.instance_key_prefix in reloaded.content.decode()
+    assert shown not in str(dict(browser.session))
+    assert browser.get(f"/instances/{shown}/instance").status_code == 200
+
+
+def test_regenerating_the_instance_key_shows_the_new_one_once_and_retires_the_old(customer) -> None:
+    browser, account = customer
+    session = session_services.session_create(account=account, name="s")
+    old = session.instance_key
+    reply = browser.post(f"/account/sessions/{session.pk}/instance-key/")
+    new = reply.context["new_instance_key"]
+    assert reply.status_code == 200 and new != old and new in reply.content.decode()
+    assert "no-store" in reply["Cache-Control"]
+    assert browser.get(f"/account/sessions/{session.pk}/instance-key/").status_code == 405
+    assert browser.get(f"/instances/{old}/instance").status_code == 404
+    assert browser.get(f"/instances/{new}/instance").status_code == 200
+
+
+def test_another_accounts_instance_key_cannot_be_regenerated(customer, make_account) -> None:
+    browser, _ = customer
+    other = session_services.session_create(account=make_account(name="other"), name="theirs")
+    assert browser.post(f"/account/sessions/{other.pk}/instance-key/").status_code == 404
+    assert Session.objects.get(pk=other.pk).instance_key_digest == other.instance_key_digest

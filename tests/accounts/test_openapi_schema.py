@@ -144,3 +144,16 @@ def test_keyed_replies_declare_the_rate_limit_headers_and_429_its_retry_after(sc
     assert {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} <= declared
     assert responses["429"]["headers"]["Retry-After"]["required"] is True
     assert "headers" not in schema["paths"]["/bonds/api/"]["get"]["responses"]["200"]
+
+
+def test_every_key_scheme_and_the_description_say_where_keys_come_from(schema) -> None:
+    schemes = schema["components"]["securitySchemes"]
+    for name in ("ApiKeyHeader", "BondsBearer", "BondsQueryKey"):
+        assert "`/account/keys/`" in schemes[name]["description"], name
+        assert "admin" in schemes[name]["description"], name
+    assert "/account/keys/" in schema["info"]["description"] and "/admin/" in schema["info"]["description"]
+
+
+def test_swagger_ui_shows_where_keys_come_from(client, db) -> None:
+    page = client.get("/schema/", HTTP_ACCEPT="application/json")  # what /docs/ (Swagger UI) renders
+    assert page.status_code == 200 and b"/account/keys/" in page.content

@@ -8,11 +8,15 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from messaging.models import Session
+from messaging.services.sessions import session_create
 from webhooks.demo import DEMO_SECRET
-from webhooks.models import Webhook
-from webhooks.signing import hex_signature
+from webhooks.demo_receiver import received_list
+from webhooks.models import Delivery, Webhook
+from webhooks.services import emit, webhook_create
+from webhooks.signing import delivery_headers, hex_signature
 
 
 @pytest.fixture
@@ -48,11 +52,13 @@ def test_the_receiver_shows_what_arrived_and_checks_the_signature(client, var_di
     page = client.get("/demo/").content.decode()
     assert "msg_1" in page and "msg_2" in page and "olá" in page
     assert page.index("msg_2") < page.index("msg_1")  # newest first
-    assert "<strong>invalid</strong>" in page and ">valid<" in page
+    # Neither id is a delivery of this Ponte: the demo secret's signature is valid, the other unknown.
+    assert ">valid<" in page and "the demo secret" in page
+    assert "<strong>invalid</strong>" not in page and "not checked" in page
 
 
 def test_the_receiver_keeps_only_the_latest_deliveries(client, var_dir) -> None:
-    from webhooks.demo_receiver import KEPT, received_list
+    from webhooks.demo_receiver import KEPT
 
     for n in range(KEPT + 5):
         client.post(
@@ -66,3 +72,58 @@ def test_the_receiver_is_off_unless_enabled(client, var_dir, settings) -> None:
     settings.PONTE_DEMO_RECEIVER = False
     assert client.get("/demo/").status_code == 404
     assert client.post("/demo/webhook", b"{}", content_type="application/json").status_code == 404
+
+
+@pytest.fixture
+def customer_delivery(make_account, settings, var_dir) -> Delivery:
+    """A delivery of a customer's own webhook (its own secret), pointed at the demo receiver."""
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    account = make_account(name="customer")
+    session = session_create(account=account, name="shop")
+    webhook_create(
+        account=account,
+        session_id=session.pk,
+        url="http://127.0.0.1:9/demo/webhook",
+        events=["message"],
+        secret="the customer's own secret",
+    )
+    emit(session_id=session.pk, name="message", data={"text": "oi"})
+    return Delivery.objects.get(session=session)
+
+
+def post_as_ponte(client, delivery: Delivery, secret: str):
+    body = json.dumps(delivery.payload).encode()
+    headers = delivery_headers(secret=secret, msg_id=delivery.dispatch_id, body=body, sent_at=timezone.now())
+    meta = {"HTTP_" + name.upper().replace("-", "_"): value for name, value in headers.items()}
+    meta.pop("HTTP_CONTENT_TYPE")
+    return client.post("/demo/webhook", body, content_type="application/json", **meta)
+
+
+def test_a_customers_delivery_is_checked_with_its_own_webhooks_secret(client, customer_delivery) -> None:
+    post_as_ponte(client, customer_delivery, "the customer's own secret")
+    [record] = received_list()
+    assert (
+        record["signature"] == "valid" and record["checked_with"] == f"webhook {customer_delivery.webhook_id}"
+    )
+    page = client.get("/demo/").content.decode()
+    assert "<strong>invalid</strong>" not in page and f"webhook {customer_delivery.webhook_id}" in page
+
+
+def test_a_delivery_signed_with_another_secret_than_its_webhooks_is_invalid(
+    client, customer_delivery
+) -> None:
+    post_as_ponte(client, customer_delivery, DEMO_SECRET)
+    assert received_list()[0]["signature"] == "invalid"
+    assert "<strong>invalid</strong>" in client.get("/demo/").content.decode()
+
+
+def test_a_post_ponte_did_not_send_is_not_checked_rather_than_invalid(client, var_dir) -> None:
+    body = b'{"event": "message"}'
+    meta = {
+        "HTTP_X_WEBHOOK_SIGNATURE": hex_signature(secret="elsewhere", body=body),
+        "HTTP_WEBHOOK_ID": "x_1",
+    }
+    client.post("/demo/webhook", body, content_type="application/json", **meta)
+    assert received_list()[0]["signature"] == "not checked"
+    page = client.get("/demo/").content.decode()
+    assert "<strong>invalid</strong>" not in page and "not checked" in page and DEMO_SECRET in page

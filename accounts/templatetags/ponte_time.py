@@ -1,0 +1,16 @@
+"""`{{ moment|local_time }}`: a moment as customers read it on every page (config.timefmt)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django import template
+
+from config.timefmt import local_time_text
+
+register = template.Library()
+
+
+@register.filter
+def local_time(moment: datetime | None) -> str:
+    return local_time_text(moment) if moment else ""
