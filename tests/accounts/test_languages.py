@@ -175,7 +175,7 @@ def test_the_account_areas_404_and_403_pages_are_translated(customer, admin_clie
 
 
 def test_the_sign_in_refusal_429_is_translated(client, customer, settings) -> None:
-    settings.PONTE_SIGNIN_RATE = "1/m"
+    settings.PONTE_SIGNIN_RATE = "1/h"
     client.post("/account/login/", {"username": "ana@example.com", "password": "wrong"}, **PT)
     refused = client.post("/account/login/", {"username": "ana@example.com", "password": PASSWORD}, **PT)
     assert refused.status_code == 429
