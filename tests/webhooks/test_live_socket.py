@@ -29,6 +29,7 @@ from webhooks.services import emit
 pytestmark = pytest.mark.django_db(transaction=True)
 
 QUEUE_FRAMES = 20
+POLL_SECONDS = 0.1
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def web(django_db_setup, django_db_blocker) -> Iterator[ProcfileWeb]:
             database_url,
             settings.REDIS_URL,
             PONTE_WS_QUEUE_FRAMES=str(QUEUE_FRAMES),
-            PONTE_WS_POLL_SECONDS="0.1",
+            PONTE_WS_POLL_SECONDS=str(POLL_SECONDS),
             PONTE_WS_KEY_CHECK_SECONDS="1",
             # Server pings every half second; a client not reading for a while is not timed out.
             PONTE_WS_PING_SECONDS="0.5",
@@ -207,7 +208,12 @@ def test_a_client_that_stops_reading_is_closed_with_4008_and_resumes_with_since_
     client = Client(web.ws_url(sessionId=str(session.id)), key=viewer_key, rcvbuf=4096)
     client.ready()
     padding = "x" * 64_000
-    emitted = [str(_message(session, f"{n:03d} {padding}").id) for n in range(120)]
+    # Bursts, each reaching the server after the previous one (POLL_SECONDS apart, or Redis messages):
+    # a client is judged too slow when frames are still waiting as more come, not by one burst's size.
+    emitted = []
+    for burst in range(6):
+        emitted += [str(_message(session, f"{burst}{n:02d} {padding}").id) for n in range(20)]
+        time.sleep(3 * POLL_SECONDS)
 
     received: list[str] = []
     while True:
@@ -215,6 +221,8 @@ def test_a_client_that_stops_reading_is_closed_with_4008_and_resumes_with_since_
         if isinstance(frame, Closed):
             break
         received.append(frame["id"])
+        # All of them sent: the server never judged the client too slow (and would keep it open).
+        assert len(received) < len(emitted), "every event was sent to a client that did not read"
     client.close()
     assert frame.code == 4008, frame
     assert "too slow" in frame.reason

@@ -6,8 +6,10 @@ for events other processes wrote (the poll reads a few seconds back, since an ev
 before its transaction commits). Each event is offered once (its id is remembered a while) to every
 listener whose grant wants it, as one rendered frame shared by all of them.
 
-A listener's queue is bounded (PONTE_WS_QUEUE_FRAMES): a client that does not read fast enough fills it
-and is closed as too slow, rather than growing the process's memory.
+A listener's queue is bounded: a client that leaves PONTE_WS_QUEUE_FRAMES frames unread when more come
+is closed as too slow, rather than growing the process's memory. Events come in batches (one poll, one
+Redis message, one commit), queued whole: none of a batch can be read before all of it is queued, so a
+batch's size alone never closes a client.
 """
 
 from __future__ import annotations
@@ -49,9 +51,9 @@ class HubUnavailable(Exception):
 @dataclass(eq=False)
 class Listener:
     grant: Grant
-    queue: asyncio.Queue[tuple[str, str]] = field(
-        default_factory=lambda: asyncio.Queue(maxsize=settings.PONTE_WS_QUEUE_FRAMES)
-    )
+    # Unbounded as a queue: offer() checks the allowance once per batch.
+    queue: asyncio.Queue[tuple[str, str]] = field(default_factory=asyncio.Queue)
+    allowance: int = field(default_factory=lambda: settings.PONTE_WS_QUEUE_FRAMES)
     # Set when the listener must be closed: (close code, reason).
     stop: asyncio.Future[tuple[int, str]] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
@@ -62,12 +64,13 @@ class Listener:
     replaying: bool = False
     overflowed: bool = False
 
-    def offer(self, event_id: str, frame: str) -> None:
-        if self.stop.done():
+    def offer(self, items: list[tuple[str, str]]) -> None:
+        """Queue one batch's frames, (event id, frame), whole. The client had the time to read the frames
+        of earlier batches, not this one's: it is too slow when those still fill its allowance. So the
+        queue holds at most the allowance plus one batch (a poll's POLL_LIMIT, the publisher's batch)."""
+        if self.stop.done() or not items:
             return
-        try:
-            self.queue.put_nowait((event_id, frame))
-        except asyncio.QueueFull:
+        if self.queue.qsize() >= self.allowance:
             if self.replaying:
                 while not self.queue.empty():
                     self.queue.get_nowait()
@@ -75,8 +78,11 @@ class Listener:
                 return
             self.close(
                 access.TOO_SLOW,
-                f"too slow: more than {self.queue.maxsize} events waiting; reconnect with since=<last id>",
+                f"too slow: more than {self.allowance} events waiting; reconnect with since=<last id>",
             )
+            return
+        for item in items:
+            self.queue.put_nowait(item)
 
     def replay_done(self, sent: set[str]) -> None:
         """The replay has sent the events `sent` and ends: their frames still queued are dropped (the
@@ -144,7 +150,9 @@ class Hub:
     # --- events ------------------------------------------------------------------------------------
 
     def offer(self, events: list[LiveEvent]) -> None:
-        """On the loop: each event not offered before, to every listener that wants it."""
+        """On the loop: each event not offered before, to every listener that wants it, as one batch
+        per listener (Listener.offer)."""
+        batches: dict[Listener, list[tuple[str, str]]] = {}
         for event in events:
             if event.id in self.seen:
                 continue
@@ -153,10 +161,12 @@ class Hub:
             if not group:
                 continue
             frame: str | None = None
-            for listener in list(group):
+            for listener in group:
                 if listener.grant.wants(event):
                     frame = frame or event_frame(event)
-                    listener.offer(event.id, frame)
+                    batches.setdefault(listener, []).append((event.id, frame))
+        for listener, items in batches.items():
+            listener.offer(items)
         self._forget()
 
     def _forget(self) -> None:
