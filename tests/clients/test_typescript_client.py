@@ -23,8 +23,8 @@ from drf_spectacular.generators import SchemaGenerator
 from accounts.models import ApiKey
 from messaging.models import Session
 from tests.webhooks.support import Receiver
-from webhooks import outbox
 from webhooks.models import Delivery, Webhook
+from webhooks.outbox import deliveries as outbox
 from webhooks.services import emit
 from webhooks.signing import delivery_headers
 
