@@ -29,7 +29,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -44,7 +43,7 @@ from delivery_instruments import (  # noqa: E402
     raw_loop,
     wait_count,
 )
-from serving import start_web, start_worker  # noqa: E402
+from serving import bench_environment, start_web, start_worker  # noqa: E402
 
 CUSTOMER = "5511988887777"
 
@@ -175,19 +174,9 @@ def statements(session_id: str, key: str) -> tuple[list[str], list[str]]:
 
 
 def setup_environment(tmp: Path) -> None:
-    os.environ["PONTE_VAR_DIR"] = str(tmp)
-    if not os.environ.get("DATABASE_URL"):
-        os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
-    os.environ["PONTE_WEBHOOK_ALLOW_NETWORKS"] = "127.0.0.0/8"
-    os.environ.setdefault("DB_CONN_MAX_AGE", "60")
-    os.environ["LOG_LEVEL"] = "WARNING"
-    os.environ.setdefault("DEBUG", "false")
+    bench_environment(tmp)
     # Rate limits stay on (their Redis counting is part of every keyed request), high enough not to refuse.
     os.environ["PONTE_UNLIMITED_REQUESTS_PER_MINUTE"] = "100000000"
-    os.environ.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
-    os.environ.setdefault("PONTE_SECRET_KEYS", "YmVuY2gtb25seS1rZXktbm90LXVzZWQtYW55d2hlcmU=")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    sys.path.insert(0, str(ROOT))
 
 
 def print_statements(label: str, sql: list[str], verbose: bool) -> None:

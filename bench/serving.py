@@ -83,3 +83,21 @@ def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
     )
     return process
+
+
+def bench_environment(tmp: Path) -> None:
+    """What every bench process runs with: its own var dir (and SQLite file unless DATABASE_URL says
+    otherwise), loopback receivers allowed, persistent connections and DEBUG off as a production
+    worker runs, throwaway secrets, the project on sys.path."""
+    os.environ["PONTE_VAR_DIR"] = str(tmp)
+    if not os.environ.get("DATABASE_URL"):
+        os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
+    os.environ["PONTE_WEBHOOK_ALLOW_NETWORKS"] = "127.0.0.0/8"
+    os.environ.setdefault("DB_CONN_MAX_AGE", "60")
+    os.environ["LOG_LEVEL"] = "WARNING"
+    # DEBUG on keeps every SQL statement and wraps each cursor.
+    os.environ.setdefault("DEBUG", "false")
+    os.environ.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
+    os.environ.setdefault("PONTE_SECRET_KEYS", "YmVuY2gtb25seS1rZXktbm90LXVzZWQtYW55d2hlcmU=")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    sys.path.insert(0, str(ROOT))

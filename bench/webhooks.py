@@ -24,7 +24,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -45,7 +44,7 @@ from delivery_instruments import (  # noqa: E402
     redis_server_pid,
     wait_count,
 )
-from serving import start_web, start_worker  # noqa: E402
+from serving import bench_environment, start_web, start_worker  # noqa: E402
 
 
 def emit_and_measure(
@@ -181,19 +180,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="ponte-bench-"))
-    os.environ["PONTE_VAR_DIR"] = str(tmp)
-    if not os.environ.get("DATABASE_URL"):
-        os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
-    os.environ["PONTE_WEBHOOK_ALLOW_NETWORKS"] = "127.0.0.0/8"
-    # Persistent database connections, as docs/webhooks.md recommends for workers.
-    os.environ.setdefault("DB_CONN_MAX_AGE", "60")
-    os.environ["LOG_LEVEL"] = "WARNING"
-    # As a production worker runs: DEBUG on keeps every SQL statement and wraps each cursor.
-    os.environ.setdefault("DEBUG", "false")
-    os.environ.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
-    os.environ.setdefault("PONTE_SECRET_KEYS", "YmVuY2gtb25seS1rZXktbm90LXVzZWQtYW55d2hlcmU=")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    sys.path.insert(0, str(ROOT))
+    bench_environment(tmp)
     import django
 
     django.setup()
