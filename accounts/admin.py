@@ -1,17 +1,17 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.admin_forms import ApiKeyForm, ApiKeyIssueForm
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.services import api_key_create, api_key_revoke, bonds_subscription_approve
-from config.admin_once import shown_once
-from config.admin_safety import QueryStringGuard
-from config.errors import Conflict
+from core.admin_once import shown_once
+from core.admin_safety import QueryStringGuard
+from core.errors import Conflict
 
 
 @admin.register(Plan)
@@ -75,8 +75,10 @@ class KeyStatusFilter(admin.SimpleListFilter):
         return queryset
 
 
-@admin.register(ApiKey)
 class ApiKeyAdmin(QueryStringGuard, admin.ModelAdmin):
+    """The key admin without its forms: messaging.admin registers it with the forms that pick the
+    account's sessions (messaging.admin_keys), so this app needs nothing of messaging."""
+
     list_display = [
         "prefix",
         "name",
@@ -90,17 +92,17 @@ class ApiKeyAdmin(QueryStringGuard, admin.ModelAdmin):
     list_filter = ["role", KeyStatusFilter, "account"]
     search_fields = ["prefix", "name", "account__name"]
     readonly_fields = ["prefix", "last_used_at", "revoked_at", "created_at"]
-    form = ApiKeyForm
+    issue_form: type[forms.ModelForm]
     actions = ["revoke_selected"]
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:
-            kwargs["form"] = ApiKeyIssueForm
+            kwargs["form"] = self.issue_form
         return super().get_form(request, obj, change, **kwargs)
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return ApiKeyIssueForm.Meta.fields
+            return self.issue_form.Meta.fields
         return [
             "account",
             "name",
@@ -133,7 +135,7 @@ class ApiKeyAdmin(QueryStringGuard, admin.ModelAdmin):
         obj.plaintext = plaintext  # for response_add, this request only
 
     def response_add(self, request: HttpRequest, obj: ApiKey, post_url_continue=None) -> HttpResponse:
-        """The new key is shown in the reply to the POST that issued it (config.admin_once)."""
+        """The new key is shown in the reply to the POST that issued it (core.admin_once)."""
         plaintext = getattr(obj, "plaintext", None)
         if plaintext is None:
             return super().response_add(request, obj, post_url_continue)

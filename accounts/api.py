@@ -17,7 +17,7 @@ from accounts.permissions import IsAdmin, IsViewer, require_session_allowed
 from accounts.ratelimit import EndpointRateThrottle, PlanRateThrottle, ratelimit_headers
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke
-from config.errors import NotFound
+from core.errors import NotFound
 
 KEY_MAX_LIFETIME_YEARS = 50
 

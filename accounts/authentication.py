@@ -14,8 +14,8 @@ from rest_framework.request import Request
 from accounts.models import ApiKey
 from accounts.netaddr import client_address
 from accounts.services import api_key_authenticate
-from config.authorization import bearer_token
-from config.errors import ApplicationError
+from core.authorization import bearer_token
+from core.errors import ApplicationError
 
 
 def presented_header_key(request: HttpRequest) -> str | None:
@@ -77,7 +77,7 @@ class ApiKeyHeaderAuthentication(BaseAuthentication):
             return None, authenticate_presented(request._request, plaintext)
         except ApplicationError as error:
             # DRF only treats its own exceptions as authentication failures (and then marks the
-            # request anonymous), so translate; config.errors maps them back to Ponte's shapes.
+            # request anonymous), so translate; core.errors maps them back to Ponte's shapes.
             if error.status_code == 403:
                 raise exceptions.PermissionDenied(error.message) from None
             raise exceptions.AuthenticationFailed(error.message) from None

@@ -19,7 +19,7 @@ from uuid import UUID
 
 from accounts.models import ApiKey
 from accounts.netaddr import Network
-from config.errors import Forbidden
+from core.errors import Forbidden
 
 SESSIONS, IPS, EXPIRY = "allowed_sessions", "allowed_ips", "expires_at"
 

@@ -9,7 +9,7 @@ token in the cache, so the next call in any process after a revocation, an expir
 account or a plan change reads the row again: revocation takes effect at once everywhere.
 
 Why a token deleted on write, not a version counter bumped on write: deletes missed during a Redis
-outage are replayed when it answers again (config/cache.py), and a fresh token can never equal an old
+outage are replayed when it answers again (core/cache.py), and a fresh token can never equal an old
 one, whereas a counter lost with a Redis restart could come back to a value a stale copy holds. Without a
 shared cache (the embedded default's per-process memory, or Redis unreachable and the cache on its
 per-process fallback) tokens cannot reach other processes, so a copy is used for at most a second.
@@ -50,7 +50,7 @@ def _token_key(prefix: str) -> str:
 
 
 def _shared() -> bool:
-    """Whether every process shares the cache now: Redis, answering (config.cache.RedisCache)."""
+    """Whether every process shares the cache now: Redis, answering (core.cache.RedisCache)."""
     return getattr(cache, "degraded", True) is False
 
 

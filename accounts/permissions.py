@@ -13,7 +13,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
 from accounts.models import ApiKey
-from config.errors import Forbidden, NotAuthenticated
+from core.errors import Forbidden, NotAuthenticated
 
 if TYPE_CHECKING:  # rest_framework.views imports this module through DEFAULT_PERMISSION_CLASSES
     from rest_framework.views import APIView

@@ -3,9 +3,9 @@
 Counters live in Django's cache through django-ratelimit (Redis in production, atomic INCR), so every
 web process shares them. The tightest counter of a request is reported in X-RateLimit-Limit,
 X-RateLimit-Remaining and X-RateLimit-Reset (Unix time); a refused call raises DRF's Throttled, which
-config.errors renders as 429 with Retry-After.
+core.errors renders as 429 with Retry-After.
 
-While Redis is unreachable the cache counts per process (config/cache.py), so each limit is cut to
+While Redis is unreachable the cache counts per process (core/cache.py), so each limit is cut to
 PONTE_RATELIMIT_DEGRADED_SHARE of itself: never unlimited, never an error, and N processes together
 stay near the plan's limit. The headers report the limit actually applied.
 """
@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.netaddr import client_address
-from config.cache import cache_degraded
+from core.cache import cache_degraded
 
 _REQUEST_ATTR = "ponte_ratelimit"
 

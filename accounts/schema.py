@@ -2,7 +2,7 @@
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
-from config.openapi import KEY_ORIGIN
+from core.openapi import KEY_ORIGIN
 
 
 class ApiKeyHeaderScheme(OpenApiAuthenticationExtension):

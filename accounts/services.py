@@ -18,7 +18,7 @@ from accounts.keycache import key_resolve, keys_forget
 from accounts.keys import digest_of, digests_match, key_material_new, prefix_of
 from accounts.models import Account, ApiKey, Plan, Subscription
 from accounts.netaddr import address_in, parse_networks
-from config.errors import Conflict, Forbidden, NotAuthenticated, ValidationFailed
+from core.errors import Conflict, Forbidden, NotAuthenticated, ValidationFailed
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 # Compared against when the prefix is unknown, so unknown and wrong keys cost the same time.
@@ -56,7 +56,7 @@ def account_signup(*, email: str, password: str) -> tuple[AbstractBaseUser, Acco
     """A customer signs up: a user named by the email and an account on the sign-up plan.
 
     The user is active at once unless PONTE_ACCOUNT_EMAIL_VERIFICATION is on; then it stays inactive
-    until the link mailed to it is followed (accounts.web.auth).
+    until the link mailed to it is followed (portal.auth).
     """
     email = email.strip().lower()
     users = get_user_model()

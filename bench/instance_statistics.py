@@ -40,8 +40,8 @@ from django.utils import timezone  # noqa: E402
 
 from accounts.models import Account, Plan  # noqa: E402
 from messaging.models import Session  # noqa: E402
+from webhooks.instance.statistics import instance_statistics  # noqa: E402
 from webhooks.models import Delivery, DeliveryAttempt, Event  # noqa: E402
-from webhooks.statistics import instance_statistics  # noqa: E402
 
 OWN = 1_000
 OTHERS = 100_000

@@ -16,7 +16,7 @@ from bonds.admin_forms import BondForm, ProjectionSnapshotForm
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
 from bonds.refresh import bonds_refresh
 from bonds.services import bond_returns_recompute, issuer_rating_apply
-from config.admin_safety import QueryStringGuard
+from core.admin_safety import QueryStringGuard
 
 
 @admin.register(Bond)

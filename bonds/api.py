@@ -212,7 +212,7 @@ class BondListApi(APIView):
         which this view uses (public, always 200, its own key check): they were about half of what a
         cached preview costs over a bare view (bench/bonds.py). The response carries the headers DRF
         adds (Allow). Other methods, and an exception, go through DRF as before (405,
-        OPTIONS, the error shapes of config.errors)."""
+        OPTIONS, the error shapes of core.errors)."""
         if request.method != "GET":
             return super().dispatch(request, *args, **kwargs)
         self.args, self.kwargs, self.request = args, kwargs, request

@@ -1,4 +1,4 @@
-"""The bond list's freshness and size, read at scrape time (config/metrics.py, docs/operations.md
+"""The bond list's freshness and size, read at scrape time (core/metrics.py, docs/operations.md
 "Metrics")."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db.models import Count, Max
 
 from bonds.models import Bond, Product, RefreshRun
-from config.metrics import Reading
+from core.metrics import Reading
 
 
 def collect() -> list[Reading]:

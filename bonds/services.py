@@ -21,7 +21,7 @@ from bonds.providers.base import CurrentRates, FocusMedians, FocusMeetings, Offe
 from bonds.providers.copom import CopomCalendar
 from bonds.rendering import BOND_FIELDS
 from bonds.selectors import custody_fee_for, data_version_bump, projection_latest, projection_of
-from config.errors import ApplicationError
+from core.errors import ApplicationError
 
 # --- Access -----------------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from config.errors import BONDS_ERROR_STATUSES
+from core.errors import BONDS_ERROR_STATUSES
 
 OK = "ok"
 PREVIEW = "preview"
@@ -15,7 +15,7 @@ RATE_LIMITED = "rate_limited"
 ALL = (OK, PREVIEW, UNAUTHORIZED, NO_SUBSCRIPTION, PAYMENT_ISSUE, RATE_LIMITED)
 WITH_BONDS = frozenset({OK, PREVIEW})
 # What `response.status` can hold: the statuses above, plus those of a request refused as bad input
-# (config.errors renders every error on /bonds/ as HTTP 200 with one of these).
+# (core.errors renders every error on /bonds/ as HTTP 200 with one of these).
 REPLY_STATUSES = tuple(dict.fromkeys((*ALL, *BONDS_ERROR_STATUSES)))
 
 

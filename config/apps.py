@@ -43,4 +43,4 @@ class PonteConfig(AppConfig):
         # endpoints of every app, present and future, refuse a number where a string is declared.
         fields.CharField.to_internal_value = _strict_string  # type: ignore[method-assign]
         fields.Field.get_value = _present_means_given  # type: ignore[method-assign]
-        from config import metrics  # noqa: F401  (its system check; the metrics of this process)
+        from core import metrics  # noqa: F401  (its system check; the metrics of this process)

@@ -5,12 +5,12 @@
   SDK's session manager (Django does not speak lifespan); the lifespan also starts the thread pool.
   A browser opening `/bonds/mcp` (it asks for HTML) gets Django's page on connecting a client instead.
 - Every other HTTP request goes to Django's WSGI handler on a fixed pool of PONTE_WEB_THREADS threads
-  (config/wsgi_bridge.py): database connections stay one per thread, so a web process never holds
+  (core/wsgi_bridge.py): database connections stay one per thread, so a web process never holds
   more than PONTE_WEB_THREADS of them, whatever the number of clients (docs/operations.md, "Web tier").
   The pool is also the event loop's default executor, where the MCP tools run their ORM work.
 - WebSocket connections to `/ws` go to the live event socket (webhooks/live/asgi.py, docs/events.md),
   natively on the loop, its database work on the same pool; other WebSocket paths are refused.
-- Around it all, config/observe.py: the request id (`X-Request-Id`), request metrics, one log line each.
+- Around it all, core/observe.py: the request id (`X-Request-Id`), request metrics, one log line each.
 """
 
 import asyncio
@@ -27,10 +27,10 @@ django_wsgi = get_wsgi_application()
 from django.conf import settings  # noqa: E402
 
 from bonds.mcp.asgi import is_browser_visit, is_mcp_path, mcp_app  # noqa: E402
-from config import metrics  # noqa: E402
-from config.logfilters import QueryKeyRedaction  # noqa: E402
-from config.observe import Observed  # noqa: E402
-from config.wsgi_bridge import WsgiBridge  # noqa: E402
+from core import metrics  # noqa: E402
+from core.logfilters import QueryKeyRedaction  # noqa: E402
+from core.observe import Observed  # noqa: E402
+from core.wsgi_bridge import WsgiBridge  # noqa: E402
 from webhooks.live.asgi import is_live_path, live_socket  # noqa: E402
 
 # uvicorn logs each WebSocket upgrade with its query string, where browsers put their key (apiKey).

@@ -12,12 +12,11 @@ from celery.signals import (
     task_prerun,
     worker_init,
     worker_process_init,
-    worker_ready,
 )
 from kombu.transport import TRANSPORT_ALIASES
 
-# filesystem:// (the embedded default broker) with atomic writes: see config/kombu_filesystem.py.
-TRANSPORT_ALIASES["filesystem"] = "config.kombu_filesystem:Transport"
+# filesystem:// (the embedded default broker) with atomic writes: see core/kombu_filesystem.py.
+TRANSPORT_ALIASES["filesystem"] = "core.kombu_filesystem:Transport"
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -39,30 +38,7 @@ def _recycle_database_connections(task=None, **kwargs) -> None:
     close_old_connections()
 
 
-@worker_ready.connect
-def _sweep_on_start(sender=None, **kwargs) -> None:
-    """A worker that starts (often one replacing a killed one) sweeps at once, and again as soon as the
-    oldest claim held now lapses (claims a dead worker left lapse one lease after their last renewal),
-    so those deliveries do not wait for beat. Sweeping is idempotent: many sweeps, one hint per target."""
-    import logging
-
-    from django.db import connection
-
-    from webhooks.outbox.deliveries import next_lapse_in
-    from webhooks.tasks import sweep_deliveries
-
-    try:
-        sweep_deliveries.apply_async(kwargs={"grace_seconds": 0})
-        lapse = next_lapse_in()
-        if lapse is not None:
-            sweep_deliveries.apply_async(kwargs={"grace_seconds": 0}, countdown=lapse + 0.5)
-    except Exception:  # the broker or the database is away: beat sweeps once they are back
-        logging.getLogger(__name__).warning("Could not schedule the start-up sweep", exc_info=True)
-    finally:
-        connection.close()  # the main process runs no tasks: do not keep its connection open
-
-
-# --- Observability: metrics files, request ids, log format (config/metrics.py, config/logs.py) -----
+# --- Observability: metrics files, request ids, log format (core/metrics.py, core/logs.py) -----
 
 REQUEST_ID_HEADER = "ponte_request_id"
 
@@ -71,7 +47,7 @@ REQUEST_ID_HEADER = "ponte_request_id"
 @worker_process_init.connect
 @beat_init.connect
 def _metrics_process_started(**kwargs) -> None:
-    from config import metrics
+    from core import metrics
 
     metrics.process_started()
 
@@ -81,7 +57,7 @@ def _metrics_process_started(**kwargs) -> None:
 def _log_lines(logger=None, **kwargs) -> None:
     from django.conf import settings
 
-    from config.logs import celery_handlers_configured
+    from core.logs import celery_handlers_configured
 
     if logger is not None:
         celery_handlers_configured(logger, json_lines=settings.PONTE_LOG_FORMAT == "json")
@@ -90,7 +66,7 @@ def _log_lines(logger=None, **kwargs) -> None:
 @before_task_publish.connect
 def _carry_request_id(headers=None, **kwargs) -> None:
     """A task published while handling a request carries its id, so the worker's lines carry it too."""
-    from config.logs import current_request_id
+    from core.logs import current_request_id
 
     request_id = current_request_id()
     if request_id and headers is not None:
@@ -99,7 +75,7 @@ def _carry_request_id(headers=None, **kwargs) -> None:
 
 @task_prerun.connect
 def _task_request_id(task=None, **kwargs) -> None:
-    from config.logs import request_id_var
+    from core.logs import request_id_var
 
     if task is not None and not getattr(task.request, "is_eager", False):
         request_id_var.set(getattr(task.request, REQUEST_ID_HEADER, None) or "")
@@ -107,7 +83,7 @@ def _task_request_id(task=None, **kwargs) -> None:
 
 @task_postrun.connect
 def _task_request_id_done(task=None, **kwargs) -> None:
-    from config.logs import request_id_var
+    from core.logs import request_id_var
 
     if task is not None and not getattr(task.request, "is_eager", False):
         request_id_var.set("")

@@ -9,11 +9,11 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import urls as accounts_urls
-from accounts.web import home as account_home
-from config import health, metrics
-from config.errors import ApplicationError, BadRequest, NotFound, json_error_response
+from core import health, metrics
+from core.errors import ApplicationError, BadRequest, NotFound, json_error_response
 from integrations import urls as integrations_urls
 from messaging import urls as messaging_urls
+from portal import home as account_home
 from webhooks import urls as webhooks_urls
 
 
@@ -30,7 +30,7 @@ def handler400(request: HttpRequest, exception: Exception | None = None) -> Http
 def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if request.path.startswith("/account/"):
         # The account area is read by people: its own page, in their language.
-        return render(request, "account/not_found.html", status=404)
+        return render(request, "portal/not_found.html", status=404)
     return json_error_response(request, NotFound(f"No route {request.method} {request.path}."))
 
 
@@ -45,10 +45,10 @@ urlpatterns = [
     path("bonds/", include("bonds.urls")),
     re_path(r"^bonds/(?P<rest>.*)$", unknown_route),
     path("", account_home.landing, name="landing"),
-    path("account/", include("accounts.web.urls")),
-    # The header's language switch posts to Django's set_language view (config/locale.py).
+    path("account/", include("portal.urls")),
+    # The header's language switch posts to Django's set_language view (core/locale.py).
     path("i18n/", include("django.conf.urls.i18n")),
-    path("demo/", include("webhooks.demo_receiver")),
+    path("demo/", include("webhooks.demo.receiver")),
     path("admin/", admin.site.urls),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

@@ -11,7 +11,7 @@ import re
 
 from django.conf import settings
 
-from config.errors import InvalidPhoneNumber
+from messaging.errors import InvalidPhoneNumber
 
 # E.164 allows at most 15 digits; 8 is the shortest country code + subscriber number in use.
 _NUMBER = re.compile(r"^[0-9]{8,15}$")

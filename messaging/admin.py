@@ -6,9 +6,12 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
-from config.admin_once import shown_once
-from config.admin_safety import QueryStringGuard, StrictJSONAdmin
-from config.errors import ApplicationError
+from accounts.admin import ApiKeyAdmin
+from accounts.models import ApiKey
+from core.admin_once import shown_once
+from core.admin_safety import QueryStringGuard, StrictJSONAdmin
+from core.errors import ApplicationError
+from messaging.admin_keys import ApiKeyForm, ApiKeyIssueForm
 from messaging.channels.models import ChannelAccount, ChannelTemplate
 from messaging.instance_keys import instance_key_masked
 from messaging.models import Group, Message, Session
@@ -75,7 +78,7 @@ class SessionAdmin(QueryStringGuard, admin.ModelAdmin):
 
     def response_add(self, request: HttpRequest, obj: Session, post_url_continue=None) -> HttpResponse:
         """A new session's instance key is shown in the reply to the POST that created it, and kept
-        nowhere (config.admin_once)."""
+        nowhere (core.admin_once)."""
         if not obj.instance_key:
             return super().response_add(request, obj, post_url_continue)
         return shown_once(
@@ -138,3 +141,11 @@ class MessageAdmin(QueryStringGuard, StrictJSONAdmin, admin.ModelAdmin):
     list_display = ["message_id", "session", "chat", "direction", "type", "status", "timestamp"]
     list_filter = ["direction", "type", "status"]
     search_fields = ["message_id", "chat"]
+
+
+@admin.register(ApiKey)
+class SessionPickingApiKeyAdmin(ApiKeyAdmin):
+    """The key admin of accounts with the forms that pick the account's sessions."""
+
+    form = ApiKeyForm
+    issue_form = ApiKeyIssueForm

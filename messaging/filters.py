@@ -8,7 +8,7 @@ from typing import Any
 import django_filters
 from rest_framework import serializers
 
-from config.filters import SerializerFieldFilter
+from core.filters import SerializerFieldFilter
 from messaging.addressing import normalize_jid
 from messaging.selectors import status_parse
 

@@ -1,11 +1,11 @@
-"""Sessions by driver and status, read at scrape time (config/metrics.py, docs/operations.md "Metrics")."""
+"""Sessions by driver and status, read at scrape time (core/metrics.py, docs/operations.md "Metrics")."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db.models import Count
 
-from config.metrics import Reading
+from core.metrics import Reading
 from messaging.channels import OFFICIAL_PROVIDERS
 from messaging.models import Session
 

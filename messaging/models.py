@@ -6,7 +6,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from config.fields import EncryptedJSONField, EncryptedTextField
+from core.fields import EncryptedJSONField, EncryptedTextField
 from messaging.instance_keys import instance_key_new
 
 

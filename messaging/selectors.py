@@ -10,7 +10,8 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.models import ApiKey
-from config.errors import Forbidden, SessionNotFound, ValidationFailed
+from core.errors import Forbidden, ValidationFailed
+from messaging.errors import SessionNotFound
 from messaging.models import Message, Session
 
 # The legacy spelling `QRCODE` (older clients send it) is understood wherever a client sends a status.

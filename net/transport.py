@@ -27,7 +27,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, HTTPError, NewConnectionError, ReadTimeoutError
 
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from net.addresses import RefusedAddress, resolve_vetted
 
 RESPONSE_EXCERPT_BYTES = 2048

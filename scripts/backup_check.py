@@ -260,7 +260,7 @@ def phase_verify(facts_file: Path) -> None:
         raise CheckFailed("the restored database is not at the latest migration") from exc
     step("  ok: the restored schema is at the latest migration")
 
-    from config.encryption import DecryptionFailed
+    from core.encryption import DecryptionFailed
     from messaging.models import SandboxDevice, Session
     from messaging.services.sessions import session_restart
     from webhooks.models import Delivery, Webhook
@@ -308,7 +308,7 @@ def child(phase: str, facts_file: Path, receiver_url: str) -> None:
     import django
 
     django.setup()
-    from config.encryption import DecryptionFailed
+    from core.encryption import DecryptionFailed
 
     try:
         if phase == "populate":

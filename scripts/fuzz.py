@@ -62,7 +62,7 @@ def prepare() -> dict[str, str]:
     # account, out of the admin key's reach: the stateful phase finds the admin's sessions through
     # GET /api/sessions and would regenerate this key (POST /api/sessions/{id}/instance-key) or delete
     # the session, after which every instance call is an unknown key, counted by the key-guessing guard
-    # (webhooks/instance_guard.py) until the address gets 429 for the rest of the window.
+    # (webhooks/instance/guard.py) until the address gets 429 for the rest of the window.
     owner = account_create(name=f"{name}-instances", plan=Plan.objects.get(name="Empresarial"))
     session = session_create(account=owner, name="fuzz instance")
     # A connected sandbox session, offered to the session ids of requests (scripts/schemathesis.toml)

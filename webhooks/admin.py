@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
-from config.admin_safety import QueryStringGuard, bad_lookup_redirect, has_nul
+from core.admin_safety import QueryStringGuard, bad_lookup_redirect, has_nul
 from webhooks.admin_forms import InstanceWebhookConfigForm, WebhookForm
 from webhooks.models import Delivery, DeliveryAttempt, Event, InstanceWebhookConfig, Webhook
 from webhooks.outbox.deliveries import deliveries_resend

@@ -9,10 +9,10 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from net.transport import validate_target_url
 from webhooks.catalogue import EVENTS, canonical_events
-from webhooks.instance import URL_SETTINGS, allow_number_clean
+from webhooks.instance.services import URL_SETTINGS, allow_number_clean
 from webhooks.models import InstanceWebhookConfig, Webhook
 
 URL_FIELDS = list(URL_SETTINGS.values())

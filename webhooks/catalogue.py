@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.utils.translation import gettext_noop
 
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 
 # The descriptions are marked for translation (the account area shows them translated); the API and
 # the docs keep them as written.

@@ -15,7 +15,7 @@ With a per-process cache (locmem, the embedded default) other processes could ne
 nothing is kept there: every call asks the database, as before. A connection that wrote one of these
 models in its open transaction reads the database itself until it ends. Writes that bypass the models' signals
 (a queryset's update()) are not seen until the next bump; the services never write so. While Redis is
-unreachable (config.cache's per-process fallback) nothing is kept either.
+unreachable (core.cache's per-process fallback) nothing is kept either.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models.signals import post_delete, post_save
 
-from config.cache import cache_degraded
+from core.cache import cache_degraded
 
 
 def shared_cache() -> bool:

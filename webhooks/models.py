@@ -9,8 +9,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from config.fields import EncryptedTextField
-from config.logs import current_request_id
+from core.fields import EncryptedTextField
+from core.logs import current_request_id
 
 
 class Event(models.Model):
@@ -164,7 +164,7 @@ class Delivery(models.Model):
     )
     resend_requested_at = models.DateTimeField(null=True, blank=True)
     resend_pending = models.BooleanField(default=False, editable=False)
-    # The request that caused it (X-Request-Id), so its attempts' log lines name it (config/logs.py).
+    # The request that caused it (X-Request-Id), so its attempts' log lines name it (core/logs.py).
     request_id = models.CharField(max_length=64, blank=True, default=current_request_id, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)

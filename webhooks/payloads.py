@@ -1,12 +1,12 @@
 """An event as webhooks carry it: the stored event parsed back into the contract's typed event, and the
 registered webhooks' body. Both emit() (webhooks.services) and the instance webhooks
-(webhooks.instance) build on this module."""
+(webhooks.instance.services) build on this module."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from config.timefmt import iso_millis_of_ms
+from core.timefmt import iso_millis_of_ms
 from messaging.engines.events import EVENT_TYPES, EngineEvent, event_from_data
 from webhooks.models import Event
 

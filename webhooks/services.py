@@ -10,12 +10,16 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Account
-from config.errors import SessionNotFound, ValidationFailed, WebhookLimitReached
-from config.unset import UNSET
+from core.errors import ValidationFailed
+from core.unset import UNSET
 from messaging.engines.events import EngineEvent
+from messaging.errors import SessionNotFound
 from messaging.models import Session
-from webhooks import broadcast, instance, lookups
+from webhooks import lookups
 from webhooks.catalogue import canonical_event, canonical_events
+from webhooks.errors import WebhookLimitReached
+from webhooks.instance import services as instance
+from webhooks.live import broadcast
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import sql
@@ -75,7 +79,7 @@ def emit(
     Deliveries to matching targets are written in the same transaction and enqueued on commit, so a
     rolled-back caller sends nothing, and a lost enqueue is found again by the sweeper. Every event,
     with or without targets, is also published on commit to the live socket (`/ws`,
-    webhooks.broadcast).
+    webhooks.live.broadcast).
 
     What it needs of the session (its webhooks, instance webhook, account) is kept per process
     (webhooks.lookups). Called outside a transaction, it opens its own, except where the writes are one

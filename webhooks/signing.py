@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from standardwebhooks import Webhook
 
-from config.timefmt import iso_millis
+from core.timefmt import iso_millis
 
 STANDARD_PREFIX = "whsec_"
 

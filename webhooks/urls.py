@@ -2,7 +2,8 @@
 
 from django.urls import URLPattern, path
 
-from webhooks import api, instance_api
+from webhooks.instance import api as instance_api
+from webhooks.registered import api
 
 gateway_urlpatterns: list[URLPattern] = [
     path("webhooks", api.WebhookListCreateApi.as_view(), name="gateway-webhooks"),

@@ -1,4 +1,4 @@
-"""`{{ moment|local_time }}`: a moment as customers read it on every page (config.timefmt)."""
+"""`{{ moment|local_time }}`: a moment as customers read it on every page (core.timefmt)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django import template
 
-from config.timefmt import local_time_text
+from core.timefmt import local_time_text
 
 register = template.Library()
 

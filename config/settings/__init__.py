@@ -10,4 +10,4 @@ security, API, logging) and apps.py (Celery and each interface's own settings).
 
 from config.settings.apps import *  # noqa: F403
 from config.settings.core import *  # noqa: F403
-from config.settings.env import BASE_DIR, VAR_DIR  # noqa: F401
+from core.env import BASE_DIR, VAR_DIR  # noqa: F401

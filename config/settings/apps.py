@@ -8,7 +8,7 @@ import re
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.core import REDIS_URL, TIME_ZONE
-from config.settings.env import VAR_DIR, env_int, env_list
+from core.env import VAR_DIR, env_int, env_list
 
 # --- Celery -------------------------------------------------------------------------------------
 
@@ -68,12 +68,12 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.
 CELERY_BEAT_SCHEDULE: dict = {}
 
-# --- Metrics (config/metrics.py, docs/operations.md "Metrics") ----------------------------------
+# --- Metrics (core/metrics.py, docs/operations.md "Metrics") ----------------------------------
 
 # GET /metrics asks for `Authorization: Bearer <this>` when set; open when empty (the embedded default).
 # Set it in production.
 PONTE_METRICS_TOKEN = os.environ.get("PONTE_METRICS_TOKEN", "")
-# Functions read at each scrape, each returning gauges read from the database (config.metrics.Reading).
+# Functions read at each scrape, each returning gauges read from the database (core.metrics.Reading).
 PONTE_METRICS_COLLECTORS = [
     "webhooks.outbox.deliveries.collect",
     "integrations.chatwoot.jobs.collect",
@@ -145,7 +145,7 @@ PONTE_GRAPH_API_TIMEOUT_SECONDS = float(os.environ.get("PONTE_GRAPH_API_TIMEOUT_
 # --- Webhooks ----------------------------------------------------------------------------------
 
 # Unknown instance keys one client address may present before the instance interface answers it 429
-# until the window ends (guessing keys; webhooks.instance_guard): "<count>/<period>", period s, m, h or d.
+# until the window ends (guessing keys; webhooks.instance.guard): "<count>/<period>", period s, m, h or d.
 PONTE_INSTANCE_KEY_FAILURE_RATE = os.environ.get("PONTE_INSTANCE_KEY_FAILURE_RATE", "10/m").strip()
 if not re.fullmatch(r"[1-9]\d*/\d*[smhd]", PONTE_INSTANCE_KEY_FAILURE_RATE):
     raise ImproperlyConfigured(

@@ -7,7 +7,7 @@ import warnings
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.settings.env import (
+from core.env import (
     BASE_DIR,
     VAR_DIR,
     database_from_url,
@@ -31,7 +31,7 @@ if not SECRET_KEY:
         )
     SECRET_KEY = _INSECURE_DEV_KEY
 
-# Keys that encrypt secrets at rest (webhook secrets, channel credentials; config.encryption): Fernet
+# Keys that encrypt secrets at rest (webhook secrets, channel credentials; core.encryption): Fernet
 # keys, comma-separated. The first encrypts, all decrypt, so a new key goes first and the old one stays
 # until `manage.py rotate_secret_keys` has re-encrypted everything. Lose them and those secrets are lost.
 PONTE_SECRET_KEYS = env_list("PONTE_SECRET_KEYS", [])
@@ -43,11 +43,11 @@ if not PONTE_SECRET_KEYS:
             "comma-separated, while rotating), e.g. the output of python -c 'from cryptography.fernet "
             "import Fernet; print(Fernet.generate_key().decode())', and back it up apart from the database."
         )
-    from config.encryption import development_key
+    from core.encryption import development_key
 
     PONTE_SECRET_KEYS = [development_key(SECRET_KEY)]
 else:
-    from config.encryption import key_problem
+    from core.encryption import key_problem
 
     for _index, _key in enumerate(PONTE_SECRET_KEYS, start=1):
         if key_problem(_key):
@@ -82,12 +82,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "config.badinput.BadInputMiddleware",
+    "core.badinput.BadInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # Django's LocaleMiddleware for the pages only: the machine interfaces stay English (config/locale.py).
-    "config.locale.PageLocaleMiddleware",
+    # Django's LocaleMiddleware for the pages only: the machine interfaces stay English (core/locale.py).
+    "core.locale.PageLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -146,10 +146,10 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "config.cache.RedisCache",
+            "BACKEND": "core.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "ponte"),
-            # Short socket timeouts: a Redis that stops answering must not hold requests (config/cache.py
+            # Short socket timeouts: a Redis that stops answering must not hold requests (core/cache.py
             # then serves from a per-process fallback; docs/operations.md, "Redis outages").
             "OPTIONS": {
                 "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
@@ -182,7 +182,7 @@ SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 # The landing page, the account area and its e-mails speak English and Brazilian Portuguese: the
 # visitor's choice (the header's switch, kept in a cookie), else Accept-Language, else LANGUAGE_CODE.
 # The API, the gateway, the bonds API and MCP, the instance webhooks and the admin always answer in
-# English, whatever is asked (config/locale.py). docs/operations.md, "Languages".
+# English, whatever is asked (core/locale.py). docs/operations.md, "Languages".
 LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)")]
 LANGUAGE_CODE = os.environ.get("LANGUAGE_CODE", "en").lower()
 if LANGUAGE_CODE not in dict(LANGUAGES):
@@ -192,7 +192,7 @@ if LANGUAGE_CODE not in dict(LANGUAGES):
 LOCALE_PATHS = [BASE_DIR / "locale"]
 # Dates on the pages go through format names (SHORT_DATE_FORMAT...); config/formats keeps English
 # pages on ISO dates and gives Brazilian pages dd/mm/aaaa.
-FORMAT_MODULE_PATH = ["config.formats"]
+FORMAT_MODULE_PATH = ["core.formats"]
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = os.environ.get("TIME_ZONE", "America/Sao_Paulo")
 USE_I18N = True
@@ -225,7 +225,7 @@ SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", PONTE_HTTPS or not DEB
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", PONTE_HTTPS or not DEBUG)
 LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
-# --- Bad input (config/badinput.py) ---------------------------------------------------------------
+# --- Bad input (core/badinput.py) ---------------------------------------------------------------
 
 # A request body declared larger than this is refused with 413 before it is read. Above a 5 MB
 # profile picture sent as base64 (MESSAGING_PROFILE_PICTURE_MAX_BYTES).
@@ -240,9 +240,9 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyHeaderAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.badinput.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "config.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "config.errors.exception_handler",
+    "DEFAULT_PARSER_CLASSES": ["core.badinput.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "core.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "core.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
 
@@ -263,7 +263,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "config.openapi.nullable_refs_hook",
+        "core.openapi.nullable_refs_hook",
     ],
     "ENUM_NAME_OVERRIDES": {
         "KeyRoleEnum": "accounts.models.ApiKey.Role",
@@ -276,7 +276,7 @@ PONTE_PORT = env_int("PONTE_PORT", 8000)
 PONTE_BASE_URL = os.environ.get(
     "PONTE_BASE_URL", f"http://{os.environ.get('PONTE_HOST', '127.0.0.1')}:{PONTE_PORT}"
 ).rstrip("/")
-# The demo's own webhook receiver at /demo/ (webhooks.demo_receiver); 404 when off.
+# The demo's own webhook receiver at /demo/ (webhooks.demo.receiver); 404 when off.
 PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
 
 # --- API keys and rate limits -------------------------------------------------------------------
@@ -331,7 +331,7 @@ RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
 
 # --- Logging ------------------------------------------------------------------------------------
 
-# Lines as text ("plain") or one JSON object each ("json"); both carry the request id (config/logs.py).
+# Lines as text ("plain") or one JSON object each ("json"); both carry the request id (core/logs.py).
 PONTE_LOG_FORMAT = os.environ.get("PONTE_LOG_FORMAT", "plain").strip().lower() or "plain"
 if PONTE_LOG_FORMAT not in ("plain", "json"):
     raise ImproperlyConfigured(f"PONTE_LOG_FORMAT must be plain or json; got {PONTE_LOG_FORMAT!r}.")
@@ -341,11 +341,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
-        "json": {"()": "config.logs.JsonFormatter"},
+        "json": {"()": "core.logs.JsonFormatter"},
     },
     "filters": {
-        "routine_tasks": {"()": "config.logfilters.RoutineTasks"},
-        "request_id": {"()": "config.logs.RequestIdFilter"},
+        "routine_tasks": {"()": "core.logfilters.RoutineTasks"},
+        "request_id": {"()": "core.logs.RequestIdFilter"},
     },
     "handlers": {
         "console": {
@@ -370,7 +370,7 @@ LOGGING = {
 if PONTE_LOG_FORMAT == "json":
     # uvicorn set up its own console lines before it imported Ponte: JSON lines are Ponte's handler's.
     LOGGING["loggers"]["uvicorn"] = {"handlers": ["console"], "level": "INFO", "propagate": False}
-    # Its access lines stay off (Ponte logs each request itself, config/observe.py): configuring its parent
+    # Its access lines stay off (Ponte logs each request itself, core/observe.py): configuring its parent
     # would otherwise hand them a handler.
     LOGGING["loggers"]["uvicorn.access"] = {"handlers": [], "level": "WARNING", "propagate": False}
 

@@ -11,7 +11,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from config.errors import ApplicationError
+from core.errors import ApplicationError
 from integrations.chatwoot import config
 from integrations.chatwoot.jobs import jobs_resend
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob

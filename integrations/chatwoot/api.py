@@ -26,14 +26,14 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin, role_at_least
-from config.errors import NotAuthenticated, NotFound, ValidationFailed
-from config.signed_json import signed_json_load
+from core.errors import NotAuthenticated, NotFound, ValidationFailed
+from core.signed_json import signed_json_load
 from integrations.chatwoot import config, inbound, signature, templates
 from integrations.chatwoot.models import ChatwootIntegration
 from messaging.api.common import SuccessSerializer
 from messaging.api.sessions import SessionKeyedView
-from webhooks.instance_api import InstanceAPIView, StrictBooleanField
-from webhooks.instance_guard import instance_session_for
+from webhooks.instance.api import InstanceAPIView, StrictBooleanField
+from webhooks.instance.guard import instance_session_for
 
 logger = logging.getLogger(__name__)
 
@@ -223,7 +223,7 @@ class ChatwootWebhookApi(APIView):
     """Chatwoot's webhooks: the token in the path names (and authorises) the integration; when Chatwoot
     gave the integration a signing secret, the request must also be signed with it, at a timestamp
     within five minutes (signature.py). The body is what the platform sent: cleaned, not refused
-    (config.signed_json), so an odd character never costs an agent's message."""
+    (core.signed_json), so an odd character never costs an agent's message."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]

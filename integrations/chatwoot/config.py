@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.keys import digests_match
-from config.errors import NotFound, ValidationFailed
+from core.errors import NotFound, ValidationFailed
 from integrations.chatwoot.client import ChatwootClient, ChatwootError
 from integrations.chatwoot.models import ChatwootIntegration, webhook_token_prefix
 from messaging.models import Session

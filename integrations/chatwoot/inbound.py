@@ -4,7 +4,7 @@ Received (`webhook_receive`): `message_created` of an agent (`outgoing` or `temp
 never reach the customer, and messages Ponte itself mirrored (`source_id` `WAID:…`) are echoes; typing
 of an agent (`user.type == "user"`, not private). Each Chatwoot message is recorded once, however many
 webhooks (account and inbox) deliver it. The payload arrives cleaned of what cannot be stored
-(config.signed_json); a field of the wrong shape (an id that is no positive 64-bit number, an object
+(core.signed_json); a field of the wrong shape (an id that is no positive 64-bit number, an object
 that is not one, a chat too long for the history) makes the event "ignored", never an error.
 
 Carried (`agent_message_send`): the conversation is first marked read on the channel, then text,
@@ -22,12 +22,13 @@ from urllib.parse import unquote, urlparse
 
 from django.db import transaction
 
-from config.errors import ApplicationError, EngineUnavailable, RateLimited, ServiceUnavailable
+from core.errors import ApplicationError, RateLimited, ServiceUnavailable
 from integrations.chatwoot import jobs
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.config import client_for
 from integrations.chatwoot.models import ChatLink, ChatwootIntegration, MessageLink, MirrorJob
 from messaging.addressing import normalize_jid
+from messaging.errors import EngineUnavailable
 from messaging.models import Message, Session
 from messaging.services.chats import chat_mark_read, chat_presence
 from messaging.services.media import message_send_media

@@ -20,7 +20,7 @@ from typing import Any
 from celery import signature
 from django.db import IntegrityError, transaction
 
-from config.metrics import Reading
+from core.metrics import Reading
 from integrations.chatwoot.models import MirrorJob
 from webhooks.outbox import ordered
 from webhooks.outbox.metrics import table_readings

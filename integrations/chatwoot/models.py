@@ -10,7 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from accounts.keys import digest_of
-from config.fields import EncryptedTextField
+from core.fields import EncryptedTextField
 
 TOKEN_PREFIX_LENGTH = 8
 _TOKEN_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_")

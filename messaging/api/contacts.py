@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from messaging.addressing import normalize_jid, normalize_number
 from messaging.api.common import SuccessSerializer
 from messaging.api.messages import MessageView, SessionInput

@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator, IsViewer
-from config.filters import filterset_valid
+from core.filters import filterset_valid
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
 from messaging.api.sessions import (
     PairingCodeSerializer,

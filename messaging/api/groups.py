@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsViewer
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from messaging.addressing import normalize_group
 from messaging.api.messages import MessageView, RecipientField, SessionInput
 from messaging.services import groups as services

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.errors import ApplicationError, NotFound
+from core.errors import ApplicationError, NotFound
 from messaging.api.messages import (
     MessageView,
     QuotedSerializer,

@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator, IsViewer
-from config.errors import ValidationFailed
-from config.filters import filterset_valid
+from core.errors import ValidationFailed
+from core.filters import filterset_valid
 from messaging.addressing import normalize_jid, normalize_number, user_suffix
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
 from messaging.api.sessions import SessionKeyedView

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from messaging.addressing import is_group, normalize_group, normalize_jid, normalize_number
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
 from messaging.api.sessions import SessionKeyedView

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 
 from accounts.api import KeyedAPIView
 from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin
-from config.errors import ValidationFailed
-from config.filters import filterset_valid
+from core.errors import ValidationFailed
+from core.filters import filterset_valid
 from messaging.addressing import normalize_number
 from messaging.api.common import (
     SESSION_ID_PARAM,

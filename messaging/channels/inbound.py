@@ -5,7 +5,7 @@ Messenger and Instagram post `entry[].messaging[]` items (`message`, `reaction`,
 `delivery`). Each item becomes one `Inbound`: the typed event, when the channel says it happened (ms),
 and for a customer's own message the time that opens the 24-hour window. Items Ponte does not know are
 skipped (logged), never refused: Meta would retry the whole body. The body comes cleaned of what JSON
-cannot store (config.signed_json); here a field of the wrong type or out of range is dropped (a
+cannot store (core.signed_json); here a field of the wrong type or out of range is dropped (a
 timestamp: the time of arrival stands in for it), and an item whose identifiers are longer than the
 history can hold is skipped, logged.
 """

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-from config.fields import EncryptedJSONField
+from core.fields import EncryptedJSONField
 
 
 class ChannelAccount(models.Model):

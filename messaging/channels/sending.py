@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from config.errors import OperationNotSupported
 from messaging.channels.engine import GraphChannelEngine
+from messaging.errors import OperationNotSupported
 from messaging.models import Message, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
 

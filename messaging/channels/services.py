@@ -9,11 +9,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Account
-from config.errors import EngineUnavailable, ValidationFailed
+from core.errors import ValidationFailed
 from messaging.addressing import user_suffix
 from messaging.channels import ENGINE_PATH, OFFICIAL_PROVIDERS, WHATSAPP_CLOUD, graph
 from messaging.channels.models import ChannelAccount
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent
+from messaging.errors import EngineUnavailable
 from messaging.models import Session
 from messaging.services.events import engine_event_receive
 from messaging.services.sessions import session_create

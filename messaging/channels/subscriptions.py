@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from config.errors import OperationNotSupported, ValidationFailed
+from core.errors import ValidationFailed
 from messaging.channels import CHANNEL_NAMES, INSTAGRAM, PAGE_PROVIDERS, graph
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import translate
+from messaging.errors import OperationNotSupported
 from messaging.models import Session
 from messaging.services.engine import engine_errors
 

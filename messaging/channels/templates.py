@@ -14,10 +14,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from config.errors import OperationNotSupported, ValidationFailed
+from core.errors import ValidationFailed
 from messaging.channels import CHANNEL_NAMES, WHATSAPP_CLOUD, graph
 from messaging.channels.models import ChannelAccount, ChannelTemplate
 from messaging.channels.outbound import translate
+from messaging.errors import OperationNotSupported
 from messaging.models import Session
 from messaging.services.engine import engine_errors
 

@@ -3,7 +3,7 @@
 Plain status codes (Meta reads nothing else): GET answers the challenge as text or 403; POST checks
 `X-Hub-Signature-256` on the raw body before anything is parsed (401, nothing recorded), then records
 the events and answers 200. An unknown session, or one of another provider, is 404. What Meta signed is
-cleaned rather than refused (config.signed_json: NUL, numbers out of range), so one odd event never
+cleaned rather than refused (core.signed_json: NUL, numbers out of range), so one odd event never
 costs the others of its batch (Meta retries a whole body on any 5xx).
 """
 
@@ -17,7 +17,7 @@ from uuid import UUID
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from config.signed_json import signed_json_load
+from core.signed_json import signed_json_load
 from messaging.channels import OFFICIAL_PROVIDERS
 from messaging.channels.inbound import parse
 from messaging.channels.models import ChannelAccount

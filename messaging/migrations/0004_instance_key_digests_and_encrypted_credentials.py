@@ -1,14 +1,14 @@
 """Instance keys are stored as digests with a visible prefix (messaging.instance_keys), so existing keys
-keep working; sandbox pairing credentials are encrypted at rest (config.fields.EncryptedJSONField).
+keep working; sandbox pairing credentials are encrypted at rest (core.fields.EncryptedJSONField).
 
 The reverse decrypts the credentials, but cannot give back instance keys it never stored: every session
 gets a new random key in clear, which staff must hand out again."""
 
 from django.db import migrations, models
 
-import config.fields
+import core.fields
 from accounts.keys import digest_of
-from config.encryption import decrypt, encrypt
+from core.encryption import decrypt, encrypt
 from messaging.instance_keys import PREFIX_LENGTH, instance_key_new
 
 
@@ -83,7 +83,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="sandboxdevice",
             name="credentials",
-            field=config.fields.EncryptedJSONField(
+            field=core.fields.EncryptedJSONField(
                 blank=True, editable=False, help_text="Pairing keys, encrypted; null when logged out.", null=True
             ),
         ),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from config.errors import MessageNotFound
 from messaging.addressing import is_group
+from messaging.errors import MessageNotFound
 from messaging.models import Message, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.official import official_channels

@@ -16,18 +16,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from config.errors import (
-    EngineUnavailable,
-    Forbidden,
-    MessageNotFound,
-    NotFound,
-    OperationNotSupported,
-    OutsideCustomerWindow,
-    RateLimited,
-    SessionNotConnected,
-    SessionNotFound,
-    ValidationFailed,
-)
+from core.errors import Forbidden, NotFound, RateLimited, ValidationFailed
 from messaging.engines import engine_class
 from messaging.engines.base import (
     Engine,
@@ -40,6 +29,14 @@ from messaging.engines.base import (
     EngineRefused,
     EngineUnavailableError,
     EngineUnsupported,
+)
+from messaging.errors import (
+    EngineUnavailable,
+    MessageNotFound,
+    OperationNotSupported,
+    OutsideCustomerWindow,
+    SessionNotConnected,
+    SessionNotFound,
 )
 from messaging.models import Session
 from messaging.services.events import engine_event_receive

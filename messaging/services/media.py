@@ -16,8 +16,9 @@ from typing import Any
 
 from django.conf import settings
 
-from config.errors import OperationNotSupported, ValidationFailed
+from core.errors import ValidationFailed
 from messaging.engines.base import MediaPayload
+from messaging.errors import OperationNotSupported
 from messaging.models import Message, Session
 from messaging.services.messages import Dispatched, QuotedInput, message_send
 from messaging.services.official import official_channels

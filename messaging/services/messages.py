@@ -27,14 +27,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config.errors import (
-    DeletionWindowExpired,
-    Forbidden,
-    MessageAlreadyDeleted,
-    MessageNotFound,
-    OutsideCustomerWindow,
-    ValidationFailed,
-)
+from core.errors import Forbidden, ValidationFailed
 from messaging.addressing import is_group
 from messaging.engines.base import (
     Button,
@@ -45,6 +38,12 @@ from messaging.engines.base import (
     SentMessage,
 )
 from messaging.engines.events import MessageEvent
+from messaging.errors import (
+    DeletionWindowExpired,
+    MessageAlreadyDeleted,
+    MessageNotFound,
+    OutsideCustomerWindow,
+)
 from messaging.models import Message, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import echo_record, reporting_for

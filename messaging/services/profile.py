@@ -9,7 +9,7 @@ import re
 from django.conf import settings
 from django.db import transaction
 
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from messaging.addressing import is_group
 from messaging.engines.base import ContactStatus
 from messaging.models import Session

@@ -16,7 +16,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Account
-from config.errors import RateLimited
+from core.errors import RateLimited
 from messaging.models import DailyMessageCount
 
 

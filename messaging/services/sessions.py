@@ -7,16 +7,12 @@ from typing import Any
 
 from django.db import transaction
 
+from accounts.errors import PlanLimitReached
 from accounts.models import Account
-from config.errors import (
-    Conflict,
-    OperationNotSupported,
-    PlanLimitReached,
-    SessionNotFound,
-    SessionNotInQrState,
-)
+from core.errors import Conflict
 from messaging.engines import NotAnEngine, engine_class
 from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
+from messaging.errors import OperationNotSupported, SessionNotFound, SessionNotInQrState
 from messaging.media import media_forget
 from messaging.models import Session
 from messaging.services.engine import engine_errors, engine_for, get_engine, require_connected

@@ -13,7 +13,7 @@ from django.utils import translation
 
 from accounts.models import Account
 from accounts.services import account_signup, api_key_create
-from config.timefmt import local_time_text
+from core.timefmt import local_time_text
 from messaging.services import sessions as session_services
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.services import emit, webhook_create

@@ -1,4 +1,4 @@
-"""The Redis cache's fallback (config/cache.py): a real redis-server this test stops and starts, never the
+"""The Redis cache's fallback (core/cache.py): a real redis-server this test stops and starts, never the
 shared one. While it is down the cache answers from process memory, quickly and without errors; deletes
 made meanwhile reach Redis once it is back."""
 
@@ -12,8 +12,8 @@ import redis
 from django.http import HttpRequest
 
 from accounts.ratelimit import degraded_rate
-from config.cache import RedisCache
-from config.errors import as_application_error, error_body
+from core.cache import RedisCache
+from core.errors import as_application_error, error_body
 from tests.faults import RedisServer
 
 

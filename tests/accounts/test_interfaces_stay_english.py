@@ -1,4 +1,4 @@
-"""The machine interfaces never change with Accept-Language (config/locale.py): an API client's error
+"""The machine interfaces never change with Accept-Language (core/locale.py): an API client's error
 codes and messages are the same bytes whatever language its HTTP stack asks for, and URLs carry no
 language prefix."""
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.authentication import authenticate_presented, presented_bearer_or_query_key
 from accounts.models import ApiKey
 from accounts.services import api_key_authenticate, api_key_create, api_key_revoke, api_keys_forget
-from config.errors import Forbidden, NotAuthenticated
+from core.errors import Forbidden, NotAuthenticated
 
 pytestmark = pytest.mark.django_db
 

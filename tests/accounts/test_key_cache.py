@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from accounts.services import api_key_authenticate, api_key_create
-from config.errors import NotAuthenticated
+from core.errors import NotAuthenticated
 from tests.conftest import database_url_of_test_db
 from tests.faults import RedisServer
 
@@ -25,7 +25,7 @@ def shared_cache(settings) -> Iterator[RedisServer]:
     """This process's cache on a private Redis the other process uses too."""
     server = RedisServer().start()
     settings.CACHES = {
-        "default": {"BACKEND": "config.cache.RedisCache", "LOCATION": server.url, "KEY_PREFIX": "keycache"}
+        "default": {"BACKEND": "core.cache.RedisCache", "LOCATION": server.url, "KEY_PREFIX": "keycache"}
     }
     yield server
     server.stop()

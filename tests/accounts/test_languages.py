@@ -1,4 +1,4 @@
-"""The pages people read speak English and Brazilian Portuguese (config/locale.py): the landing page,
+"""The pages people read speak English and Brazilian Portuguese (core/locale.py): the landing page,
 the account area, its e-mails and its refusals follow the header's switch, else Accept-Language, else
 English; dates and numbers take the language's format."""
 

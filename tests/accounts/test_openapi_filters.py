@@ -1,5 +1,5 @@
 """The OpenAPI document lists every filter of each list's FilterSet as a query parameter of its GET,
-typed as the server reads it (config.openapi.filterset_parameters)."""
+typed as the server reads it (core.openapi.filterset_parameters)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 from bonds.filters import BondFilterSet
 from messaging.filters import MessageFilterSet, SessionFilterSet
-from webhooks.filters import WebhookFilterSet
+from webhooks.registered.filters import WebhookFilterSet
 
 LISTS = {
     "/bonds/api/": BondFilterSet,

@@ -1,5 +1,5 @@
 """The OpenAPI document: valid for openapi-spec-validator, and true to what each operation answers,
-errors included (declared centrally by config.openapi.AutoSchema)."""
+errors included (declared centrally by core.openapi.AutoSchema)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from drf_spectacular.generators import SchemaGenerator
 from openapi_schema_validator import OAS30Validator
 from openapi_spec_validator import validate
 
-from config.errors import BONDS_ERROR_STATUSES
+from core.errors import BONDS_ERROR_STATUSES
 
 METHODS = ("get", "post", "put", "patch", "delete")
 

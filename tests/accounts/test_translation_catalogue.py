@@ -17,8 +17,8 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import translation
 
-from accounts.web.refusals import FIXED_MESSAGES
 from net.transport import CONNECT_REFUSED_MESSAGE, REFUSED_MESSAGE
+from portal.refusals import FIXED_MESSAGES
 
 CATALOGUE = Path(settings.BASE_DIR) / "locale" / "pt_BR" / "LC_MESSAGES"
 

@@ -110,7 +110,7 @@ def test_an_interrupted_stream_caches_nothing(api_client, many, key):
 @pytest.mark.django_db(transaction=True)
 @needs_server_side_cursors
 def test_a_database_error_mid_stream_raises_to_the_server_and_caches_nothing(api_client, many, key):
-    """The error reaches the WSGI server (config/wsgi_bridge.py then ends the response without its last
+    """The error reaches the WSGI server (core/wsgi_bridge.py then ends the response without its last
     chunk), and the next call renders again. The fault: the database connection killed under the cursor
     (PostgreSQL), or a row SQLite cannot read back (a date that does not exist)."""
     last = bond_list(filters=BondFilters()).values_list("pk", flat=True).last()
@@ -253,7 +253,7 @@ def test_a_streamed_list_peaks_at_a_fraction_of_the_whole_render(db, settings, f
 
 @pytest.mark.django_db(transaction=True)
 def test_through_the_web_server_a_stream_cut_by_an_error_is_an_unfinished_chunked_body(many, key):
-    """Served by uvicorn and config/wsgi_bridge.py: the reply is chunked (no Content-Length), and an
+    """Served by uvicorn and core/wsgi_bridge.py: the reply is chunked (no Content-Length), and an
     error mid-stream ends the connection without the last chunk, so no client takes it as complete."""
     from config.asgi import application
     from tests.web.test_wsgi_bridge import serving

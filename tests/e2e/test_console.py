@@ -15,7 +15,7 @@ from pathlib import Path
 import requests
 from django.conf import settings
 
-from config.logfilters import RoutineTasks
+from core.logfilters import RoutineTasks
 
 
 def _free_port() -> int:

@@ -10,7 +10,7 @@ import logging
 import pytest
 from rest_framework.test import APIClient
 
-from config.signed_json import INT_MAX, INT_MIN, signed_json_load
+from core.signed_json import INT_MAX, INT_MIN, signed_json_load
 from messaging.models import Message
 from tests.messaging.channel_webhooks import (
     CUSTOMER,
@@ -128,7 +128,7 @@ def test_the_cleaning_rules_of_signed_json(settings, caplog):
         + b', "nan": NaN, "inf": 1e400, "f": 1.5,'
         b' "deep": [[[[["gone"]]]], "kept"], "list": [NaN, 1]}'
     )
-    with caplog.at_level(logging.WARNING, logger="config.signed_json"):
+    with caplog.at_level(logging.WARNING, logger="core.signed_json"):
         cleaned = signed_json_load(raw, source="test body")
     assert cleaned == {
         "tk": "ab\ufffd",

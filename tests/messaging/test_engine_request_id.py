@@ -1,11 +1,11 @@
 """The request id crosses the engine bus: deliveries of the events an engine process reports while running
-a request's command name that request (config/logs.py), as they do with the in-process sandbox."""
+a request's command name that request (core/logs.py), as they do with the in-process sandbox."""
 
 from __future__ import annotations
 
 from django.conf import settings
 
-from config.logs import request_id_var
+from core.logs import request_id_var
 from tests.webhooks.support import LOOPBACK
 from webhooks.models import Delivery
 from webhooks.services import webhook_create

@@ -70,7 +70,8 @@ def test_an_invalid_recipient_is_400(send, to):
 
 
 def test_an_invalid_recipient_on_the_gateway_shape_reads_invalid_phone_number():
-    from config.errors import InvalidPhoneNumber, error_body
+    from core.errors import error_body
+    from messaging.errors import InvalidPhoneNumber
 
     assert error_body("/gateway/x", InvalidPhoneNumber())[0] == {"error": "Invalid phone number"}
 

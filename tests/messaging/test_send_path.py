@@ -120,7 +120,7 @@ def test_a_send_refused_inside_a_callers_transaction_leaves_it_usable_and_uncoun
     error and writes on, and the send's own writes (the quota) are gone."""
     from django.db import transaction
 
-    from config.errors import MessageNotFound
+    from messaging.errors import MessageNotFound
     from messaging.services.messages import QuotedInput, message_send_text
     from messaging.services.quota import messages_sent_today
 

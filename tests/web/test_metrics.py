@@ -63,7 +63,7 @@ def test_the_metrics_token_is_refused_under_another_scheme_or_without_one(client
 
 
 def test_an_open_metrics_endpoint_is_reported_when_debug_is_off(settings):
-    from config.metrics import metrics_token_check
+    from core.metrics import metrics_token_check
 
     settings.DEBUG, settings.PONTE_METRICS_TOKEN = False, ""
     assert [w.id for w in metrics_token_check()] == ["ponte.W010"]

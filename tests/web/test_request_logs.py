@@ -12,8 +12,8 @@ import uuid
 
 import pytest
 
-from config.logs import JsonFormatter, RequestIdFilter, request_id_var
-from config.observe import loggable_path, request_id_for
+from core.logs import JsonFormatter, RequestIdFilter, request_id_var
+from core.observe import loggable_path, request_id_for
 from tests.web.observe_support import WebServer, json_lines, samples, value
 from tests.webhooks.support import LOOPBACK, Receiver, Worker, purge_queues, wait_for
 from webhooks.models import Delivery

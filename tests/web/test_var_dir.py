@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
-from config.settings.env import env_path
+from core.env import env_path
 
 
 def test_the_suite_keeps_every_file_in_a_var_dir_of_its_own():

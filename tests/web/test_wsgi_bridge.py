@@ -1,4 +1,4 @@
-"""config/wsgi_bridge.py on a real uvicorn (in a thread of this process, on a free port): the pool bound,
+"""core/wsgi_bridge.py on a real uvicorn (in a thread of this process, on a free port): the pool bound,
 streamed responses, request bodies, and what the WSGI app sees of the request."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import pytest
 import uvicorn
 
-from config.wsgi_bridge import WsgiBridge
+from core.wsgi_bridge import WsgiBridge
 
 
 def _free_port() -> int:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from messaging.models import Session
 from messaging.services.sessions import session_create
 from webhooks.demo import DEMO_SECRET
-from webhooks.demo_receiver import received_list
+from webhooks.demo.receiver import received_list
 from webhooks.models import Delivery, Webhook
 from webhooks.services import emit, webhook_create
 from webhooks.signing import delivery_headers, hex_signature
@@ -58,7 +58,7 @@ def test_the_receiver_shows_what_arrived_and_checks_the_signature(client, var_di
 
 
 def test_the_receiver_keeps_only_the_latest_deliveries(client, var_dir) -> None:
-    from webhooks.demo_receiver import KEPT
+    from webhooks.demo.receiver import KEPT
 
     for n in range(KEPT + 5):
         client.post(

@@ -82,7 +82,7 @@ def test_delivery_hints_are_published_only_on_commit(session, django_capture_on_
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         emit(session_id=session.id, name="message", data={"id": "M1"})
         assert Delivery.objects.count() == 1
-    # The target's hint, and the event's publication to the live socket (webhooks.broadcast).
+    # The target's hint, and the event's publication to the live socket (webhooks.live.broadcast).
     assert len(callbacks) == 2
 
 

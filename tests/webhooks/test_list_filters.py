@@ -1,6 +1,6 @@
-"""The webhook list filters (webhooks.filters FilterSets) through their pages: registered webhooks by
-session on the gateway, the account area's delivery log by status; a value that can match nothing lists
-nothing (a session id) or is ignored (a status)."""
+"""The webhook list filters (webhooks.registered.filters FilterSets) through their pages: registered
+webhooks by session on the gateway, the account area's delivery log by status; a value that can match
+nothing lists nothing (a session id) or is ignored (a status)."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ import uuid
 
 from django.test import override_settings
 
-from webhooks.broadcast import LiveEvent
 from webhooks.live.access import Grant
+from webhooks.live.broadcast import LiveEvent
 from webhooks.live.hub import Hub, Listener
 
 

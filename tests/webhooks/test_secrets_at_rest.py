@@ -12,7 +12,7 @@ from cryptography.fernet import Fernet
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from config.encryption import DecryptionFailed
+from core.encryption import DecryptionFailed
 from messaging.models import SandboxDevice, Session
 from webhooks.models import Webhook
 from webhooks.services import webhook_create

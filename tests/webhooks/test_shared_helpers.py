@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import standardwebhooks
 
-from config.timefmt import iso_millis
+from core.timefmt import iso_millis
 from webhooks.outbox.policy import REGISTERED, is_client_error
 from webhooks.signing import delivery_headers
 

@@ -1,7 +1,7 @@
 """The live event socket (`/ws`, docs/events.md): every event the outbox records, streamed to WebSocket
 clients as the registered-webhook envelope plus its `id` and `seq`.
 
-The writing side is webhooks.broadcast (called by `emit()`: once the event's transaction commits it is
+The writing side is webhooks.live.broadcast (called by `emit()`: once the event's transaction commits it is
 published to Redis, or handed to this process's hub on the embedded default). Here:
 
 * `hub`: one per web process: receives published events (Redis pub/sub, or in-process plus a poll of

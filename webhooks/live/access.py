@@ -17,11 +17,11 @@ from django.db import close_old_connections
 from accounts.models import ApiKey
 from accounts.netaddr import client_address_of
 from accounts.services import api_key_authenticate
-from config.errors import ApplicationError, ValidationFailed
+from core.errors import ApplicationError, ValidationFailed
 from messaging.models import Session
 from messaging.selectors import session_get
-from webhooks.broadcast import LiveEvent
 from webhooks.catalogue import ALIASES, EVENTS, canonical_event
+from webhooks.live.broadcast import LiveEvent
 from webhooks.models import Event
 
 T = TypeVar("T")

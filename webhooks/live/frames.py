@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from webhooks.broadcast import LiveEvent
+from webhooks.live.broadcast import LiveEvent
 from webhooks.models import Event
 from webhooks.payloads import envelope
 

@@ -1,6 +1,6 @@
 """One hub per web process (per event loop): where committed events meet the sockets listening to them.
 
-The hub receives every committed event (webhooks.broadcast): from its Redis subscription when REDIS_URL
+The hub receives every committed event (webhooks.live.broadcast): from its Redis subscription when REDIS_URL
 is set, else from this process's commits directly plus a poll of the outbox every PONTE_WS_POLL_SECONDS
 for events other processes wrote (the poll reads a few seconds back, since an event's time is taken
 before its transaction commits). Each event is offered once (its id is remembered a while) to every
@@ -24,10 +24,9 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from webhooks import broadcast
-from webhooks.broadcast import LiveEvent
-from webhooks.live import access
+from webhooks.live import access, broadcast
 from webhooks.live.access import Grant
+from webhooks.live.broadcast import LiveEvent
 from webhooks.live.frames import event_frame
 
 logger = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from config.timefmt import iso_millis_of_ms
+from core.timefmt import iso_millis_of_ms
 from messaging.engines.events import EngineEvent
 from messaging.models import Session
 from webhooks.meta.common import (  # noqa: F401  (the format's public names)

@@ -3,8 +3,8 @@ the first of PONTE_SECRET_KEYS, and the field turns into an EncryptedTextField. 
 
 from django.db import migrations, models
 
-import config.fields
-from config.encryption import decrypt, encrypt
+import core.fields
+from core.encryption import decrypt, encrypt
 
 
 def _convert(apps, convert) -> None:
@@ -29,6 +29,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(model_name="webhook", name="secret", field=models.TextField(blank=True)),
         migrations.RunPython(encrypt_secrets, decrypt_secrets, elidable=False),
         migrations.AlterField(
-            model_name="webhook", name="secret", field=config.fields.EncryptedTextField(blank=True)
+            model_name="webhook", name="secret", field=core.fields.EncryptedTextField(blank=True)
         ),
     ]

@@ -33,7 +33,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config.metrics import Reading
+from core.metrics import Reading
 from webhooks.models import Delivery
 from webhooks.outbox import metrics, posting, recording, retention, sql, throttle
 from webhooks.outbox.hints import enqueue_on_commit

@@ -14,7 +14,7 @@ from celery import signature
 from django.conf import settings
 from django.db import transaction
 
-from config.breaker import Breaker
+from core.breaker import Breaker
 from webhooks.outbox import throttle
 
 logger = logging.getLogger(__name__)

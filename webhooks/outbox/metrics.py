@@ -1,5 +1,5 @@
 """What the outbox tells operators: a log line and a count per delivery attempt, and each client's
-queue gauges at scrape time (config/metrics.py; docs/operations.md "Metrics" and "Logs").
+queue gauges at scrape time (core/metrics.py; docs/operations.md "Metrics" and "Logs").
 
 An attempt's log line carries the request id stored on its delivery (the request that caused the event),
 the delivery and dispatch ids, the kind, the attempt number, the outcome, the receiver's status and the
@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from config import metrics
-from config.metrics import Reading
+from core import metrics
+from core.metrics import Reading
 from webhooks.outbox.policy import is_client_error, policy_for
 from webhooks.outbox.table import JobTable
 

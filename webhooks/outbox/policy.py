@@ -18,7 +18,7 @@ from typing import Literal
 
 from django.conf import settings
 
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from net.transport import validate_target_url
 
 Outcome = Literal["delivered", "retry", "give_up"]

@@ -342,7 +342,7 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             pk=row["id"],
             kind=row["kind"],
             webhook_id=row["webhook"],
-            secret=from_db(_models().Webhook, "secret", row["secret"]),  # decrypted (config.fields)
+            secret=from_db(_models().Webhook, "secret", row["secret"]),  # decrypted (core.fields)
             target_url=row["target_url"],
             payload=from_db(d, "payload", row["payload"]),
             dispatch_id=row["dispatch_id"],

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.models import Account, Plan, Subscription
 from accounts.services import account_create
-from config.errors import ApplicationError
+from core.errors import ApplicationError
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from accounts.models import Account, ApiKey
 from accounts.services import api_key_create
-from config.errors import ApplicationError
+from core.errors import ApplicationError
 
 
 def _aware(value: str) -> datetime:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.encryption import DecryptionFailed
-from config.rotation import rotate_all
+from core.encryption import DecryptionFailed
+from core.rotation import rotate_all
 
 
 class Command(BaseCommand):

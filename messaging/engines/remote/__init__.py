@@ -18,7 +18,7 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from config.logs import current_request_id
+from core.logs import current_request_id
 from messaging.engines import base
 from messaging.engines.remote import bus
 
@@ -87,7 +87,7 @@ class _RemoteEngineBase(base.Engine):
             "kwargs": bus.encode(kwargs),
             # Wall-clock deadline: a command still queued after it is dropped, never run late.
             "deadline": time.time() + remaining,
-            # The deliveries of events this command causes name the request (config/logs.py).
+            # The deliveries of events this command causes name the request (core/logs.py).
             "request_id": current_request_id(),
         }
         conn.rpush(bus.queue_key(process), json.dumps(command))

@@ -31,7 +31,7 @@ import redis
 from django.conf import settings
 from django.db import close_old_connections
 
-from config.logs import request_id_var, sane_request_id
+from core.logs import request_id_var, sane_request_id
 from messaging.engines.base import Engine, EngineError, EngineUnavailableError, EventCallback
 from messaging.engines.remote import bus
 from messaging.engines.remote.drivers import load_driver

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config import metrics
+from core import metrics
 from messaging.engines.remote.host import EngineHost
 from messaging.services.events import engine_event_receive
 

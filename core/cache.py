@@ -1,0 +1,234 @@
+"""Django's Redis cache, with one Redis client and connection pool per process, surviving a Redis outage.
+
+Django's backend builds a new `redis.Redis` (and its table of response callbacks) for every cache
+operation; on the CI machine that was about 0.2 ms of CPU per `get`/`add`, paid on every API key check,
+bond request and webhook hint. A `redis.Redis` is safe to share between threads (it takes connections
+from its pool per command), so one per pool is kept. And Django builds one cache backend per thread *or
+async context*: the web process runs each request in a copy of the event loop's context
+(core/wsgi_bridge.py), so every request got a new backend, hence a new pool and a new TCP connection
+to Redis (connect, HELLO, CLIENT SETINFO, close: ~2 ms of the web process's CPU per request that touched
+the cache). The clients, and so their pools, are therefore shared by every backend instance of one
+location and options in the process.
+
+While Redis is unreachable every operation goes to a per-process local-memory cache instead (see
+docs/operations.md, "Redis outages"), behind a circuit breaker so a request does not wait on a dead
+server: reads miss (callers read the database), values are kept for a few seconds only, and atomic
+claims and counters (`add`, `incr`: rate limits, the bonds 5-second rule, send slots) hold per process.
+Deletes made meanwhile (a revoked key, a bond refresh) are replayed on Redis once it answers again, so a
+stale entry does not outlive the outage.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+from django.core.cache.backends.redis import RedisCacheClient
+from django.utils.functional import cached_property
+
+from core.breaker import Breaker
+
+logger = logging.getLogger(__name__)
+
+# What "Redis is not there" looks like (refused, reset, timed out, loading after a restart).
+UNREACHABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+# Deletes remembered for replay; past this many the oldest are dropped (and the loss is logged).
+_PENDING_DELETES_MAX = 10_000
+
+
+class PooledRedisCacheClient(RedisCacheClient):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            # A race here builds two clients for one pool; both work, one is kept.
+            client = self._clients[index] = self._client(connection_pool=self._get_connection_pool(write))
+        return client
+
+
+_clients: dict[tuple[tuple[str, ...], str], PooledRedisCacheClient] = {}
+_clients_lock = threading.Lock()
+
+
+def _shared_client(servers: list[str], options: dict[str, Any]) -> PooledRedisCacheClient:
+    """The process's client (and connection pools) for these servers and options."""
+    key = (tuple(servers), repr(sorted(options.items())))
+    client = _clients.get(key)
+    if client is None:
+        with _clients_lock:
+            client = _clients.get(key)
+            if client is None:
+                client = _clients[key] = PooledRedisCacheClient(servers, **options)
+    return client
+
+
+@dataclass
+class _Outage:
+    """What every backend instance of one Redis location shares in a process (Django builds one backend
+    per thread or async context): the breaker, the pending deletes; the fallback's storage is shared
+    through its name."""
+
+    breaker: Breaker
+    pending_deletes: dict[str, None] = field(default_factory=dict)  # Redis keys, in order
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_outages: dict[str, _Outage] = {}
+_outages_lock = threading.Lock()
+
+
+def _outage_for(location: str) -> _Outage:
+    with _outages_lock:
+        outage = _outages.get(location)
+        if outage is None:
+            breaker = Breaker("Redis cache", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
+            outage = _outages[location] = _Outage(breaker)
+        return outage
+
+
+class RedisCache(DjangoRedisCache):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._outage = _outage_for(server)
+        self.breaker = self._outage.breaker
+        self._fallback = LocMemCache(
+            f"ponte-fallback:{server}",
+            {
+                "KEY_PREFIX": params.get("KEY_PREFIX", ""),
+                "VERSION": params.get("VERSION", 1),
+                "TIMEOUT": params.get("TIMEOUT", 300),
+                "OPTIONS": {"MAX_ENTRIES": 10_000},
+            },
+        )
+
+    @cached_property
+    def _cache(self) -> PooledRedisCacheClient:
+        return _shared_client(self._servers, self._options)
+
+    # --- the switch ---------------------------------------------------------------------------
+
+    @property
+    def degraded(self) -> bool:
+        """Redis failed and has not answered since: operations use the per-process fallback."""
+        return self.breaker.down
+
+    def _try(self, name: str, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        if not self.breaker.available():
+            return False, None
+        try:
+            result = getattr(super(), name)(*args, **kwargs)
+        except UNREACHABLE as error:
+            self.breaker.failed(error)
+            return False, None
+        if self.breaker.succeeded():
+            self._caught_up()
+        return True, result
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        done, result = self._try(name, *args, **kwargs)
+        return result if done else getattr(self._fallback, name)(*args, **kwargs)
+
+    def _fallback_timeout(self, timeout: Any) -> float:
+        """Values set during an outage live a few seconds: other processes cannot delete them."""
+        cap = float(settings.PONTE_REDIS_FALLBACK_TTL_SECONDS)
+        seconds = self.default_timeout if timeout is DEFAULT_TIMEOUT else timeout
+        return cap if seconds is None else min(float(seconds), cap)
+
+    def _remember_deletes(self, keys: list[str]) -> None:
+        pending = self._outage.pending_deletes
+        with self._outage.lock:
+            for key in keys:
+                pending[key] = None
+            if len(pending) > _PENDING_DELETES_MAX:
+                logger.warning(
+                    "Over %d deletes during the Redis outage; the oldest will not be replayed",
+                    _PENDING_DELETES_MAX,
+                )
+            while len(pending) > _PENDING_DELETES_MAX:
+                del pending[next(iter(pending))]
+
+    def _caught_up(self) -> None:
+        """Redis answers again: replay the deletes it missed and forget the fallback's values."""
+        with self._outage.lock:
+            keys = list(self._outage.pending_deletes)
+            self._outage.pending_deletes.clear()
+        self._fallback.clear()
+        if keys:
+            try:
+                self._cache.delete_many(keys)
+            except UNREACHABLE as error:
+                self.breaker.failed(error)
+                self._remember_deletes(keys)
+
+    def probe(self) -> None:
+        """Ask Redis itself (never the fallback); raises when it does not answer. For /readyz."""
+        self._cache.get_client(write=True).ping()
+        if self.breaker.succeeded():
+            self._caught_up()
+
+    # --- the cache API ------------------------------------------------------------------------
+
+    def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> bool:
+        return self._call("add", key, value, timeout, version)
+
+    def get(self, key: Any, default: Any = None, version: Any = None) -> Any:
+        return self._call("get", key, default, version)
+
+    def set(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> None:
+        done, _ = self._try("set", key, value, timeout, version)
+        if not done:
+            self._fallback.set(key, value, self._fallback_timeout(timeout), version)
+
+    def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> bool:
+        return self._call("touch", key, timeout, version)
+
+    def delete(self, key: Any, version: Any = None) -> bool:
+        done, result = self._try("delete", key, version)
+        if done:
+            return result
+        self._remember_deletes([self.make_and_validate_key(key, version=version)])
+        return self._fallback.delete(key, version)
+
+    def get_many(self, keys: Any, version: Any = None) -> dict[Any, Any]:
+        return self._call("get_many", keys, version)
+
+    def has_key(self, key: Any, version: Any = None) -> bool:
+        return self._call("has_key", key, version)
+
+    def incr(self, key: Any, delta: int = 1, version: Any = None) -> int:
+        return self._call("incr", key, delta, version)
+
+    def set_many(self, data: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> list[Any]:
+        done, result = self._try("set_many", data, timeout, version)
+        if done:
+            return result
+        return self._fallback.set_many(data, self._fallback_timeout(timeout), version)
+
+    def delete_many(self, keys: Any, version: Any = None) -> None:
+        keys = list(keys)
+        done, _ = self._try("delete_many", keys, version)
+        if not done:
+            self._remember_deletes([self.make_and_validate_key(key, version=version) for key in keys])
+            self._fallback.delete_many(keys, version)
+
+    def clear(self) -> None:
+        self._fallback.clear()
+        self._call("clear")
+
+
+def cache_degraded() -> bool:
+    """Whether the default cache is running on its per-process fallback (Redis unreachable)."""
+    from django.core.cache import cache
+
+    return bool(getattr(cache, "degraded", False))

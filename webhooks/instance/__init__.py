@@ -1,0 +1,2 @@
+"""Instance webhooks: per-session configuration, routing into the outbox, the instance interface and
+its delivery statistics."""

@@ -1,0 +1,1 @@
+"""Registered webhooks: the gateway's `/gateway/webhooks` records, their filters and reads."""
