@@ -347,6 +347,11 @@ class MessageOutputSerializer(serializers.Serializer):
     status = serializers.CharField()
     timestamp = serializers.DateTimeField()
     reactions = serializers.DictField()
+    edited = serializers.SerializerMethodField()
+    editedAt = serializers.DateTimeField(source="edited_at", allow_null=True)
+
+    def get_edited(self, message: Message) -> bool:
+        return message.edited_at is not None
 
 
 class MessageListApi(SessionKeyedView):
