@@ -45,7 +45,11 @@ def test_a_poll_is_sent_with_the_send_reply_and_kept_in_the_history(admin_client
     assert set(body) == {"messageId", "status", "to", "timestamp"}
     assert body["to"] == CUSTOMER and body["status"] == "sent"
     stored = Poll.objects.get(message_id=body["messageId"])
-    assert (stored.name, stored.options, stored.selectable_count) == ("Lunch?", ["Pizza", "Sushi", "Salad"], 2)
+    assert (stored.name, stored.options, stored.selectable_count) == (
+        "Lunch?",
+        ["Pizza", "Sushi", "Salad"],
+        2,
+    )
     history = admin_client.get("/api/messages", {"sessionId": str(session.pk)}).json()["data"]
     assert history[0]["type"] == "poll"
     assert history[0]["content"]["poll"] == {
