@@ -85,7 +85,7 @@ def test_an_edit_goes_through_the_librarys_edit_message(connected):
 
 
 def test_a_vote_is_decrypted_and_reported_with_the_option_names(connected, events):
-    driver, sid, client = connected
+    _driver, sid, client = connected
     Poll.objects.create(
         session_id=sid, chat=CUSTOMER, message_id="3EB0POLL", name="Lunch?", options=["Pizza", "Sushi"]
     )
@@ -107,7 +107,7 @@ def test_a_vote_is_decrypted_and_reported_with_the_option_names(connected, event
 
 
 def test_an_emptied_vote_is_reported_with_no_options(connected, events):
-    driver, sid, client = connected
+    _driver, _sid, client = connected
     client.votes = [[]]
     update = wa.PollUpdateMessage(pollCreationMessageKey=common.MessageKey(ID="3EB0POLL"))
     client.fire("Message", message_ev(wa.Message(pollUpdateMessage=update)))
@@ -116,7 +116,7 @@ def test_an_emptied_vote_is_reported_with_no_options(connected, events):
 
 @pytest.mark.parametrize("wrapped", [False, True])
 def test_an_edit_from_whatsapp_is_reported_as_message_edited(connected, events, wrapped):
-    driver, sid, client = connected
+    _driver, _sid, client = connected
     protocol = wa.ProtocolMessage(
         key=common.MessageKey(remoteJID=CUSTOMER, fromMe=False, ID="3EB0THEIRS"),
         type=wa.ProtocolMessage.MESSAGE_EDIT,
@@ -134,7 +134,7 @@ def test_an_edit_from_whatsapp_is_reported_as_message_edited(connected, events, 
 
 
 def test_a_poll_created_on_the_other_side_is_a_poll_message(connected, events):
-    driver, sid, client = connected
+    _driver, _sid, client = connected
     poll = wa.PollCreationMessage(
         name="Meet?", options=[wa.PollCreationMessage.Option(optionName=n) for n in ("Mon", "Tue")]
     )
