@@ -148,6 +148,7 @@ class Message(models.Model):
     # {"<reactor JID>": "<emoji>"}
     reactions = models.JSONField(default=dict, blank=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    edited_at = models.DateTimeField(null=True, blank=True, help_text="When its text was last edited.")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -250,3 +251,64 @@ class WhatsAppDevice(models.Model):
 
     def __str__(self) -> str:
         return f"whatsapp {self.session_id}"
+
+
+# --- Polls and idempotent sends --------------------------------------------------------------------
+
+
+class Poll(models.Model):
+    """A poll sent by the session (or seen in one of its chats): its question and options, so votes,
+    which name options (or, on WhatsApp, their hashes), can be counted (GET /api/messages/poll-results)."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="polls")
+    chat = models.CharField(max_length=100)
+    message_id = models.CharField(max_length=100)
+    name = models.CharField(max_length=255)
+    options = models.JSONField(default=list, help_text="The option names, in order.")
+    selectable_count = models.PositiveSmallIntegerField(default=1)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "message_id"], name="one_poll_per_message_id")
+        ]
+
+    def __str__(self) -> str:
+        return f"poll {self.message_id}: {self.name}"
+
+
+class PollVote(models.Model):
+    """A voter's current choice in a poll: each vote replaces the voter's last (an empty list clears it)."""
+
+    poll = models.ForeignKey(Poll, on_delete=models.CASCADE, related_name="votes")
+    voter = models.CharField(max_length=100)
+    selected = models.JSONField(default=list, help_text="The option names chosen.")
+    voted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["poll", "voter"], name="one_vote_per_voter")]
+
+    def __str__(self) -> str:
+        return f"{self.voter} in {self.poll_id}"
+
+
+class IdempotencyRecord(models.Model):
+    """One `Idempotency-Key` of one API key on the message routes (messaging.idempotency): in flight
+    until the reply is stored, then replayed for 24 hours to a request with the same key and body."""
+
+    api_key = models.ForeignKey(
+        "accounts.ApiKey", on_delete=models.CASCADE, related_name="idempotency_records"
+    )
+    key = models.CharField(max_length=255)
+    body_hash = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Null while in flight.")
+    reply = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["api_key", "key"], name="one_idempotency_key_per_api_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.status_code or 'in flight'})"

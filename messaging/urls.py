@@ -2,7 +2,18 @@
 
 from django.urls import path
 
-from messaging.api import channels, chats, contacts, gateway, groups, media, messages, sandbox, sessions
+from messaging.api import (
+    channels,
+    chats,
+    contacts,
+    gateway,
+    groups,
+    media,
+    messages,
+    polls,
+    sandbox,
+    sessions,
+)
 
 urlpatterns = [
     path("sessions", sessions.SessionListCreateApi.as_view(), name="sessions"),
@@ -48,6 +59,9 @@ urlpatterns = [
     path("messages/location", messages.MessageLocationApi.as_view(), name="messages-location"),
     path("messages/buttons", messages.MessageButtonsApi.as_view(), name="messages-buttons"),
     path("messages/delete", messages.MessageDeleteApi.as_view(), name="messages-delete"),
+    path("messages/poll", polls.MessagePollApi.as_view(), name="messages-poll"),
+    path("messages/poll-results", polls.PollResultsApi.as_view(), name="messages-poll-results"),
+    path("messages/edit", polls.MessageEditApi.as_view(), name="messages-edit"),
     path("contacts/check", contacts.ContactCheckApi.as_view(), name="contacts-check"),
     path("contacts/profile/picture", contacts.ProfilePictureApi.as_view(), name="profile-picture"),
     path("contacts/profile/status", contacts.ProfileStatusApi.as_view(), name="profile-status"),

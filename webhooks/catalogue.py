@@ -25,6 +25,8 @@ EVENTS: dict[str, str] = {
     # format's `groups` and `health` carry.
     "group_update": gettext_noop("Group subject changed."),
     "health": gettext_noop("Whether the account can send (AVAILABLE, LIMITED, BLOCKED)."),
+    "poll_vote": gettext_noop("A vote in a poll (the voter's whole choice; empty when cleared)."),
+    "message_edited": gettext_noop("A text message was edited (by the session or the other side)."),
 }
 
 # Plural names some integrations expect, and the dotted names of the messaging API.
@@ -36,6 +38,8 @@ ALIASES: dict[str, str] = {
     "session.connected": "connected",
     "session.disconnected": "disconnected",
     "session.qr": "qr",
+    "poll.vote": "poll_vote",
+    "message.edited": "message_edited",
 }
 
 

@@ -33,4 +33,8 @@ PURGE_SECONDS_PER_RUN = 600
 
 @shared_task(name="webhooks.purge_delivered", ignore_result=True)
 def purge_delivered() -> int:
+    # The hourly clean-up also forgets the message routes' idempotency keys older than 24 hours.
+    from messaging.idempotency import idempotency_purge
+
+    idempotency_purge()
     return retention.deliveries_purge(dead_letters=False, max_seconds=PURGE_SECONDS_PER_RUN).total

@@ -22,6 +22,7 @@ from django.conf import settings
 
 from integrations.chatwoot.client import ChatwootClient, ChatwootError, Upload
 from integrations.chatwoot.config import client_for
+from integrations.chatwoot.mirror_polls_edits import poll_text
 from integrations.chatwoot.models import ChatLink, ChatwootIntegration, MessageLink
 from messaging.addressing import is_group, user_suffix
 from messaging.engines.events import MessageAckEvent, MessageEvent, PresenceEvent
@@ -181,6 +182,8 @@ def _text_of(event: MessageEvent) -> str:
     if kind in ("contact", "contacts") and event.contacts:
         cards = [f"👤 {card.display_name} {card.phone_number}".strip() for card in event.contacts]
         return "\n".join(cards)
+    if kind == "poll" and event.poll is not None:
+        return poll_text(event.poll)
     if event.selected_title or event.selected_id:
         return str(event.selected_title or event.selected_id)
     return event.text or event.caption or ""

@@ -7,13 +7,15 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from integrations.chatwoot import inbound, jobs, mirror
+from integrations.chatwoot import inbound, jobs, mirror, mirror_polls_edits
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
 from messaging.engines.events import (
     EngineEvent,
     MessageAckEvent,
+    MessageEditedEvent,
     MessageEvent,
+    PollVoteEvent,
     PresenceEvent,
     event_from_data,
 )
@@ -45,6 +47,10 @@ def _run(job: MirrorJob) -> None:
         "message": lambda: mirror.message_mirror(integration, _typed(MessageEvent, job)),
         "message_ack": lambda: mirror.ack_mirror(integration, _typed(MessageAckEvent, job)),
         "presence": lambda: mirror.presence_mirror(integration, job.chat, _typed(PresenceEvent, job)),
+        "message_edited": lambda: mirror_polls_edits.edit_mirror(
+            integration, _typed(MessageEditedEvent, job)
+        ),
+        "poll_vote": lambda: mirror_polls_edits.vote_mirror(integration, _typed(PollVoteEvent, job)),
         "agent_message": lambda: inbound.agent_message_send(integration, job.chat, job.payload),
         "agent_delete": lambda: inbound.agent_delete_send(integration, job.chat, job.payload),
         "agent_typing": lambda: inbound.agent_typing_send(integration, job.chat, bool(job.payload.get("on"))),

@@ -12,10 +12,17 @@ from django.db import connection
 
 from integrations.chatwoot import jobs
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
-from messaging.engines.events import EngineEvent, MessageAckEvent, MessageEvent, PresenceEvent
+from messaging.engines.events import (
+    EngineEvent,
+    MessageAckEvent,
+    MessageEditedEvent,
+    MessageEvent,
+    PollVoteEvent,
+    PresenceEvent,
+)
 from webhooks.lookups import Versioned
 
-MIRRORED = (MessageEvent, MessageAckEvent, PresenceEvent)
+MIRRORED = (MessageEvent, MessageAckEvent, PresenceEvent, MessageEditedEvent, PollVoteEvent)
 
 
 @cache

@@ -18,6 +18,7 @@ from messaging.api.common import MetaSerializer, PaginationQuerySerializer, enve
 from messaging.api.sessions import SessionKeyedView
 from messaging.channels import PAGE_PROVIDERS
 from messaging.filters import MessageFilterSet
+from messaging.idempotency import IdempotentMixin
 from messaging.models import Message
 from messaging.selectors import message_list, paginate, session_allowed, session_find
 from messaging.services import messages as services
@@ -91,8 +92,9 @@ def quoted_input(data: dict | None) -> services.QuotedInput | None:
     return services.QuotedInput(message_id=data["messageId"], participant=data.get("participant", ""))
 
 
-class MessageView(SessionKeyedView):
-    """Sends pass `savepoint=False`: the request's transaction (ATOMIC_REQUESTS) is the unit of work."""
+class MessageView(IdempotentMixin, SessionKeyedView):
+    """Sends pass `savepoint=False`: the request's transaction (ATOMIC_REQUESTS, or the view's own with
+    an `Idempotency-Key`: messaging.idempotency) is the unit of work."""
 
     permission_classes = [IsOperator]
 
@@ -347,6 +349,11 @@ class MessageOutputSerializer(serializers.Serializer):
     status = serializers.CharField()
     timestamp = serializers.DateTimeField()
     reactions = serializers.DictField()
+    edited = serializers.SerializerMethodField()
+    editedAt = serializers.DateTimeField(source="edited_at", allow_null=True)
+
+    def get_edited(self, message: Message) -> bool:
+        return message.edited_at is not None
 
 
 class MessageListApi(SessionKeyedView):

@@ -33,6 +33,8 @@ INBOUND_EVENTS = (
     "chat_archive",
     "health",
     "disconnected",
+    "poll_vote",
+    "message_edited",
 )
 MESSAGE_TYPES = (
     "text",
@@ -162,6 +164,8 @@ def inbound_clean(body: Any) -> tuple[str, dict[str, Any]]:
         if status not in ("AVAILABLE", "LIMITED", "BLOCKED"):
             raise ValidationFailed("status: one of AVAILABLE, LIMITED, BLOCKED.")
         return event, {"status": status, "reason": _string(body, "reason", max_length=500)}
+    if event in ("poll_vote", "message_edited"):
+        return event, _clean_poll_vote(body) if event == "poll_vote" else _clean_edit(body)
     if event == "group_update":
         data = {
             "group": normalize_group(_string(body, "group", required=True, max_length=100), field="group"),
@@ -248,6 +252,32 @@ def _clean_message(body: dict) -> dict[str, Any]:
         if not isinstance(body["isHistory"], bool):
             raise ValidationFailed("isHistory: boolean.")
         data["isHistory"] = body["isHistory"]
+    return data
+
+
+def _clean_poll_vote(body: dict) -> dict[str, Any]:
+    """`{from, pollMessageId, options: [names]}`: the voter's whole choice; an empty list clears it."""
+    options = body.get("options")
+    if not isinstance(options, list) or len(options) > 12:
+        raise ValidationFailed("options: a list of the chosen option names (empty clears the vote).")
+    if not all(isinstance(option, str) and 0 < len(option) <= 100 for option in options):
+        raise ValidationFailed("options: option names, strings of 1 to 100 characters.")
+    return {
+        "from": _jid(body.get("from"), "from", allow_group=False),
+        "pollMessageId": _string(body, "pollMessageId", required=True, max_length=100),
+        "options": options,
+    }
+
+
+def _clean_edit(body: dict) -> dict[str, Any]:
+    """`{from, messageId, text, chat?}`: the other side edits one of its text messages."""
+    data = {
+        "from": _jid(body.get("from"), "from", allow_group=False),
+        "messageId": _string(body, "messageId", required=True, max_length=100),
+        "text": _string(body, "text", required=True),
+    }
+    if body.get("chat"):
+        data["chat"] = _jid(body["chat"], "chat")
     return data
 
 

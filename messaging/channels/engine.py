@@ -224,6 +224,22 @@ class GraphChannelEngine(Engine):
 
     # Groups ---------------------------------------------------------------------------------------
 
+    # Polls and edits: none of the three channels' send APIs has them (docs/channels.md).
+
+    def send_poll(
+        self,
+        session_id: str,
+        to: str,
+        name: str,
+        options: list[str],
+        selectable_count: int = 1,
+        quoted: Quoted | None = None,
+    ) -> SentMessage:
+        raise unsupported(account_of(session_id).session.provider, "send polls")
+
+    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
+        raise unsupported(account_of(session_id).session.provider, "edit sent messages")
+
     def _no_groups(self, session_id: str) -> Exception:
         return unsupported(account_of(session_id).session.provider, "take part in groups")
 

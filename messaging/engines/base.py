@@ -262,6 +262,26 @@ class Engine(ABC):
         Raises EngineNotConnected when there are no credentials to reconnect with."""
         raise EngineNotAllowed(f"The {self.label} engine cannot restart sessions.")
 
+    # Polls and edits (not abstract either: engines without them answer 400 OPERATION_NOT_SUPPORTED).
+
+    def send_poll(
+        self,
+        session_id: str,
+        to: str,
+        name: str,
+        options: list[str],
+        selectable_count: int = 1,
+        quoted: Quoted | None = None,
+    ) -> SentMessage:
+        """Send a poll (`options`: 2 to 12 unique names; a voter may choose up to `selectable_count`).
+        Votes are reported as `poll_vote` events naming the options chosen."""
+        raise EngineUnsupported(f"The {self.label} engine cannot send polls.")
+
+    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
+        """Replace the text of one of the session's own text messages (the services have checked the
+        author and the 15-minute window). The services report the `message_edited` event."""
+        raise EngineUnsupported(f"The {self.label} engine cannot edit messages.")
+
     # Sandbox only (the phone and WhatsApp played by the engine; `sandbox` engines override) ------------
 
     def scan(self, session_id: str, *, phone: str = "", pairing_code: str = "") -> str:

@@ -121,6 +121,15 @@ class ButtonRef:
 
 
 @dataclass(frozen=True)
+class PollRef:
+    """A `poll` message: the question, the option names in order, how many a voter may choose."""
+
+    name: str = ""
+    options: tuple[str, ...] = field(default=(), metadata={"many": str})
+    selectable_count: int = 1
+
+
+@dataclass(frozen=True)
 class Member:
     jid: str = ""
     admin: bool = False
@@ -156,6 +165,7 @@ MESSAGE_TYPES = (
     "list_reply",
     "button",
     "revoked",
+    "poll",
 )
 MEDIA_TYPES = ("image", "video", "audio", "document", "sticker")
 
@@ -208,6 +218,7 @@ class MessageEvent(EngineEvent):
     revoked_message_id: str | None = None
     revoked_sender: str | None = None
     revoked_from_me: bool | None = None
+    poll: PollRef | None = field(default=None, metadata={"nested": PollRef})
 
     @property
     def chat(self) -> str:
@@ -361,6 +372,41 @@ class HealthEvent(EngineEvent):
     timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
 
 
+@dataclass(frozen=True)
+class PollVoteEvent(EngineEvent):
+    """A vote in a poll: the voter's whole current choice (option names; empty: the vote was cleared)."""
+
+    name: ClassVar[str] = "poll_vote"
+
+    poll_message_id: str = ""
+    voter: str = ""
+    selected_options: tuple[str, ...] = field(default=(), metadata={"many": str})
+    chat_jid: str = field(default="", metadata={"key": "chat"})
+    timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+
+    @property
+    def chat(self) -> str:
+        return self.chat_jid
+
+
+@dataclass(frozen=True)
+class MessageEditedEvent(EngineEvent):
+    """A text message was edited, by the session (`from_me`) or by its author on the other side."""
+
+    name: ClassVar[str] = "message_edited"
+
+    message_id: str = ""
+    chat_jid: str = field(default="", metadata={"key": "chat"})
+    text: str = ""
+    edited_at: str = ""  # ISO 8601
+    from_me: bool = False
+    sender: str | None = None
+
+    @property
+    def chat(self) -> str:
+        return self.chat_jid
+
+
 EVENT_TYPES: dict[str, type[EngineEvent]] = {
     cls.name: cls
     for cls in (
@@ -376,6 +422,8 @@ EVENT_TYPES: dict[str, type[EngineEvent]] = {
         GroupUpdateEvent,
         ChatArchiveEvent,
         HealthEvent,
+        PollVoteEvent,
+        MessageEditedEvent,
     )
 }
 

@@ -49,6 +49,7 @@ from messaging.engines.events import (
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
 from messaging.engines.sandbox_media import SandboxMedia
+from messaging.engines.sandbox_polls import SandboxPolls
 from messaging.models import SandboxDevice
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
@@ -63,7 +64,7 @@ def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
 
 
-class SandboxEngine(SandboxInbound, SandboxMedia, SandboxGroups, Engine):
+class SandboxEngine(SandboxInbound, SandboxMedia, SandboxPolls, SandboxGroups, Engine):
     label = "sandbox"
     sandbox = True
 

@@ -60,6 +60,8 @@ class SandboxInbound:
             reported = self._inject_disconnected(session_id, data["reason"])
         elif event in ("group_join", "group_leave", "group_update"):
             reported = self._inject_group(device, event, data, now)
+        elif event in ("poll_vote", "message_edited"):
+            reported = self.inject_poll_or_edit(device, event, data)
         else:
             reported = event_from_data(event, {**data, "timestamp": now})
         self.report(str(session_id), reported)

@@ -36,6 +36,7 @@ from messaging.engines.events import (
     QrEvent,
 )
 from messaging.models import Group, Message, Session
+from messaging.services.poll_edit_records import message_edited_record, poll_record, poll_vote_record
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ _CONTENT_KEYS = (
     "displayName",
     "quoted",
     "buttons",
+    "poll",
 )
 
 
@@ -159,6 +161,8 @@ def _message(session: Session, event: MessageEvent) -> None:
         ],
         ignore_conflicts=True,
     )
+    if event.type == "poll":
+        poll_record(session, event)
 
 
 def _ack(session: Session, event: MessageAckEvent) -> str:
@@ -212,6 +216,8 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
     "group_leave": _group,
     "group_update": _group,
     "health": _health,
+    "poll_vote": poll_vote_record,
+    "message_edited": message_edited_record,
 }
 
 

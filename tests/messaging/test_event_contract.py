@@ -25,7 +25,10 @@ from messaging.engines.events import (
     Location,
     Member,
     MessageAckEvent,
+    MessageEditedEvent,
     MessageEvent,
+    PollRef,
+    PollVoteEvent,
     PresenceEvent,
     QrEvent,
     QuotedRef,
@@ -77,6 +80,12 @@ EVERY_EVENT = [
     GroupUpdateEvent(group=GROUP, subject="New name", by=CONTACT),
     ChatArchiveEvent(chat_jid=CONTACT, archived=False),
     HealthEvent(status="BLOCKED", reason="banned"),
+    MessageEvent(id="P1", chat_jid=CONTACT, type="poll", poll=PollRef("Q?", ("a", "b"), 2)),
+    PollVoteEvent(
+        poll_message_id="P1", voter=CONTACT, selected_options=("a",), chat_jid=CONTACT, timestamp=1
+    ),
+    PollVoteEvent(poll_message_id="P1", voter=CONTACT),
+    MessageEditedEvent(message_id="M1", chat_jid=CONTACT, text="new", edited_at="2025-11-22T00:00:00+00:00"),
 ]
 
 

@@ -158,3 +158,36 @@ class StandInClient:
         return [
             lib.GroupParticipant(JID=p, Error=404 if p.User.endswith("0000") else 0) for p in participants
         ]
+
+
+class PollingStandInClient(StandInClient):
+    """The stand-in with the library's poll and edit calls. `votes` holds what `decrypt_poll_vote`
+    answers (the option names chosen; the library gives their SHA-256)."""
+
+    votes: list[list[str]] = []
+
+    def build_poll_vote_creation(self, name: str, options: list[str], selectable_count: Any) -> Any:
+        from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
+
+        self._record("build_poll_vote_creation", name, options, selectable_count)
+        poll = wa.PollCreationMessage(
+            name=name,
+            options=[wa.PollCreationMessage.Option(optionName=o) for o in options],
+            selectableOptionsCount=selectable_count.value,
+        )
+        return wa.Message(
+            pollCreationMessage=poll, messageContextInfo=wa.MessageContextInfo(messageSecret=b"s" * 32)
+        )
+
+    def edit_message(self, chat: Any, message_id: str, new_message: Any) -> Any:
+        self._record("edit_message", chat, message_id, new_message)
+        return lib.SendResponse(ID="3EB0EDIT", Timestamp=1763800000)
+
+    def decrypt_poll_vote(self, message: Any) -> Any:
+        import hashlib
+
+        from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
+
+        self._record("decrypt_poll_vote", message)
+        chosen = self.votes.pop(0) if self.votes else []
+        return wa.PollVoteMessage(selectedOptions=[hashlib.sha256(n.encode()).digest() for n in chosen])

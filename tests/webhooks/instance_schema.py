@@ -64,6 +64,14 @@ TYPE_OBJECTS: dict[str, dict[str, Any]] = {
         ]
     },
     "button": closed({"payload": STRING, "text": STRING}),
+    # Ponte's extension (webhooks.meta.polls_edits): the cloud API has no polls and reports no edits.
+    "poll_vote": closed(
+        {
+            "poll_message_id": {"type": "string", "minLength": 1},
+            "selected_options": {"type": "array", "items": STRING},
+        }
+    ),
+    "edit": closed({"message_id": {"type": "string", "minLength": 1}, "body": STRING, "edited_at": STRING}),
 }
 
 MESSAGE = {

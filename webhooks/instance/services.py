@@ -170,6 +170,8 @@ def route(config: InstanceWebhookConfig, typed: EngineEvent) -> str:
             url = config.webhook_message_from_me
         elif is_group(typed.chat):
             url = config.webhook_group
+    elif name == "message_edited" and getattr(typed, "from_me", False):
+        url = config.webhook_message_from_me
     elif name in ("group_join", "group_leave", "group_update"):
         url = config.webhook_group
     elif name in ("connected", "disconnected", "health"):

@@ -32,6 +32,7 @@ from webhooks.meta.common import (  # noqa: F401  (the format's public names)
     wrap_envelope,
 )
 from webhooks.meta.messages import messages_value, stamp_dispatch  # noqa: F401
+from webhooks.meta.polls_edits import message_edited_value, poll_vote_value
 from webhooks.meta.states import (
     call_value,
     connection_value,
@@ -55,6 +56,8 @@ _VALUES = {
     "group_leave": groups_value,
     "group_update": groups_value,
     "health": health_value,
+    "poll_vote": poll_vote_value,
+    "message_edited": message_edited_value,
 }
 
 

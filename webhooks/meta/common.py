@@ -43,6 +43,9 @@ FIELDS = {
     "group_leave": "groups",
     "group_update": "groups",
     "health": "health",
+    # Ponte's extension (webhooks.meta.polls_edits): the cloud API has no polls and reports no edits.
+    "poll_vote": "messages",
+    "message_edited": "messages",
 }
 
 

@@ -334,6 +334,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/messages/edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Edit the text of a text message this session sent, within 15 minutes of sending (403
+         *     NOT_MESSAGE_AUTHOR for others' messages, 409 EDIT_WINDOW_EXPIRED after). Emits `message_edited`.
+         */
+        post: operations["messages_edit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messages/location": {
         parameters: {
             query?: never;
@@ -365,6 +385,43 @@ export interface paths {
          *     (optionally a data URI), at most MESSAGING_MEDIA_MAX_BYTES. Counts against the daily quota.
          */
         post: operations["messages_media"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send a poll: a question and 2 to 12 unique options, of which a voter may choose up to
+         *     `selectableCount`. Votes arrive as `poll_vote` events; results at /api/messages/poll-results.
+         */
+        post: operations["messages_poll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/poll-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A poll's options with their vote counts and voters (each voter's last vote counts). */
+        get: operations["messages_poll_results"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1271,9 +1328,11 @@ export interface components {
          *     * `chat_archive` - chat_archive
          *     * `health` - health
          *     * `disconnected` - disconnected
+         *     * `poll_vote` - poll_vote
+         *     * `message_edited` - message_edited
          * @enum {string}
          */
-        EventEnum: "message" | "message_ack" | "presence" | "call" | "group_join" | "group_leave" | "group_update" | "chat_archive" | "health" | "disconnected";
+        EventEnum: "message" | "message_ack" | "presence" | "call" | "group_join" | "group_leave" | "group_update" | "chat_archive" | "health" | "disconnected" | "poll_vote" | "message_edited";
         /** @description The gateway error body (`/gateway/...`). */
         GatewayError: {
             /** @description English text, e.g. `Session not found`. */
@@ -1556,6 +1615,21 @@ export interface components {
             success: boolean;
             messageId: string;
         };
+        MessageEditInputRequest: {
+            sessionId: string;
+            /** @description The chat of the message. */
+            to: string;
+            messageId: string;
+            text: string;
+        };
+        MessageEditOutput: {
+            success: boolean;
+            messageId: string;
+            text: string;
+            edited: boolean;
+            /** Format: date-time */
+            editedAt: string;
+        };
         MessageList: {
             data: components["schemas"]["MessageRecord"][];
             meta: components["schemas"]["Meta"];
@@ -1585,6 +1659,19 @@ export interface components {
             /** @default  */
             fileName?: string;
             mimeType?: string;
+            quoted?: components["schemas"]["QuotedMessageRequest"] | (never | null);
+        };
+        MessagePollInputRequest: {
+            sessionId: string;
+            to: string;
+            /** @description The question. */
+            name: string;
+            options: string[];
+            /**
+             * @description How many options a voter may choose.
+             * @default 1
+             */
+            selectableCount?: number;
             quoted?: components["schemas"]["QuotedMessageRequest"] | (never | null);
         };
         MessageReactionInputRequest: {
@@ -1627,6 +1714,9 @@ export interface components {
             reactions: {
                 [key: string]: unknown;
             };
+            readonly edited: boolean;
+            /** Format: date-time */
+            editedAt: string | null;
         };
         MessageSendInputRequest: {
             sessionId: string;
@@ -1697,7 +1787,7 @@ export interface components {
         PatchedWebhookPatchRequest: {
             url?: string;
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited; aliases messages, connection, session.connected accepted. */
             events?: string[];
             /** @description Attempts per event, 1 to 10, default 5. */
             retryCount?: number;
@@ -1705,6 +1795,17 @@ export interface components {
         PhoneInputRequest: {
             /** @description Digits with country code, no '+'. */
             phoneNumber: string;
+        };
+        PollOptionResult: {
+            name: string;
+            count: number;
+            /** @description JIDs of the voters. */
+            voters: string[];
+        };
+        PollResults: {
+            messageId: string;
+            name: string;
+            options: components["schemas"]["PollOptionResult"][];
         };
         Poupanca: {
             /**
@@ -1880,7 +1981,7 @@ export interface components {
             url: string;
             /** @default  */
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited; aliases messages, connection, session.connected accepted. */
             events: string[];
             /** @description Attempts per event, 1 to 10, default 5. */
             retryCount?: number | null;
@@ -1939,7 +2040,10 @@ export interface operations {
     chats_presence: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1957,6 +2061,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2053,6 +2159,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -2090,7 +2211,10 @@ export interface operations {
     chats_read: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2108,6 +2232,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2191,6 +2317,21 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -2327,6 +2468,21 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -2491,6 +2647,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -2629,6 +2800,21 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -2793,6 +2979,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -2830,7 +3031,10 @@ export interface operations {
     groups_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2848,6 +3052,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2944,6 +3150,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -2981,7 +3202,10 @@ export interface operations {
     groups_leave: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2999,6 +3223,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3082,6 +3308,21 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -3229,6 +3470,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -3266,7 +3522,10 @@ export interface operations {
     groups_demote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3284,6 +3543,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3367,6 +3628,21 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -3417,7 +3693,10 @@ export interface operations {
     groups_promote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3435,6 +3714,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3518,6 +3799,21 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -4182,7 +4478,10 @@ export interface operations {
     messages_buttons: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4200,6 +4499,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4296,6 +4597,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -4333,7 +4649,10 @@ export interface operations {
     messages_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4351,6 +4670,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4447,6 +4768,192 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    messages_edit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageEditInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEditOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -4484,7 +4991,10 @@ export interface operations {
     messages_location: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4502,6 +5012,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4585,6 +5097,21 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -4635,7 +5162,10 @@ export interface operations {
     messages_media: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4653,6 +5183,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4749,6 +5281,328 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    messages_poll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessagePollInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageSent"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    messages_poll_results: {
+        parameters: {
+            query: {
+                /** @description The poll message's id. */
+                messageId: string;
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PollResults"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -4786,7 +5640,10 @@ export interface operations {
     messages_reaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4804,6 +5661,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4900,6 +5759,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -4937,7 +5811,10 @@ export interface operations {
     messages_send: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4955,6 +5832,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5038,6 +5917,21 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -5088,7 +5982,10 @@ export interface operations {
     messages_vcard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5106,6 +6003,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5202,6 +6101,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessagingError"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -5239,7 +6153,10 @@ export interface operations {
     messages_vcards: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5257,6 +6174,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time when the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5340,6 +6259,21 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;

@@ -34,7 +34,7 @@ from messaging.engines.base import (
     QrCode,
 )
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, EngineEvent, QrEvent
-from messaging.engines.whatsapp import inbound
+from messaging.engines.whatsapp import inbound, polls
 from messaging.engines.whatsapp.errors import library_errors
 from messaging.engines.whatsapp.library import load
 from messaging.engines.whatsapp.operations import WhatsAppOperations
@@ -131,6 +131,9 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
             return media_save(session_id, data, mime, file_name)
 
         if name == "Message":
+            special = polls.message_events(session_id, client, ev)  # votes, edits, polls
+            if special is not None:
+                return special
             message = inbound.message_event(ev, client.download_any, store)
             return [message] if message else []
         if name == "HistorySync":

@@ -19,7 +19,7 @@ from messaging.engines.base import (
     Quoted,
     SentMessage,
 )
-from messaging.engines.whatsapp import outbound
+from messaging.engines.whatsapp import outbound, polls
 from messaging.engines.whatsapp.errors import library_errors
 
 
@@ -114,3 +114,17 @@ class WhatsAppOperations:
         self, session_id: str, group_jid: str, participants: list[str]
     ) -> list[ParticipantResult]:
         return self._call(session_id, outbound.group_change, group_jid, participants, False, kind="group")
+
+    def send_poll(
+        self,
+        session_id: str,
+        to: str,
+        name: str,
+        options: list[str],
+        selectable_count: int = 1,
+        quoted: Quoted | None = None,
+    ) -> SentMessage:
+        return self._call(session_id, polls.send_poll, to, name, options, selectable_count, quoted)
+
+    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
+        self._call(session_id, polls.edit_message, chat, message_id, text)

@@ -39,6 +39,13 @@ class Op(Generic[T]):
     auth: Auth = "x-api-key"
     params: dict[str, Any] | None = None
     json: Any = None
+    #: `Idempotency-Key` of a message send: the server replays the first reply to a repeat, so the
+    #: call may be retried after a lost connection or a 5xx like a GET.
+    idempotency_key: str | None = None
+
+    @property
+    def retry_safe(self) -> bool:
+        return self.method in IDEMPOTENT or self.idempotency_key is not None
 
 
 @dataclass
@@ -60,10 +67,13 @@ class RetryPolicy:
         if attempt >= self.max_retries:
             return False
         if response is None:  # a connection error: the request may not have arrived
-            return op.method in IDEMPOTENT
+            return op.retry_safe
         if response.status_code == 429:  # refused before anything was done: safe for any method
             return True
-        return response.status_code in self.statuses and op.method in IDEMPOTENT
+        if response.status_code == 409 and op.idempotency_key is not None:
+            # IDEMPOTENCY_KEY_IN_FLIGHT: the first attempt is still running; its reply will be replayed.
+            return "IDEMPOTENCY_KEY_IN_FLIGHT" in response.text
+        return response.status_code in self.statuses and op.retry_safe
 
 
 def bonds_rate_limit_wait(response: httpx.Response) -> float | None:
@@ -96,11 +106,12 @@ def rate_limit_pause(retry: RetryPolicy, response: httpx.Response | None, waits:
 
 
 def headers_for(op: Op[Any], api_key: str | None) -> dict[str, str]:
+    extra = {"Idempotency-Key": op.idempotency_key} if op.idempotency_key else {}
     if not api_key or op.auth == "none":
-        return {}
+        return extra
     if op.auth == "bearer":
-        return {"Authorization": f"Bearer {api_key}"}
-    return {"X-API-Key": api_key}
+        return {"Authorization": f"Bearer {api_key}", **extra}
+    return {"X-API-Key": api_key, **extra}
 
 
 def _params(op: Op[Any]) -> dict[str, Any] | None:

@@ -11,7 +11,17 @@ import httpx
 
 from ponte_client import ops
 from ponte_client._http import Op, RetryPolicy, send_async
-from ponte_client.models import BondList, Connection, Page, PairingCode, QrCode, SentMessage, Session, Webhook
+from ponte_client.models import (
+    BondList,
+    Connection,
+    Page,
+    PairingCode,
+    PollResults,
+    QrCode,
+    SentMessage,
+    Session,
+    Webhook,
+)
 
 T = TypeVar("T")
 Run = Callable[[Op[Any]], Awaitable[Any]]
@@ -93,9 +103,17 @@ class Sessions(_Resource):
 
 class Messages(_Resource):
     async def send_text(
-        self, session_id: str, to: str, text: str, *, quoted_message_id: str | None = None
+        self,
+        session_id: str,
+        to: str,
+        text: str,
+        *,
+        quoted_message_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> SentMessage:
-        return await self._run(ops.messages_send_text(session_id, to, text, quoted_message_id))
+        """`idempotency_key`: a repeat with the same key gets the first reply, and nothing is sent twice."""
+        op = ops.messages_send_text(session_id, to, text, quoted_message_id)
+        return await self._run(replace(op, idempotency_key=idempotency_key))
 
     async def send_location(
         self,
@@ -108,6 +126,31 @@ class Messages(_Resource):
         address: str = "",
     ) -> SentMessage:
         return await self._run(ops.messages_send_location(session_id, to, latitude, longitude, name, address))
+
+    async def send_poll(
+        self,
+        session_id: str,
+        to: str,
+        name: str,
+        options: Sequence[str],
+        *,
+        selectable_count: int = 1,
+        quoted_message_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> SentMessage:
+        """A poll of 2 to 12 unique options; votes arrive as `poll_vote` events (see `poll_results`)."""
+        op = ops.messages_send_poll(session_id, to, name, options, selectable_count, quoted_message_id)
+        return await self._run(replace(op, idempotency_key=idempotency_key))
+
+    async def poll_results(self, session_id: str, message_id: str) -> PollResults:
+        return await self._run(ops.messages_poll_results(session_id, message_id))
+
+    async def edit_message(
+        self, session_id: str, to: str, message_id: str, text: str, *, idempotency_key: str | None = None
+    ) -> JSON:
+        """Edit an own text message within 15 minutes of sending (`edited`, `editedAt` in the reply)."""
+        op = ops.messages_edit(session_id, to, message_id, text)
+        return await self._run(replace(op, idempotency_key=idempotency_key))
 
     async def react(self, session_id: str, to: str, message_id: str, reaction: str) -> JSON:
         return await self._run(ops.messages_react(session_id, to, message_id, reaction))

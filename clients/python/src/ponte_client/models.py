@@ -145,6 +145,27 @@ class SentMessage:
 
 
 @dataclass(frozen=True)
+class PollOption:
+    name: str
+    count: int
+    voters: list[str]
+
+
+@dataclass(frozen=True)
+class PollResults:
+    """A poll's options with their votes (each voter's last vote counts)."""
+
+    message_id: str
+    name: str
+    options: list[PollOption]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PollResults:
+        options = [PollOption(o["name"], int(o["count"]), list(o["voters"])) for o in data["options"]]
+        return cls(data["messageId"], data["name"], options)
+
+
+@dataclass(frozen=True)
 class Webhook:
     id: str
     session_id: str

@@ -16,6 +16,7 @@ from ponte_client.models import (
     Connection,
     Page,
     PairingCode,
+    PollResults,
     QrCode,
     SentMessage,
     Session,
@@ -173,6 +174,36 @@ def messages_send_location(
         "address": address,
     }
     return Op("POST", "/api/messages/location", _one(SentMessage.from_json), json=body)
+
+
+def messages_send_poll(
+    session_id: str,
+    to: str,
+    name: str,
+    options: Sequence[str],
+    selectable_count: int,
+    quoted_message_id: str | None,
+) -> Op[SentMessage]:
+    body: JSON = {
+        "sessionId": session_id,
+        "to": to,
+        "name": name,
+        "options": list(options),
+        "selectableCount": selectable_count,
+    }
+    if quoted_message_id:
+        body["quoted"] = {"messageId": quoted_message_id}
+    return Op("POST", "/api/messages/poll", _one(SentMessage.from_json), json=body)
+
+
+def messages_poll_results(session_id: str, message_id: str) -> Op[PollResults]:
+    params = {"sessionId": session_id, "messageId": message_id}
+    return Op("GET", "/api/messages/poll-results", _one(PollResults.from_json), params=params)
+
+
+def messages_edit(session_id: str, to: str, message_id: str, text: str) -> Op[JSON]:
+    body = {"sessionId": session_id, "to": to, "messageId": message_id, "text": text}
+    return Op("POST", "/api/messages/edit", _json, json=body)
 
 
 def messages_react(session_id: str, to: str, message_id: str, reaction: str) -> Op[JSON]:

@@ -1,0 +1,76 @@
+"""Editing a sent text message: only the session's own text messages, within 15 minutes of sending.
+
+The engine replaces the text on the platform; then the edit is reported like any engine event
+(`message_edited`, `fromMe`), so the history and every event surface take it the same way as an edit
+made on the other side (messaging.services.poll_edit_records)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.errors import BadRequest, Conflict, Forbidden, MessageAlreadyDeleted, MessageNotFound
+from messaging.engines.events import MessageEditedEvent
+from messaging.models import Message, Session
+from messaging.services.engine import engine_errors, engine_for, require_connected
+from messaging.services.events import engine_event_receive, reporting_for
+
+#: WhatsApp's own limit: a message can be edited for 15 minutes after it was sent.
+EDIT_WINDOW = timedelta(minutes=15)
+EDITABLE_TYPES = ("text",)
+
+
+class NotMessageAuthor(Forbidden):
+    code = "NOT_MESSAGE_AUTHOR"
+    gateway_text = "Not the message author"
+    default_message = "Only messages sent by this session can be edited."
+
+
+class EditWindowExpired(Conflict):
+    code = "EDIT_WINDOW_EXPIRED"
+    gateway_text = "Edit window expired"
+    default_message = "Messages can be edited only within 15 minutes of sending."
+
+
+class MessageNotEditable(BadRequest):
+    code = "MESSAGE_NOT_EDITABLE"
+    gateway_text = "Message not editable"
+    default_message = "Only text messages can be edited."
+
+
+def _editable(session: Session, chat: str, message_id: str) -> Message:
+    message = Message.objects.filter(session=session, chat=chat, message_id=message_id).first()
+    if message is None:
+        raise MessageNotFound(f"Message {message_id!r} not found in chat {chat}.")
+    if message.status == Message.Status.DELETED:
+        raise MessageAlreadyDeleted("A deleted message cannot be edited.")
+    if not message.from_me:
+        raise NotMessageAuthor()
+    if message.type not in EDITABLE_TYPES:
+        raise MessageNotEditable(f"Only text messages can be edited; this one is {message.type!r}.")
+    if message.timestamp < timezone.now() - EDIT_WINDOW:
+        raise EditWindowExpired(extra={"windowSeconds": int(EDIT_WINDOW.total_seconds())})
+    return message
+
+
+@transaction.atomic
+def message_edit(*, session: Session, chat: str, message_id: str, text: str) -> Message:
+    """Replace the text of an own text message sent less than 15 minutes ago; returns it edited."""
+    require_connected(session)
+    message = _editable(session, chat, message_id)
+    with engine_errors():
+        engine_for(session).edit_message(str(session.pk), chat, message_id, text)
+    edited = MessageEditedEvent(
+        message_id=message_id,
+        chat_jid=chat,
+        text=text,
+        edited_at=timezone.now().isoformat(),
+        from_me=True,
+        sender=session.jid or None,
+    )
+    with reporting_for(session):
+        engine_event_receive(str(session.pk), edited)
+    message.refresh_from_db()
+    return message
