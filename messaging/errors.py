@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.errors import ApplicationError, BadRequest, Conflict, NotFound, ValidationFailed
+from core.errors import ApplicationError, BadRequest, Conflict, Forbidden, NotFound, ValidationFailed
 
 
 class InvalidPhoneNumber(ValidationFailed):
@@ -66,3 +66,34 @@ class DeletionWindowExpired(Conflict):
     code = "DELETION_WINDOW_EXPIRED"
     gateway_text = "Deletion window expired"
     default_message = "This message is too old to be deleted for everyone."
+
+
+class NotMessageAuthor(Forbidden):
+    code = "NOT_MESSAGE_AUTHOR"
+    gateway_text = "Not the message author"
+    default_message = "Only messages sent by this session can be edited."
+
+
+class EditWindowExpired(Conflict):
+    code = "EDIT_WINDOW_EXPIRED"
+    gateway_text = "Edit window expired"
+    default_message = "Messages can be edited only within 15 minutes of sending."
+
+
+class MessageNotEditable(BadRequest):
+    code = "MESSAGE_NOT_EDITABLE"
+    gateway_text = "Message not editable"
+    default_message = "Only text messages can be edited."
+
+
+class IdempotencyKeyReused(ApplicationError):
+    status_code = 422
+    code = "IDEMPOTENCY_KEY_REUSED"
+    gateway_text = "Idempotency key reused"
+    default_message = "This Idempotency-Key was used with another request body within the last 24 hours."
+
+
+class IdempotencyKeyInFlight(Conflict):
+    code = "IDEMPOTENCY_KEY_IN_FLIGHT"
+    gateway_text = "Idempotency key in flight"
+    default_message = "A request with this Idempotency-Key is still being processed; retry in a moment."

@@ -24,8 +24,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.errors import ApplicationError, Conflict, ValidationFailed
-from config.openapi import AutoSchema
+from core.errors import ValidationFailed
+from core.openapi import AutoSchema
+from messaging.errors import IdempotencyKeyInFlight, IdempotencyKeyReused
 from messaging.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
@@ -46,19 +47,6 @@ IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
     "IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. "
     "Keys are scoped per API key.",
 )
-
-
-class IdempotencyKeyReused(ApplicationError):
-    status_code = 422
-    code = "IDEMPOTENCY_KEY_REUSED"
-    gateway_text = "Idempotency key reused"
-    default_message = "This Idempotency-Key was used with another request body within the last 24 hours."
-
-
-class IdempotencyKeyInFlight(Conflict):
-    code = "IDEMPOTENCY_KEY_IN_FLIGHT"
-    gateway_text = "Idempotency key in flight"
-    default_message = "A request with this Idempotency-Key is still being processed; retry in a moment."
 
 
 def _canonical(value: Any) -> Any:

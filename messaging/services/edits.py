@@ -11,8 +11,14 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from config.errors import BadRequest, Conflict, Forbidden, MessageAlreadyDeleted, MessageNotFound
 from messaging.engines.events import MessageEditedEvent
+from messaging.errors import (
+    EditWindowExpired,
+    MessageAlreadyDeleted,
+    MessageNotEditable,
+    MessageNotFound,
+    NotMessageAuthor,
+)
 from messaging.models import Message, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import engine_event_receive, reporting_for
@@ -20,24 +26,6 @@ from messaging.services.events import engine_event_receive, reporting_for
 #: WhatsApp's own limit: a message can be edited for 15 minutes after it was sent.
 EDIT_WINDOW = timedelta(minutes=15)
 EDITABLE_TYPES = ("text",)
-
-
-class NotMessageAuthor(Forbidden):
-    code = "NOT_MESSAGE_AUTHOR"
-    gateway_text = "Not the message author"
-    default_message = "Only messages sent by this session can be edited."
-
-
-class EditWindowExpired(Conflict):
-    code = "EDIT_WINDOW_EXPIRED"
-    gateway_text = "Edit window expired"
-    default_message = "Messages can be edited only within 15 minutes of sending."
-
-
-class MessageNotEditable(BadRequest):
-    code = "MESSAGE_NOT_EDITABLE"
-    gateway_text = "Message not editable"
-    default_message = "Only text messages can be edited."
 
 
 def _editable(session: Session, chat: str, message_id: str) -> Message:

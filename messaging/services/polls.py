@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from config.errors import MessageNotFound
 from messaging.engines.base import Engine, Quoted, SentMessage
+from messaging.errors import MessageNotFound
 from messaging.models import Message, Poll, Session
 from messaging.services.messages import QuotedInput, message_send
 
