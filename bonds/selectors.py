@@ -165,7 +165,7 @@ def _pieces(
     )
 
 
-# A small per-process memo in front of the shared cache: a full list is ~750 kB, and fetching and
+# A small per-process memo in front of the shared cache: a full list is large, and fetching and
 # unpickling it on every call (from Redis, or even from local memory) costs more than serving it.
 # Entries are keyed like the shared cache, data version included, so a refresh made anywhere makes
 # them unreachable; the memo only saves the transfer.
@@ -244,8 +244,8 @@ _today_memo: tuple[str, float, date] = ("", 0.0, date.min)
 
 def _today() -> date:
     """timezone.localdate(), worked out again only at the next local midnight or when TIME_ZONE
-    changes: the zone conversion cost a cached preview about a tenth of what it costs over a bare
-    view. (Ponte activates no per-request time zone, so the setting is the zone.)"""
+    changes: the zone conversion is a visible share of a cached preview (docs/decisions/0007). (Ponte
+    activates no per-request time zone, so the setting is the zone.)"""
     global _today_memo
     zone, until, today = _today_memo
     if time.time() < until and zone == settings.TIME_ZONE:

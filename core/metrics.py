@@ -1,5 +1,4 @@
-"""Prometheus metrics: `GET /metrics` and the counters every process kind updates (docs/operations.md,
-"Metrics").
+"""Prometheus metrics: `GET /metrics` and the counters every process kind updates.
 
 prometheus-client runs in multiprocess mode: each process (web, worker, beat, engine) writes its counts
 to memory-mapped files under PROMETHEUS_MULTIPROC_DIR (default: <var dir>/metrics, set by the settings

@@ -48,7 +48,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Celery's Django fixup closes every database connection before and after each task unless this is set,
-# so each delivery opened a new connection (a third of the worker's time on PostgreSQL). With it, the
+# so each delivery would open a new connection (docs/decisions/0008). With it, the
 # fixup closes them only every 2 x this many tasks; config/celery.py recycles them per task the way
 # Django does per request (CONN_MAX_AGE, health checks, broken connections).
 CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
@@ -68,7 +68,7 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.
 CELERY_BEAT_SCHEDULE: dict = {}
 
-# --- Metrics (core/metrics.py, docs/operations.md "Metrics") ----------------------------------
+# --- Metrics (core/metrics.py) ------------------------------------------------------------------
 
 # GET /metrics asks for `Authorization: Bearer <this>` when set; open when empty (the embedded default).
 # Set it in production.
@@ -155,7 +155,7 @@ if not re.fullmatch(r"[1-9]\d*/\d*[smhd]", PONTE_INSTANCE_KEY_FAILURE_RATE):
 
 # CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
 PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
-# Deliveries (webhooks.outbox, docs/webhooks.md).
+# Deliveries (webhooks.outbox).
 # Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
 PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
 # Lookups kept per process (a session's webhooks, its Chatwoot integration: webhooks.lookups) check the
@@ -195,7 +195,7 @@ if PONTE_DELIVERY_RETENTION_DAYS < 1:
     )
 PONTE_DELIVERY_PURGE_BATCH = max(1, env_int("PONTE_DELIVERY_PURGE_BATCH", 1000))
 
-# The live event socket (/ws, webhooks.live, docs/events.md). Frames waiting for one client beyond
+# The live event socket (/ws, webhooks.live). Frames waiting for one client beyond
 # QUEUE_FRAMES close it as too slow (4008); without Redis each web process polls the outbox every
 # POLL_SECONDS for events other processes wrote; a connected key is checked again every
 # KEY_CHECK_SECONDS (revoked or expired: closed with 4401). CHANNEL: the Redis pub/sub channel (default
@@ -205,7 +205,7 @@ PONTE_WS_POLL_SECONDS = float(os.environ.get("PONTE_WS_POLL_SECONDS") or 0.5)
 PONTE_WS_KEY_CHECK_SECONDS = float(os.environ.get("PONTE_WS_KEY_CHECK_SECONDS") or 60)
 PONTE_WS_CHANNEL = os.environ.get("PONTE_WS_CHANNEL", "")
 
-# --- Integrations (docs/integrations.md) ----------------------------------------------------------
+# --- Integrations ---------------------------------------------------------------------------------
 
 # A Chatwoot mirror job's claim lease (seconds): renewed every quarter lease while the job runs, so a
 # job held by a killed worker is taken again (by the sweeper or a starting worker's sweep) this long

@@ -132,7 +132,7 @@ PONTE_DB_PREPARE = env_bool("DB_PREPARE", True)
 # (Django then reads every row at once; only the text is still made a piece at a time).
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = not env_bool("DB_SERVER_SIDE_CURSORS", True)
 
-# --- Web tier (config/asgi.py, docs/operations.md "Web tier") -------------------------------------
+# --- Web tier (config/asgi.py) ---------------------------------------------------------------------
 
 # Threads per web process that run Django; each keeps its own database connection, so this is also the
 # most database connections one web process opens. Requests beyond it wait in the process's queue.
@@ -150,7 +150,7 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "ponte"),
             # Short socket timeouts: a Redis that stops answering must not hold requests (core/cache.py
-            # then serves from a per-process fallback; docs/operations.md, "Redis outages").
+            # then serves from a per-process fallback).
             "OPTIONS": {
                 "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
                 "socket_timeout": float(os.environ.get("REDIS_SOCKET_TIMEOUT") or 2),
@@ -182,7 +182,7 @@ SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 # The landing page, the account area and its e-mails speak English and Brazilian Portuguese: the
 # visitor's choice (the header's switch, kept in a cookie), else Accept-Language, else LANGUAGE_CODE.
 # The API, the gateway, the bonds API and MCP, the instance webhooks and the admin always answer in
-# English, whatever is asked (core/locale.py). docs/operations.md, "Languages".
+# English, whatever is asked (core/locale.py).
 LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)")]
 LANGUAGE_CODE = os.environ.get("LANGUAGE_CODE", "en").lower()
 if LANGUAGE_CODE not in dict(LANGUAGES):
@@ -211,7 +211,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
-# Served over HTTPS by a TLS proxy in front (docs/deploy.md). The proxy sets X-Forwarded-Proto itself,
+# Served over HTTPS by a TLS proxy in front. The proxy sets X-Forwarded-Proto itself,
 # overwriting what a client sent, so Django may believe it; the proxy also redirects HTTP to HTTPS, so
 # Django does not (SECURE_SSL_REDIRECT stays off). Cookies are then sent over HTTPS only, and browsers
 # are told to use HTTPS for a year (HSTS).
@@ -282,7 +282,7 @@ PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
 # --- API keys and rate limits -------------------------------------------------------------------
 
 # Client addresses behind these proxies (CIDRs) are read from X-Forwarded-For; otherwise REMOTE_ADDR.
-# The customer account area (/account/, docs/account.md).
+# The customer account area (/account/, portal).
 PONTE_SIGNUP_PLAN = os.environ.get("PONTE_SIGNUP_PLAN", "Free")
 # On: a new user stays inactive until the link mailed at sign-up is followed.
 PONTE_ACCOUNT_EMAIL_VERIFICATION = env_bool("PONTE_ACCOUNT_EMAIL_VERIFICATION", False)

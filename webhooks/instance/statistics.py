@@ -16,7 +16,7 @@ found through the index on (session, kind, created_at)), in a fixed number of qu
   (pending or waiting for a retry), `active` (being sent), `failed` (dead letters).
 
 `webhook.anyUrl` false: no instance webhook URL, so nothing is POSTed for the session; its events are
-still recorded and go only over the live event socket (`/ws`, webhooks.live, docs/events.md).
+still recorded and go only over the live event socket (`/ws`, webhooks.live).
 """
 
 from __future__ import annotations

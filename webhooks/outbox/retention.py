@@ -4,11 +4,11 @@ in small batches, so the hot tables stay the size of the retention window.
 * delivered deliveries (and their attempts) PONTE_DELIVERY_RETENTION_DAYS after delivery (default 7,
   the statistics window: a delivery created inside the window was delivered inside it, so the counts
   never lose a row they show);
-* dead letters (and their attempts) 7 days after they died, whatever the setting (docs/webhooks.md);
+* dead letters (and their attempts) 7 days after they died, whatever the setting;
 * events older than the retention that no delivery refers to any more (a delivery still waiting, being
   retried or kept as a dead letter keeps its event), except the latest event of each conversation
-  (session, chat), kept as where it stands. (The numbering no longer depends on it: emit() takes the
-  next number from the conversation's counter, webhooks.models.EventSequence.)
+  (session, chat), kept as where it stands (emit() numbers events from the conversation's counter,
+  webhooks.models.EventSequence, so purging never changes a number).
 
 Each batch is one short transaction of at most `batch_size` rows (PONTE_DELIVERY_PURGE_BATCH). A batch
 of deliveries selects them with FOR UPDATE SKIP LOCKED on PostgreSQL (a row being resent is left for

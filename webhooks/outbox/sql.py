@@ -1,9 +1,8 @@
 """The outbox's hot statements, as SQL built once per model and database.
 
-emit() runs for every event, and a worker claims and records every delivery. Through the ORM each of
-those statements cost 1.3-1.6 ms of CPU on the CI machine, mostly building the query, against
-0.2-0.3 ms for the same statement through a cursor; bench/webhooks.py showed them to be most of what an
-event costs. So those few statements are written here, with table and column names taken from the
+emit() runs for every event, and a worker claims and records every delivery. Through the ORM most of
+each statement's CPU goes to building the query, and those statements are most of what an event costs
+(docs/decisions/0001). So those few statements are written here, with table and column names taken from the
 models' `_meta` and values converted by the fields themselves (`pre_save`, `get_db_prep_save`, the
 read converters), so the rows are the ORM's own. Everything else stays in the ORM.
 
@@ -295,7 +294,7 @@ def _claimed_ids() -> str:
         # they are chosen once (an ARRAY sub-select is an init plan) and the rows fetched by key.
         # Written as `IN (sub-select) AND <condition again>`, the planner, its statistics behind a busy
         # table, could start from that condition instead: a bitmap over every target's waiting and
-        # sending entries, dead row versions included until vacuum (8,000 pages for a claim of 16).
+        # sending entries, dead row versions included until vacuum (docs/decisions/0002).
         return f"{pk} = ANY(ARRAY({chosen}))"
     # Without row locks (SQLite serialises writers), the condition is repeated on the rows updated.
     return f"{pk} IN ({chosen}) AND (({waiting}) OR ({stuck}))"
