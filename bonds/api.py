@@ -18,11 +18,11 @@ from rest_framework.views import APIView
 from accounts.authentication import bearer_key_hint, bearer_or_query_key
 from accounts.netaddr import client_address
 from bonds import statuses
+from bonds.access import bonds_access_status
 from bonds.filters import BondFilterSet, parse_filters, parse_format, parse_locale
 from bonds.models import Index, Product
 from bonds.rendering import PT_BR
-from bonds.selectors import StreamedReply, bond_list_reply
-from bonds.services import bonds_access_status
+from bonds.replies import StreamedReply, bond_list_reply
 
 STATUS_HEADER = "X-Ponte-Status"
 HINT_HEADER = "X-Ponte-Auth-Hint"

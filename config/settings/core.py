@@ -127,7 +127,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The outbox's hot statements are prepared once per PostgreSQL connection (webhooks.outbox.rows). Off behind a
 # pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
 PONTE_DB_PREPARE = env_bool("DB_PREPARE", True)
-# A full bond list missing from the reply cache is streamed from a server-side cursor (bonds.selectors),
+# A full bond list missing from the reply cache is streamed from a server-side cursor (bonds.replies),
 # which a pooler in transaction mode cannot keep between fetches: there, DB_SERVER_SIDE_CURSORS=false
 # (Django then reads every row at once; only the text is still made a piece at a time).
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = not env_bool("DB_SERVER_SIDE_CURSORS", True)

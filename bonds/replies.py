@@ -1,6 +1,6 @@
-"""Reads: the filtered bond list, its cached replies, the latest projections, and projections of
-a bond's amount at maturity. Functions take plain arguments (no request), so the REST view and the
-MCP server share them."""
+"""The bond list's replies: the filtered rows, the data version that keys every cached reply, and the
+JSON/CSV bodies, cached or streamed. Functions take plain arguments (no request), so the REST view and
+the MCP server share them."""
 
 from __future__ import annotations
 
@@ -24,11 +24,7 @@ from django.utils import timezone
 from bonds import statuses
 from bonds.filters import DEFAULT_ORDER, BondFilters, bonds_filtered
 from bonds.models import Bond, ProjectionSnapshot
-from bonds.projections import bond_net_amount_at_maturity as bond_net_amount_at_maturity
-from bonds.projections import custody_fee_for as custody_fee_for
 from bonds.projections import listing_assumptions, projection_latest
-from bonds.projections import meeting_path as meeting_path
-from bonds.projections import projection_of as projection_of
 from bonds.rendering import (
     CSV_CONTENT_TYPE,
     JSON_CONTENT_TYPE,
