@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # Sets PROMETHEUS_MULTIPROC_DIR (when unset) before prometheus_client is imported below.
-import core.env  # noqa: F401
+from core.env import VAR_DIR, env_str
 
 # isort: split
 from django.conf import settings
@@ -84,7 +84,7 @@ DELIVERY_SECONDS = Histogram(
 
 
 def metrics_dir() -> Path:
-    return Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    return Path(env_str("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics")))
 
 
 # Values are files there, made as soon as a label set is first used (below, at import).
