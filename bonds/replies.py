@@ -192,7 +192,9 @@ def _reply_key(
         f"{filters.cache_token()}|{fmt}|{locale or ''}|{int(bom)}|{status}|{settings.BONDS_PREVIEW_LIMIT}"
         f"|{today.isoformat()}"
     )
-    return f"bonds:reply:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
+    # The prefix names this module: a reply is pickled with its class's module path, so entries stored
+    # under another path (by a process of another release) are never read back.
+    return f"bonds:replies:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
 
 
 def _reply_cached(key: str) -> Reply | None:

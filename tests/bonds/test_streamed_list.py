@@ -150,7 +150,7 @@ class ReplyRefusingCache(LocMemCache):
     """A cache that refuses the bond replies (as a full Redis refuses a write), and keeps the rest."""
 
     def set(self, key, value, *args, **kwargs) -> None:
-        if key.startswith("bonds:reply:"):
+        if key.startswith("bonds:replies:"):
             raise ConnectionError("OOM command not allowed when used memory > 'maxmemory'")
         super().set(key, value, *args, **kwargs)
 
