@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from django.contrib.auth import get_user_model
@@ -11,9 +10,10 @@ from django.db import transaction
 from accounts.demo_keys import DEMO_KEY_ACCOUNT, demo_keys
 from accounts.models import Account, Plan, Subscription
 from accounts.services import account_create
+from core.env import env_str
 
 DEMO_ADMIN_USER = "admin"
-DEMO_ADMIN_PASSWORD = os.environ.get("PONTE_DEMO_ADMIN_PASSWORD", "admin")
+DEMO_ADMIN_PASSWORD = env_str("PONTE_DEMO_ADMIN_PASSWORD", "admin")
 # One account per plan; the Empresarial one holds one key per role and an active bonds subscription.
 DEMO_ACCOUNTS = {
     "Free": ("demo-free", Subscription.Status.CANCELED),
@@ -22,7 +22,7 @@ DEMO_ACCOUNTS = {
     "Empresarial": ("demo", Subscription.Status.ACTIVE),
 }
 DEMO_CUSTOMER_EMAIL = "demo@example.com"
-DEMO_CUSTOMER_PASSWORD = os.environ.get("PONTE_DEMO_CUSTOMER_PASSWORD", "demo")
+DEMO_CUSTOMER_PASSWORD = env_str("PONTE_DEMO_CUSTOMER_PASSWORD", "demo")
 
 
 @transaction.atomic

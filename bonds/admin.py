@@ -13,9 +13,9 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from bonds.admin_forms import BondForm, ProjectionSnapshotForm
+from bonds.figures import bond_returns_recompute, issuer_rating_apply
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
 from bonds.refresh import bonds_refresh
-from bonds.services import bond_returns_recompute, issuer_rating_apply
 from core.admin_safety import QueryStringGuard
 
 

@@ -10,9 +10,9 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from bonds.figures import bond_figures
 from bonds.models import Bond, ProjectionSnapshot
-from bonds.selectors import projection_latest, projection_of
-from bonds.services import bond_figures
+from bonds.projections import projection_latest, projection_of
 
 # % a year: wider than any projection or offer seen, narrow enough to keep compounding finite.
 RATE_PERCENT_RANGE = (-100.0, 10_000.0)

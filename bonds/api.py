@@ -18,11 +18,11 @@ from rest_framework.views import APIView
 from accounts.authentication import bearer_key_hint, bearer_or_query_key
 from accounts.netaddr import client_address
 from bonds import statuses
+from bonds.access import bonds_access_status
 from bonds.filters import BondFilterSet, parse_filters, parse_format, parse_locale
 from bonds.models import Index, Product
 from bonds.rendering import PT_BR
-from bonds.selectors import StreamedReply, bond_list_reply
-from bonds.services import bonds_access_status
+from bonds.replies import StreamedReply, bond_list_reply
 
 STATUS_HEADER = "X-Ponte-Status"
 HINT_HEADER = "X-Ponte-Auth-Hint"
@@ -173,7 +173,7 @@ class BondListApi(APIView):
 
     def perform_authentication(self, request: Request) -> None:
         # The key is this view's own business (bonds_access_status) and DRF's user is never read:
-        # left lazy (DRF's documented `pass`), it is never built, ~10 us off a call served from cache.
+        # left lazy (DRF's documented `pass`), it is never built (docs/decisions/0007).
         pass
 
     def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple:
@@ -209,8 +209,8 @@ class BondListApi(APIView):
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         """A GET skips DRF's request wrapping, negotiation, permission and throttle passes, none of
-        which this view uses (public, always 200, its own key check): they were about half of what a
-        cached preview costs over a bare view (bench/bonds.py). The response carries the headers DRF
+        which this view uses (public, always 200, its own key check): they are a large share of what a
+        cached preview costs (docs/decisions/0007). The response carries the headers DRF
         adds (Allow). Other methods, and an exception, go through DRF as before (405,
         OPTIONS, the error shapes of core.errors)."""
         if request.method != "GET":

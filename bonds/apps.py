@@ -10,9 +10,9 @@ class BondsConfig(AppConfig):
 
         from accounts.models import Account, Subscription
         from bonds import checks  # noqa: F401  (registers the Copom calendar check)
+        from bonds.access import subscription_forget
         from bonds.models import Bond, Issuer, ProjectionSnapshot
-        from bonds.selectors import data_version_bump
-        from bonds.services import subscription_forget
+        from bonds.replies import data_version_bump
 
         def bump(**_kwargs) -> None:
             data_version_bump()

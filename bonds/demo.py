@@ -17,12 +17,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from bonds.demo_market import Market, market_offers
+from bonds.figures import bond_returns_recompute
 from bonds.models import Issuer, ProjectionSnapshot, RefreshRun
+from bonds.offers import bond_offers_upsert
+from bonds.projections import projection_of
 from bonds.providers import tesouro
 from bonds.providers.base import Offer
 from bonds.providers.tesouro import TESOURO_BANK_CODE, TESOURO_BANK_NAME
-from bonds.selectors import projection_of
-from bonds.services import bond_offers_upsert, bond_returns_recompute
 
 SOURCE = "demo"
 # (code, name, rating on the national scale, agency); "-" is a rating omitted for the bank.

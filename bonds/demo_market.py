@@ -248,56 +248,68 @@ def market_offers(*, market: Market, count: int, banks: dict[int, str], seed: in
     """`count` offers of banks, companies (through brokers) and federal bonds (through brokers), plus
     three short CDBs maturing within 30 days."""
     rng = random.Random(seed)  # noqa: S311 (reproducible demo data, not secrets)
-    today, offers = market.today, []
+    offers = [_market_offer(market, number, banks, rng) for number in range(1, count + 1)]
+    return offers + _short_cdbs(market.today, banks)
+
+
+def _market_offer(market: Market, number: int, banks: dict[int, str], rng: random.Random) -> Offer:
+    """The `number`th offer of the cycle of products; draws from `rng` in a fixed order."""
+    product = PRODUCT_CYCLE[number % len(PRODUCT_CYCLE)]
+    index = INDEXES[product][(number // len(PRODUCT_CYCLE)) % len(INDEXES[product])]
+    years = rng.choice(TERMS[product])
+    maturity = finance.next_business_day(
+        market.today + timedelta(days=round(years * 365) + rng.randint(0, 20))
+    )
+    bank, bank_name, issuer_name, tier, rating, tax_free = _issuer(number, product, index, banks)
+    rate = price(market, index=index, tier=tier, maturity=maturity, tax_free=tax_free, rng=rng)
+    if product == "tpf" and index == "ipca+":
+        rate = round(tesouro_ipca_rate(maturity) - rng.uniform(0.0005, 0.0015), 4)  # the broker's margin
+    redeemable = product in {"cdb", "misc", "lci", "lca"} and index == "cdi*" and number % 2 == 0
+    grace = {"lci": 365, "lca": 270}.get(product, 0) if redeemable else None
+    return Offer(
+        natural_key=f"demo-{number:04d}",
+        name=_name(product, index, issuer_name, rate, maturity),
+        bank=bank,
+        bank_name=bank_name,
+        product=product,
+        index=index,
+        rate=rate,
+        maturity_date=maturity,
+        fgc_protection=product in {"cdb", "lci", "lca", "misc"},
+        tax_free=tax_free,
+        exclusive=product == "lf" or number % 11 == 0,
+        min_investment=float(rng.choice(MINIMUMS[product])),
+        early_withdrawal=redeemable or product == "tpf",
+        rating=rating,
+        rating_given=rating is not None,
+        liquidity_days=(0 if redeemable else 1 if product == "tpf" else None),
+        grace_period_days=grace,
+    )
+
+
+def _issuer(
+    number: int, product: str, index: str, banks: dict[int, str]
+) -> tuple[int, str, str, str, str | None, bool]:
+    """Who sells the paper and who owes it: (bank, bank_name, issuer_name, tier, rating, tax_free)."""
     bank_codes = sorted(BANK_TIERS)
-    for number in range(1, count + 1):
-        product = PRODUCT_CYCLE[number % len(PRODUCT_CYCLE)]
-        index = INDEXES[product][(number // len(PRODUCT_CYCLE)) % len(INDEXES[product])]
-        years = rng.choice(TERMS[product])
-        maturity = finance.next_business_day(today + timedelta(days=round(years * 365) + rng.randint(0, 20)))
-        code = bank_codes[number % len(bank_codes)]
-        bank, bank_name, tier, rating, tax_free = (
-            code,
-            banks[code],
-            BANK_TIERS[code],
-            None,
-            product in {"lci", "lca"},
-        )
-        issuer_name = bank_name
-        if product in COMPANIES:  # a company's paper, sold by a broker, with the company's rating
-            issuer_name, rating, tier, infrastructure = COMPANIES[product][number % len(COMPANIES[product])]
-            bank, bank_name = XP if number % 2 else BTG
-            tax_free = product in {"cri", "cra"} or (infrastructure and index == "ipca+")
-        elif product == "tpf":  # federal bonds in a broker's secondary market: the sovereign's
-            bank, bank_name = XP if number % 2 else BTG
-            issuer_name, rating, tier = "Tesouro Nacional", "brAAA", "AAA"
-        rate = price(market, index=index, tier=tier, maturity=maturity, tax_free=tax_free, rng=rng)
-        if product == "tpf" and index == "ipca+":
-            rate = round(tesouro_ipca_rate(maturity) - rng.uniform(0.0005, 0.0015), 4)  # the broker's margin
-        redeemable = product in {"cdb", "misc", "lci", "lca"} and index == "cdi*" and number % 2 == 0
-        grace = {"lci": 365, "lca": 270}.get(product, 0) if redeemable else None
-        offers.append(
-            Offer(
-                natural_key=f"demo-{number:04d}",
-                name=_name(product, index, issuer_name, rate, maturity),
-                bank=bank,
-                bank_name=bank_name,
-                product=product,
-                index=index,
-                rate=rate,
-                maturity_date=maturity,
-                fgc_protection=product in {"cdb", "lci", "lca", "misc"},
-                tax_free=tax_free,
-                exclusive=product == "lf" or number % 11 == 0,
-                min_investment=float(rng.choice(MINIMUMS[product])),
-                early_withdrawal=redeemable or product == "tpf",
-                rating=rating,
-                rating_given=rating is not None,
-                liquidity_days=(0 if redeemable else 1 if product == "tpf" else None),
-                grace_period_days=grace,
-            )
-        )
-    for number, days in enumerate((20, 25, 29), start=1):  # short CDBs: IOF shows in their returns
+    code = bank_codes[number % len(bank_codes)]
+    bank, bank_name, tier, rating = code, banks[code], BANK_TIERS[code], None
+    tax_free = product in {"lci", "lca"}
+    issuer_name = bank_name
+    if product in COMPANIES:  # a company's paper, sold by a broker, with the company's rating
+        issuer_name, rating, tier, infrastructure = COMPANIES[product][number % len(COMPANIES[product])]
+        bank, bank_name = XP if number % 2 else BTG
+        tax_free = product in {"cri", "cra"} or (infrastructure and index == "ipca+")
+    elif product == "tpf":  # federal bonds in a broker's secondary market: the sovereign's
+        bank, bank_name = XP if number % 2 else BTG
+        issuer_name, rating, tier = "Tesouro Nacional", "brAAA", "AAA"
+    return bank, bank_name, issuer_name, tier, rating, tax_free
+
+
+def _short_cdbs(today: date, banks: dict[int, str]) -> list[Offer]:
+    """Three CDBs maturing within 30 days: IOF shows in their returns."""
+    offers = []
+    for number, days in enumerate((20, 25, 29), start=1):
         code = (1, 341, 104)[number - 1]
         maturity = _business_day_on_or_before(today + timedelta(days=days))
         rate = round(1.0 + 0.01 * number, 2)

@@ -306,9 +306,9 @@ def parse_filters(query: Mapping[str, list[str]]) -> BondFilters:
     return _parsed(given) if given else NO_FILTERS
 
 
-# Building a FilterSet (deep copies of its filters, a form) costs ~0.3 ms, about as much as serving a
-# cached reply: a keyless preview was 0.4 x a bare view at 20,000 offers. Parsing is pure, so equal
-# queries are parsed once per process; the memo is bounded, odd queries only push out older ones.
+# Building a FilterSet (deep copies of its filters, a form) costs about as much as serving a cached
+# reply (docs/decisions/0007). Parsing is pure, so equal queries are parsed once per process; the memo
+# is bounded, odd queries only push out older ones.
 @lru_cache(maxsize=512)
 def _parsed(given: tuple[tuple[str, tuple[str, ...]], ...]) -> BondFilters:
     data = MultiValueDict({name: list(values) for name, values in given})

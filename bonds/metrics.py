@@ -1,5 +1,4 @@
-"""The bond list's freshness and size, read at scrape time (core/metrics.py, docs/operations.md
-"Metrics")."""
+"""The bond list's freshness and size, read at scrape time (core/metrics.py)."""
 
 from __future__ import annotations
 

@@ -14,17 +14,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from bonds.figures import bond_returns_recompute
 from bonds.models import BrokerFeed, Issuer, RefreshRun
+from bonds.offers import UpsertCounts, bond_offers_upsert
 from bonds.providers import copom, focus, sgs, tesouro
 from bonds.providers import feeds as feed_provider
 from bonds.providers.base import Offer, ProviderError
-from bonds.selectors import data_version_bump
-from bonds.services import (
-    UpsertCounts,
-    bond_offers_upsert,
-    bond_returns_recompute,
-    projection_snapshot_record,
-)
+from bonds.replies import data_version_bump
+from bonds.snapshots import projection_snapshot_record
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Bond list bodies: the JSON BondList and the CSV reply (plain, or pt-BR with `;`).
 
-Rows are plain tuples in JSON_FIELDS order (from `selectors.bond_rows`), so rendering 2,000 offers
+Rows are plain tuples in JSON_FIELDS order (from `replies.bond_rows`), so rendering 2,000 offers
 is a loop over tuples, not over model instances. Each row starts with the offer's `id`, then the
 published columns (BOND_FIELDS), then the JSON-only fields. The CSV keeps exactly the published
 columns (CSV_COLUMNS of each row); the JSON has them all.

@@ -1,14 +1,14 @@
 """The web process's one entry point, served by uvicorn (`make run`, Procfile): a small ASGI router.
 
-- `/bonds/mcp` (the bonds MCP server, Streamable HTTP, docs/mcp.md) and its well-known metadata paths
+- `/bonds/mcp` (the bonds MCP server, Streamable HTTP) and its well-known metadata paths
   go to the MCP SDK's app, natively on the event loop, and so does the ASGI lifespan, which starts the
   SDK's session manager (Django does not speak lifespan); the lifespan also starts the thread pool.
   A browser opening `/bonds/mcp` (it asks for HTML) gets Django's page on connecting a client instead.
 - Every other HTTP request goes to Django's WSGI handler on a fixed pool of PONTE_WEB_THREADS threads
   (core/wsgi_bridge.py): database connections stay one per thread, so a web process never holds
-  more than PONTE_WEB_THREADS of them, whatever the number of clients (docs/operations.md, "Web tier").
+  more than PONTE_WEB_THREADS of them, whatever the number of clients.
   The pool is also the event loop's default executor, where the MCP tools run their ORM work.
-- WebSocket connections to `/ws` go to the live event socket (webhooks/live/asgi.py, docs/events.md),
+- WebSocket connections to `/ws` go to the live event socket (webhooks/live/asgi.py),
   natively on the loop, its database work on the same pool; other WebSocket paths are refused.
 - Around it all, core/observe.py: the request id (`X-Request-Id`), request metrics, one log line each.
 """

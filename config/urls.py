@@ -1,4 +1,4 @@
-"""URL map (docs/architecture.md, "URL map"). Each mount ends in a catch-all, so an unknown route answers in
+"""URL map. Each mount ends in a catch-all, so an unknown route answers in
 that interface's own error shape rather than an HTML page, whatever DEBUG says."""
 
 from django.contrib import admin
@@ -40,7 +40,7 @@ def handler500(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     # First: GET /bonds/api/ is the busiest public route, and each pattern tried before a match costs
-    # every call (about 10 us of a 0.15 ms cached bond preview when it came tenth). Prefixes are
+    # every call a noticeable share of a cached bond preview (docs/decisions/0007). Prefixes are
     # disjoint, so the order changes no answer.
     path("bonds/", include("bonds.urls")),
     re_path(r"^bonds/(?P<rest>.*)$", unknown_route),

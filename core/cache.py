@@ -1,21 +1,18 @@
 """Django's Redis cache, with one Redis client and connection pool per process, surviving a Redis outage.
 
 Django's backend builds a new `redis.Redis` (and its table of response callbacks) for every cache
-operation; on the CI machine that was about 0.2 ms of CPU per `get`/`add`, paid on every API key check,
-bond request and webhook hint. A `redis.Redis` is safe to share between threads (it takes connections
-from its pool per command), so one per pool is kept. And Django builds one cache backend per thread *or
-async context*: the web process runs each request in a copy of the event loop's context
-(core/wsgi_bridge.py), so every request got a new backend, hence a new pool and a new TCP connection
-to Redis (connect, HELLO, CLIENT SETINFO, close: ~2 ms of the web process's CPU per request that touched
-the cache). The clients, and so their pools, are therefore shared by every backend instance of one
-location and options in the process.
+operation, a cost paid on every API key check, bond request and webhook hint. A `redis.Redis` is safe to
+share between threads (it takes connections from its pool per command), so one per pool is kept. And
+Django builds one cache backend per thread *or async context*: the web process runs each request in a
+copy of the event loop's context (core/wsgi_bridge.py), so every request would get a new backend, hence
+a new pool and a new TCP connection to Redis. The clients, and so their pools, are therefore shared by
+every backend instance of one location and options in the process (docs/decisions/0006).
 
-While Redis is unreachable every operation goes to a per-process local-memory cache instead (see
-docs/operations.md, "Redis outages"), behind a circuit breaker so a request does not wait on a dead
-server: reads miss (callers read the database), values are kept for a few seconds only, and atomic
-claims and counters (`add`, `incr`: rate limits, the bonds 5-second rule, send slots) hold per process.
-Deletes made meanwhile (a revoked key, a bond refresh) are replayed on Redis once it answers again, so a
-stale entry does not outlive the outage.
+While Redis is unreachable every operation goes to a per-process local-memory cache instead, behind a
+circuit breaker so a request does not wait on a dead server: reads miss (callers read the database), values
+are kept for a few seconds only, and atomic claims and counters (`add`, `incr`: rate limits, the bonds
+5-second rule, send slots) hold per process. Deletes made meanwhile (a revoked key, a bond refresh) are
+replayed on Redis once it answers again, so a stale entry does not outlive the outage.
 """
 
 from __future__ import annotations

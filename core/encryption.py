@@ -3,7 +3,7 @@
 Values are Fernet tokens (AES-128-CBC with HMAC-SHA256, from `cryptography`) under the keys of
 `PONTE_SECRET_KEYS`: the first key encrypts, every key decrypts, so keys rotate by putting a new one
 first, re-encrypting (`manage.py rotate_secret_keys`) and then dropping the old one. Without the keys
-the encrypted values are lost: back them up apart from the database (docs/operations.md).
+the encrypted values are lost: back them up apart from the database.
 """
 
 from __future__ import annotations

@@ -43,9 +43,9 @@ def _broker() -> None:
 @transaction.non_atomic_requests
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
-    """Every check names its dependency. Without the database nothing works: 503 "unavailable".
-    Without Redis (cache or broker) the API still answers on its fallbacks (docs/operations.md, "Redis
-    outages"): 200 "degraded", so a load balancer keeps sending traffic while the checks say what is down."""
+    """Every check names its dependency. Without the database nothing works: 503 "unavailable". Without Redis
+    (cache or broker) the API still answers on its fallbacks: 200 "degraded", so a load balancer keeps
+    sending traffic while the checks say what is down."""
     checks: dict[str, str] = {}
     for name, probe in (("database", _database), ("cache", _cache), ("broker", _broker)):
         try:

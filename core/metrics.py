@@ -1,5 +1,4 @@
-"""Prometheus metrics: `GET /metrics` and the counters every process kind updates (docs/operations.md,
-"Metrics").
+"""Prometheus metrics: `GET /metrics` and the counters every process kind updates.
 
 prometheus-client runs in multiprocess mode: each process (web, worker, beat, engine) writes its counts
 to memory-mapped files under PROMETHEUS_MULTIPROC_DIR (default: <var dir>/metrics, set by the settings
@@ -28,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # Sets PROMETHEUS_MULTIPROC_DIR (when unset) before prometheus_client is imported below.
-import core.env  # noqa: F401
+from core.env import VAR_DIR, env_str
 
 # isort: split
 from django.conf import settings
@@ -85,7 +84,7 @@ DELIVERY_SECONDS = Histogram(
 
 
 def metrics_dir() -> Path:
-    return Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    return Path(env_str("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics")))
 
 
 # Values are files there, made as soon as a label set is first used (below, at import).

@@ -1,9 +1,9 @@
 """Serves a WSGI app (Django's WSGIHandler) from the ASGI server on a small, fixed pool of threads.
 
 Why not Django's ASGI handler: it runs each request's sync code in a fresh thread context, and database
-connections are per thread, so every request opened its own connection and, with CONN_MAX_AGE, left it
-open (100 parallel requests -> 92 PostgreSQL connections, then "too many clients"); it was also 4-8 x
-slower than the same code under a WSGI server (docs/operations.md, "Web tier"). Here:
+connections are per thread, so every request opens its own connection and, with CONN_MAX_AGE, leaves it
+open until PostgreSQL runs out of connections; it is also several times slower than the same code under
+a WSGI server (docs/decisions/0005). Here:
 
 - the request body is read on the event loop before the request takes a thread (a slow client holds no
   thread), up to DATA_UPLOAD_MAX_MEMORY_SIZE; past that the rest is left unread and Django, seeing the

@@ -8,8 +8,8 @@ type, its name and when it stops working (`MESSAGING_MEDIA_URL_TTL_SECONDS` afte
 webhook consumer fetches the bytes without an API key and nobody can forge or extend a link.
 
 The storage is the `messaging_media` alias of STORAGES: files under the var dir by default, an
-S3-compatible bucket when `MESSAGING_MEDIA_STORAGE_BACKEND` names django-storages' S3 backend
-(docs/messaging.md). Files are content-addressed per session (`<session>/<sha256>`), so the same bytes
+S3-compatible bucket when `MESSAGING_MEDIA_STORAGE_BACKEND` names django-storages' S3 backend.
+Files are content-addressed per session (`<session>/<sha256>`), so the same bytes
 received twice are stored once, and deleting a session removes its folder.
 """
 

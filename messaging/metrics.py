@@ -1,4 +1,4 @@
-"""Sessions by driver and status, read at scrape time (core/metrics.py, docs/operations.md "Metrics")."""
+"""Sessions by driver and status, read at scrape time (core/metrics.py)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from messaging.instance_keys import instance_key_new
 
 
 def new_instance_key() -> str:
-    """The default of the clear-text column of migration 0001 (since replaced by a digest)."""
+    """A new instance key in clear: migration 0001 names it as a column default, so it stays importable."""
     return instance_key_new()[0]
 
 

@@ -193,8 +193,8 @@ def safe_post(url: str, *, body: bytes, headers: dict[str, str], timeout: float)
     address is refused at connection time, which callers record as a failed attempt.
 
     Straight on urllib3's pools rather than through a requests.Session: a webhook worker POSTs for
-    every event, and requests' own layer (preparing, merging settings, choosing the adapter) cost
-    more CPU than the POST itself (bench/webhooks.py, docs/webhooks.md).
+    every event, and requests' own layer (preparing, merging settings, choosing the adapter) costs
+    more CPU than the POST itself (docs/decisions/0004).
     """
     started = time.monotonic()
     deadline = started + timeout

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
 from accounts.authentication import authenticate_presented, presented_bearer_or_query_key
-from bonds.selectors import data_version_bump
+from bonds.replies import data_version_bump
 from config.urls import urlpatterns as ponte_urlpatterns
 
 BODIES_DIR = Path(os.environ["BENCH_BODIES_DIR"])

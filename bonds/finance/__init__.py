@@ -1,7 +1,7 @@
 """Bond maths: calendar, Copom meeting path, taxes (income tax, IOF, custody fee), gross factor, net,
 real and tax-equivalent returns, payment probability. Pure Python (no Django import), so the MCP
 server, the refresh and the tests can all call it directly. Rates are decimals (0.149 is 14.90% a
-year). Formulas and worked checks are in docs/bonds.md.
+year).
 
 Modules: `daycount` (ANBIMA calendar), `copom` (meeting calendar data), `path` (projected Selic/CDI
 and IPCA), `taxes`, `returns`, `cashflows` (coupon bonds), `credit` (payment probability). Their
@@ -49,7 +49,7 @@ from bonds.finance.daycount import (
     is_business_day,
     next_business_day,
 )
-from bonds.finance.path import CDI_SPREAD_BELOW_SELIC, DEFAULT_CDI_GAP, PathStep, Projection
+from bonds.finance.path import DEFAULT_CDI_GAP, PathStep, Projection
 from bonds.finance.returns import (
     INDEX_KINDS,
     AmountProjection,
@@ -76,7 +76,6 @@ from bonds.finance.taxes import (
 
 __all__ = [
     "BUSINESS_DAYS_PER_YEAR",
-    "CDI_SPREAD_BELOW_SELIC",
     "COPOM_MEETINGS",
     "COPOM_SOURCE",
     "DEFAULT_CDI_GAP",

@@ -23,8 +23,6 @@ from itertools import pairwise
 # CDI and the effective Selic normally run 0.10 pp below the Selic target: the
 # fallback when SGS gave no gap.
 DEFAULT_CDI_GAP = 0.0010
-# Kept for callers that converted a CDI back to a target with the old constant.
-CDI_SPREAD_BELOW_SELIC = DEFAULT_CDI_GAP
 
 ONE_DAY = timedelta(days=1)
 

@@ -18,7 +18,7 @@ KEY_PLACEHOLDER = "ponte_xxxxxxxx_your_key_here"
 
 
 def client_config(mcp_url: str) -> str:
-    """The `.mcp.json` entry of docs/mcp.md for this server's URL (Claude Code, Cursor, Windsurf...)."""
+    """The `.mcp.json` entry for this server's URL (Claude Code, Cursor, Windsurf...)."""
     entry = {"type": "http", "url": mcp_url, "headers": {"Authorization": f"Bearer {KEY_PLACEHOLDER}"}}
     return json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2)
 

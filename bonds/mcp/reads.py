@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts.authentication import bearer_or_query_key
 from accounts.netaddr import client_address_of
 from bonds import finance, statuses
+from bonds.access import bonds_access_status
 from bonds.filters import BondFilters, parse_filters
 from bonds.mcp.schemas import (
     AmountOutcome,
@@ -28,14 +29,13 @@ from bonds.mcp.schemas import (
     SortOrder,
 )
 from bonds.models import Bond, ProjectionSnapshot
-from bonds.selectors import (
-    bond_list,
+from bonds.projections import (
     bond_net_amount_at_maturity,
     custody_fee_for,
     listing_assumptions,
     projection_latest,
 )
-from bonds.services import bonds_access_status
+from bonds.replies import bond_list
 
 MAX_LIMIT = 200
 DAYS_PER_YEAR = 365.25

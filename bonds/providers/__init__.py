@@ -1,5 +1,5 @@
 """One adapter per outside source. Each fetches with a timeout and raises ProviderError with a clear,
-human-readable reason; none of them writes to the database (bonds.services does)."""
+human-readable reason; none of them writes to the database (bonds.offers and bonds.snapshots do)."""
 
 from bonds.providers.base import CurrentRates, FocusMedians, FocusMeetings, Offer, ProviderError
 

@@ -2,31 +2,30 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.core import REDIS_URL, TIME_ZONE
-from core.env import VAR_DIR, env_int, env_list
+from core.env import VAR_DIR, env_bool, env_float, env_int, env_list, env_str
 
 # --- Celery -------------------------------------------------------------------------------------
 
 if REDIS_URL:
-    CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+    CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
     CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
         # Above the longest retry wait (64 s) plus the delivery timeout, so an unacked delivery is
         # not handed to a second worker while the first is still on it.
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
         # A request that publishes a hint must not wait long on a dead broker (the row is safe anyway).
-        "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
+        "socket_connect_timeout": env_float("REDIS_SOCKET_CONNECT_TIMEOUT", 0.5),
     }
 else:
     # A broker that needs no server: messages are files under var/broker/.
     _BROKER_DIR = VAR_DIR / "broker"
     for _sub in ("queue", "processed", "control"):
         (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+    CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
@@ -48,7 +47,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Celery's Django fixup closes every database connection before and after each task unless this is set,
-# so each delivery opened a new connection (a third of the worker's time on PostgreSQL). With it, the
+# so each delivery would open a new connection (docs/decisions/0008). With it, the
 # fixup closes them only every 2 x this many tasks; config/celery.py recycles them per task the way
 # Django does per request (CONN_MAX_AGE, health checks, broken connections).
 CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
@@ -68,11 +67,11 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.
 CELERY_BEAT_SCHEDULE: dict = {}
 
-# --- Metrics (core/metrics.py, docs/operations.md "Metrics") ----------------------------------
+# --- Metrics (core/metrics.py) ------------------------------------------------------------------
 
 # GET /metrics asks for `Authorization: Bearer <this>` when set; open when empty (the embedded default).
 # Set it in production.
-PONTE_METRICS_TOKEN = os.environ.get("PONTE_METRICS_TOKEN", "")
+PONTE_METRICS_TOKEN = env_str("PONTE_METRICS_TOKEN", "")
 # Functions read at each scrape, each returning gauges read from the database (core.metrics.Reading).
 PONTE_METRICS_COLLECTORS = [
     "webhooks.outbox.deliveries.collect",
@@ -83,36 +82,36 @@ PONTE_METRICS_COLLECTORS = [
 
 # --- Messaging ----------------------------------------------------------------------------------
 
-MESSAGING_ENGINE = os.environ.get("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
+MESSAGING_ENGINE = env_str("MESSAGING_ENGINE", "messaging.engines.sandbox.SandboxEngine")
 # Where the messaging app hands every engine event (resolved once at app start): the outbox's emit, then
 # the support-platform mirror (comma-separated dotted paths, called in order in the event's transaction).
-MESSAGING_EVENT_SINK = os.environ.get(
+MESSAGING_EVENT_SINK = env_str(
     "MESSAGING_EVENT_SINK", "webhooks.services.emit,integrations.chatwoot.sink.event_received"
 )
 # Engine processes (`manage.py run_engine`, used by messaging.engines.remote.RemoteEngine; need REDIS_URL).
-ENGINE_DRIVER = os.environ.get("ENGINE_DRIVER", "sandbox")
-ENGINE_REDIS_URL = os.environ.get("ENGINE_REDIS_URL", REDIS_URL)
-ENGINE_COMMAND_TIMEOUT_SECONDS = float(os.environ.get("ENGINE_COMMAND_TIMEOUT_SECONDS", "10"))
+ENGINE_DRIVER = env_str("ENGINE_DRIVER", "sandbox")
+ENGINE_REDIS_URL = env_str("ENGINE_REDIS_URL", REDIS_URL)
+ENGINE_COMMAND_TIMEOUT_SECONDS = env_float("ENGINE_COMMAND_TIMEOUT_SECONDS", 10.0)
 ENGINE_MAX_SESSIONS = env_int("ENGINE_MAX_SESSIONS", 1000)
 # A session's lease lasts this long unless its owner renews it (every ENGINE_HEARTBEAT_SECONDS).
-ENGINE_LEASE_SECONDS = float(os.environ.get("ENGINE_LEASE_SECONDS", "15"))
-ENGINE_HEARTBEAT_SECONDS = float(os.environ.get("ENGINE_HEARTBEAT_SECONDS", "3"))
+ENGINE_LEASE_SECONDS = env_float("ENGINE_LEASE_SECONDS", 15.0)
+ENGINE_HEARTBEAT_SECONDS = env_float("ENGINE_HEARTBEAT_SECONDS", 3.0)
 # The WhatsApp driver (ENGINE_DRIVER=whatsapp, messaging/engines/whatsapp): a socks5:// or http:// proxy
 # for every session's connection (a session's own `proxy` overrides it), the store of device keys
 # (default: Ponte's database, or var/whatsapp.sqlite3 on the embedded default), how long connect waits
 # for the first QR code, and whether buttons are sent as numbered text instead of reply buttons.
-WHATSAPP_PROXY = os.environ.get("WHATSAPP_PROXY", "")
-WHATSAPP_STORE = os.environ.get("WHATSAPP_STORE", "")
-WHATSAPP_QR_WAIT_SECONDS = float(os.environ.get("WHATSAPP_QR_WAIT_SECONDS", "5"))
-WHATSAPP_BUTTONS_AS_TEXT = os.environ.get("WHATSAPP_BUTTONS_AS_TEXT", "").lower() in ("1", "true", "yes")
+WHATSAPP_PROXY = env_str("WHATSAPP_PROXY", "")
+WHATSAPP_STORE = env_str("WHATSAPP_STORE", "")
+WHATSAPP_QR_WAIT_SECONDS = env_float("WHATSAPP_QR_WAIT_SECONDS", 5.0)
+WHATSAPP_BUTTONS_AS_TEXT = env_bool("WHATSAPP_BUTTONS_AS_TEXT", False)
 # Fixed domain parts of JIDs: individuals `<digits>@<user>`, groups `<digits>@<group>`.
-MESSAGING_USER_SUFFIX = os.environ.get("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
-MESSAGING_GROUP_SUFFIX = os.environ.get("MESSAGING_GROUP_SUFFIX", "g.us")
+MESSAGING_USER_SUFFIX = env_str("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
+MESSAGING_GROUP_SUFFIX = env_str("MESSAGING_GROUP_SUFFIX", "g.us")
 MESSAGING_QR_TTL_SECONDS = env_int("MESSAGING_QR_TTL_SECONDS", 60)
 # "Delete for everyone" is refused after this long (WhatsApp allows about two and a half days).
 MESSAGING_DELETE_WINDOW_SECONDS = env_int("MESSAGING_DELETE_WINDOW_SECONDS", 60 * 60 * 60)
 # The plan's messages/day quota counts per calendar day in this time zone.
-MESSAGING_QUOTA_TIME_ZONE = os.environ.get("MESSAGING_QUOTA_TIME_ZONE", "America/Sao_Paulo")
+MESSAGING_QUOTA_TIME_ZONE = env_str("MESSAGING_QUOTA_TIME_ZONE", "America/Sao_Paulo")
 MESSAGING_PROFILE_PICTURE_MAX_BYTES = env_int("MESSAGING_PROFILE_PICTURE_MAX_BYTES", 5 * 1024 * 1024)
 MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT", 10)
 # Media sent through POST /api/messages/media (base64 or a URL fetched through net.transport): at most
@@ -123,7 +122,7 @@ MESSAGING_MEDIA_FETCH_TIMEOUT = env_int("MESSAGING_MEDIA_FETCH_TIMEOUT", 30)
 MESSAGING_MEDIA_URL_TTL_SECONDS = env_int("MESSAGING_MEDIA_URL_TTL_SECONDS", 24 * 60 * 60)
 # Where media bytes are kept (messaging.media): files under the var dir, or any Django storage backend,
 # e.g. "storages.backends.s3.S3Storage" (pip install django-storages[s3]) with its AWS_* settings.
-MESSAGING_MEDIA_STORAGE_BACKEND = os.environ.get(
+MESSAGING_MEDIA_STORAGE_BACKEND = env_str(
     "MESSAGING_MEDIA_STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"
 )
 STORAGES = {
@@ -133,20 +132,20 @@ STORAGES = {
         "BACKEND": MESSAGING_MEDIA_STORAGE_BACKEND,
         "OPTIONS": {"location": str(VAR_DIR / "media")}
         if MESSAGING_MEDIA_STORAGE_BACKEND.endswith("FileSystemStorage")
-        else {"bucket_name": os.environ.get("MESSAGING_MEDIA_BUCKET", ""), "default_acl": "private"},
+        else {"bucket_name": env_str("MESSAGING_MEDIA_BUCKET", ""), "default_acl": "private"},
     },
 }
 
 # Official channels (messaging.channels): Meta's Graph API, base without version, and the pinned version.
-PONTE_GRAPH_API_URL = (os.environ.get("PONTE_GRAPH_API_URL") or "https://graph.facebook.com").rstrip("/")
-PONTE_GRAPH_API_VERSION = os.environ.get("PONTE_GRAPH_API_VERSION") or "v21.0"
-PONTE_GRAPH_API_TIMEOUT_SECONDS = float(os.environ.get("PONTE_GRAPH_API_TIMEOUT_SECONDS") or 10)
+PONTE_GRAPH_API_URL = (env_str("PONTE_GRAPH_API_URL", "") or "https://graph.facebook.com").rstrip("/")
+PONTE_GRAPH_API_VERSION = env_str("PONTE_GRAPH_API_VERSION", "") or "v21.0"
+PONTE_GRAPH_API_TIMEOUT_SECONDS = env_float("PONTE_GRAPH_API_TIMEOUT_SECONDS", 10.0)
 
 # --- Webhooks ----------------------------------------------------------------------------------
 
 # Unknown instance keys one client address may present before the instance interface answers it 429
 # until the window ends (guessing keys; webhooks.instance.guard): "<count>/<period>", period s, m, h or d.
-PONTE_INSTANCE_KEY_FAILURE_RATE = os.environ.get("PONTE_INSTANCE_KEY_FAILURE_RATE", "10/m").strip()
+PONTE_INSTANCE_KEY_FAILURE_RATE = env_str("PONTE_INSTANCE_KEY_FAILURE_RATE", "10/m").strip()
 if not re.fullmatch(r"[1-9]\d*/\d*[smhd]", PONTE_INSTANCE_KEY_FAILURE_RATE):
     raise ImproperlyConfigured(
         "PONTE_INSTANCE_KEY_FAILURE_RATE must look like 10/m (a count, a slash, a period s, m, h or d); "
@@ -155,13 +154,13 @@ if not re.fullmatch(r"[1-9]\d*/\d*[smhd]", PONTE_INSTANCE_KEY_FAILURE_RATE):
 
 # CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
 PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
-# Deliveries (webhooks.outbox, docs/webhooks.md).
+# Deliveries (webhooks.outbox).
 # Multiplies every retry delay (0/1/4/16/64 s); tests run the schedule faster with e.g. 0.01.
-PONTE_WEBHOOK_RETRY_DELAY_SCALE = float(os.environ.get("PONTE_WEBHOOK_RETRY_DELAY_SCALE") or 1)
+PONTE_WEBHOOK_RETRY_DELAY_SCALE = env_float("PONTE_WEBHOOK_RETRY_DELAY_SCALE", 1.0)
 # Lookups kept per process (a session's webhooks, its Chatwoot integration: webhooks.lookups) check the
 # shared version at most this often (seconds). 0: on every use, so a write elsewhere is seen by the next
 # event (one Redis GET instead of the database query); more trades that for up to this much staleness.
-PONTE_LOOKUP_CHECK_SECONDS = float(os.environ.get("PONTE_LOOKUP_CHECK_SECONDS") or 0)
+PONTE_LOOKUP_CHECK_SECONDS = env_float("PONTE_LOOKUP_CHECK_SECONDS", 0.0)
 # A claim not renewed for this long (seconds) belongs to a dead worker and may be taken again. A running
 # drain renews its claims every quarter of it (webhooks.outbox.lease), however long a POST takes, so it can be
 # short: a killed worker's deliveries are free again within this many seconds.
@@ -173,18 +172,16 @@ PONTE_WEBHOOK_SWEEP_BATCH = env_int("PONTE_WEBHOOK_SWEEP_BATCH", 5000)
 # A hint drains its target: up to BATCH_SIZE deliveries claimed at once, sent one after another on the
 # keep-alive connection and recorded in one transaction, for up to DRAIN_SECONDS before handing over.
 PONTE_WEBHOOK_BATCH_SIZE = env_int("PONTE_WEBHOOK_BATCH_SIZE", 16)
-PONTE_WEBHOOK_DRAIN_SECONDS = float(os.environ.get("PONTE_WEBHOOK_DRAIN_SECONDS") or 2)
+PONTE_WEBHOOK_DRAIN_SECONDS = env_float("PONTE_WEBHOOK_DRAIN_SECONDS", 2.0)
 # Drains at once per target URL, so one hanging receiver cannot hold every worker thread: any target
 # gets at most MAX_IN_FLIGHT_PER_TARGET, a target whose last send took SLOW_SECONDS or more (remembered
 # SLOW_MEMORY_SECONDS) at most MAX_IN_FLIGHT_PER_SLOW_TARGET, one delivery per claim, and its drain hands
 # over after BUSY_TARGET_DEFER_SECONDS. 0 disables a cap.
 PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET", 4)
 PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET", 2)
-PONTE_WEBHOOK_SLOW_SECONDS = float(os.environ.get("PONTE_WEBHOOK_SLOW_SECONDS") or 2)
+PONTE_WEBHOOK_SLOW_SECONDS = env_float("PONTE_WEBHOOK_SLOW_SECONDS", 2.0)
 PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS", 300)
-PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
-    os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
-)
+PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = env_float("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS", 1.0)
 # Retention (webhooks.outbox.retention): delivered deliveries, their attempts and the events no delivery needs
 # any more are purged this many days after delivery (default 7, the statistics window; dead letters keep
 # their own 7 days), PURGE_BATCH rows per short transaction.
@@ -195,17 +192,17 @@ if PONTE_DELIVERY_RETENTION_DAYS < 1:
     )
 PONTE_DELIVERY_PURGE_BATCH = max(1, env_int("PONTE_DELIVERY_PURGE_BATCH", 1000))
 
-# The live event socket (/ws, webhooks.live, docs/events.md). Frames waiting for one client beyond
+# The live event socket (/ws, webhooks.live). Frames waiting for one client beyond
 # QUEUE_FRAMES close it as too slow (4008); without Redis each web process polls the outbox every
 # POLL_SECONDS for events other processes wrote; a connected key is checked again every
 # KEY_CHECK_SECONDS (revoked or expired: closed with 4401). CHANNEL: the Redis pub/sub channel (default
 # ponte:events:db<REDIS_URL's database>).
 PONTE_WS_QUEUE_FRAMES = env_int("PONTE_WS_QUEUE_FRAMES", 1000)
-PONTE_WS_POLL_SECONDS = float(os.environ.get("PONTE_WS_POLL_SECONDS") or 0.5)
-PONTE_WS_KEY_CHECK_SECONDS = float(os.environ.get("PONTE_WS_KEY_CHECK_SECONDS") or 60)
-PONTE_WS_CHANNEL = os.environ.get("PONTE_WS_CHANNEL", "")
+PONTE_WS_POLL_SECONDS = env_float("PONTE_WS_POLL_SECONDS", 0.5)
+PONTE_WS_KEY_CHECK_SECONDS = env_float("PONTE_WS_KEY_CHECK_SECONDS", 60.0)
+PONTE_WS_CHANNEL = env_str("PONTE_WS_CHANNEL", "")
 
-# --- Integrations (docs/integrations.md) ----------------------------------------------------------
+# --- Integrations ---------------------------------------------------------------------------------
 
 # A Chatwoot mirror job's claim lease (seconds): renewed every quarter lease while the job runs, so a
 # job held by a killed worker is taken again (by the sweeper or a starting worker's sweep) this long
@@ -215,17 +212,17 @@ PONTE_CHATWOOT_CLAIM_LEASE_SECONDS = env_int("PONTE_CHATWOOT_CLAIM_LEASE_SECONDS
 # --- Bonds --------------------------------------------------------------------------------------
 
 # Provider addresses are settings so tests (and mirrors) can point them elsewhere.
-BONDS_TESOURO_CSV_URL = os.environ.get(
+BONDS_TESOURO_CSV_URL = env_str(
     "BONDS_TESOURO_CSV_URL",
     "https://www.tesourotransparente.gov.br/ckan/dataset/df56aa42-484a-4a59-8184-7676580c81e3/resource/"
     "796d2059-14e9-44e3-80c9-2d9e30b405c1/download/PrecoTaxaTesouroDireto.csv",
 )
-BONDS_FOCUS_BASE_URL = os.environ.get(
+BONDS_FOCUS_BASE_URL = env_str(
     "BONDS_FOCUS_BASE_URL", "https://olinda.bcb.gov.br/olinda/servico/Expectativas/versao/v1/odata"
 )
-BONDS_SGS_BASE_URL = os.environ.get("BONDS_SGS_BASE_URL", "https://api.bcb.gov.br/dados/serie")
+BONDS_SGS_BASE_URL = env_str("BONDS_SGS_BASE_URL", "https://api.bcb.gov.br/dados/serie")
 # BCB's "Reuniões do Copom" agenda as iCalendar: the meeting dates the Focus medians are placed at.
-BONDS_COPOM_CALENDAR_URL = os.environ.get(
+BONDS_COPOM_CALENDAR_URL = env_str(
     "BONDS_COPOM_CALENDAR_URL",
     "https://www.bcb.gov.br/api/exportarics/sitebcb/agendaics?lista=Reuni%C3%B5es%20do%20Copom",
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import warnings
 
 from django.core.exceptions import ImproperlyConfigured
@@ -12,8 +11,10 @@ from core.env import (
     VAR_DIR,
     database_from_url,
     env_bool,
+    env_float,
     env_int,
     env_list,
+    env_str,
     sqlite_database,
 )
 
@@ -21,7 +22,7 @@ from core.env import (
 
 DEBUG = env_bool("DEBUG", True)
 _INSECURE_DEV_KEY = "django-insecure-ponte-development-key-do-not-use-in-production"
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
+SECRET_KEY = env_str("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
@@ -117,7 +118,7 @@ TEMPLATES = [
 
 # --- Database -----------------------------------------------------------------------------------
 
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
+DATABASE_URL = env_str("DATABASE_URL", "")
 DATABASES = {
     "default": database_from_url(DATABASE_URL) if DATABASE_URL else sqlite_database(VAR_DIR / "ponte.sqlite3")
 }
@@ -127,12 +128,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The outbox's hot statements are prepared once per PostgreSQL connection (webhooks.outbox.rows). Off behind a
 # pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
 PONTE_DB_PREPARE = env_bool("DB_PREPARE", True)
-# A full bond list missing from the reply cache is streamed from a server-side cursor (bonds.selectors),
+# A full bond list missing from the reply cache is streamed from a server-side cursor (bonds.replies),
 # which a pooler in transaction mode cannot keep between fetches: there, DB_SERVER_SIDE_CURSORS=false
 # (Django then reads every row at once; only the text is still made a piece at a time).
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = not env_bool("DB_SERVER_SIDE_CURSORS", True)
 
-# --- Web tier (config/asgi.py, docs/operations.md "Web tier") -------------------------------------
+# --- Web tier (config/asgi.py) ---------------------------------------------------------------------
 
 # Threads per web process that run Django; each keeps its own database connection, so this is also the
 # most database connections one web process opens. Requests beyond it wait in the process's queue.
@@ -142,18 +143,18 @@ if PONTE_WEB_THREADS < 1:
 
 # --- Cache (rate limits, the 5-second rule, bond list replies) ------------------------------------
 
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "core.cache.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "ponte"),
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "ponte"),
             # Short socket timeouts: a Redis that stops answering must not hold requests (core/cache.py
-            # then serves from a per-process fallback; docs/operations.md, "Redis outages").
+            # then serves from a per-process fallback).
             "OPTIONS": {
-                "socket_connect_timeout": float(os.environ.get("REDIS_SOCKET_CONNECT_TIMEOUT") or 0.5),
-                "socket_timeout": float(os.environ.get("REDIS_SOCKET_TIMEOUT") or 2),
+                "socket_connect_timeout": env_float("REDIS_SOCKET_CONNECT_TIMEOUT", 0.5),
+                "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT", 2.0),
             },
         }
     }
@@ -172,9 +173,9 @@ RATELIMIT_USE_CACHE = "default"
 # While Redis is unreachable: seconds before it is tried again (meanwhile nothing waits on it), how long
 # the per-process fallback keeps cached values, and the share of each rate limit one process allows on
 # its own counters (4 web processes at 0.25 stay within the plan's limit).
-PONTE_REDIS_RETRY_SECONDS = float(os.environ.get("PONTE_REDIS_RETRY_SECONDS") or 2)
-PONTE_REDIS_FALLBACK_TTL_SECONDS = float(os.environ.get("PONTE_REDIS_FALLBACK_TTL_SECONDS") or 5)
-PONTE_RATELIMIT_DEGRADED_SHARE = float(os.environ.get("PONTE_RATELIMIT_DEGRADED_SHARE") or 0.25)
+PONTE_REDIS_RETRY_SECONDS = env_float("PONTE_REDIS_RETRY_SECONDS", 2.0)
+PONTE_REDIS_FALLBACK_TTL_SECONDS = env_float("PONTE_REDIS_FALLBACK_TTL_SECONDS", 5.0)
+PONTE_RATELIMIT_DEGRADED_SHARE = env_float("PONTE_RATELIMIT_DEGRADED_SHARE", 0.25)
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 
 # --- Internationalisation -----------------------------------------------------------------------
@@ -182,9 +183,9 @@ SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 # The landing page, the account area and its e-mails speak English and Brazilian Portuguese: the
 # visitor's choice (the header's switch, kept in a cookie), else Accept-Language, else LANGUAGE_CODE.
 # The API, the gateway, the bonds API and MCP, the instance webhooks and the admin always answer in
-# English, whatever is asked (core/locale.py). docs/operations.md, "Languages".
+# English, whatever is asked (core/locale.py).
 LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)")]
-LANGUAGE_CODE = os.environ.get("LANGUAGE_CODE", "en").lower()
+LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en").lower()
 if LANGUAGE_CODE not in dict(LANGUAGES):
     raise ImproperlyConfigured(
         f"LANGUAGE_CODE must be one of {', '.join(dict(LANGUAGES))}; got {LANGUAGE_CODE!r}."
@@ -194,7 +195,7 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 # pages on ISO dates and gives Brazilian pages dd/mm/aaaa.
 FORMAT_MODULE_PATH = ["core.formats"]
 LANGUAGE_COOKIE_SAMESITE = "Lax"
-TIME_ZONE = os.environ.get("TIME_ZONE", "America/Sao_Paulo")
+TIME_ZONE = env_str("TIME_ZONE", "America/Sao_Paulo")
 USE_I18N = True
 USE_TZ = True
 
@@ -211,7 +212,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
-# Served over HTTPS by a TLS proxy in front (docs/deploy.md). The proxy sets X-Forwarded-Proto itself,
+# Served over HTTPS by a TLS proxy in front. The proxy sets X-Forwarded-Proto itself,
 # overwriting what a client sent, so Django may believe it; the proxy also redirects HTTP to HTTPS, so
 # Django does not (SECURE_SSL_REDIRECT stays off). Cookies are then sent over HTTPS only, and browsers
 # are told to use HTTPS for a year (HSTS).
@@ -273,8 +274,8 @@ SPECTACULAR_SETTINGS = {
 
 # Where this Ponte is reached, for links printed by commands (demo data, docs examples).
 PONTE_PORT = env_int("PONTE_PORT", 8000)
-PONTE_BASE_URL = os.environ.get(
-    "PONTE_BASE_URL", f"http://{os.environ.get('PONTE_HOST', '127.0.0.1')}:{PONTE_PORT}"
+PONTE_BASE_URL = env_str(
+    "PONTE_BASE_URL", f"http://{env_str('PONTE_HOST', '127.0.0.1')}:{PONTE_PORT}"
 ).rstrip("/")
 # The demo's own webhook receiver at /demo/ (webhooks.demo.receiver); 404 when off.
 PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
@@ -282,20 +283,20 @@ PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
 # --- API keys and rate limits -------------------------------------------------------------------
 
 # Client addresses behind these proxies (CIDRs) are read from X-Forwarded-For; otherwise REMOTE_ADDR.
-# The customer account area (/account/, docs/account.md).
-PONTE_SIGNUP_PLAN = os.environ.get("PONTE_SIGNUP_PLAN", "Free")
+# The customer account area (/account/, portal).
+PONTE_SIGNUP_PLAN = env_str("PONTE_SIGNUP_PLAN", "Free")
 # On: a new user stays inactive until the link mailed at sign-up is followed.
 PONTE_ACCOUNT_EMAIL_VERIFICATION = env_bool("PONTE_ACCOUNT_EMAIL_VERIFICATION", False)
 # Sign-in attempts allowed per (username, client address): a stranger elsewhere cannot lock a customer
 # out. Per client address across usernames, a looser limit against password spraying.
-PONTE_SIGNIN_RATE = os.environ.get("PONTE_SIGNIN_RATE", "10/m")
-PONTE_SIGNIN_CLIENT_RATE = os.environ.get("PONTE_SIGNIN_CLIENT_RATE", "30/m")
+PONTE_SIGNIN_RATE = env_str("PONTE_SIGNIN_RATE", "10/m")
+PONTE_SIGNIN_CLIENT_RATE = env_str("PONTE_SIGNIN_CLIENT_RATE", "30/m")
 # Password-reset mails per email address (known or not, so a refusal tells nothing) and per client
 # address.
-PONTE_PASSWORD_RESET_EMAIL_RATE = os.environ.get("PONTE_PASSWORD_RESET_EMAIL_RATE", "5/h")
-PONTE_PASSWORD_RESET_CLIENT_RATE = os.environ.get("PONTE_PASSWORD_RESET_CLIENT_RATE", "20/h")
+PONTE_PASSWORD_RESET_EMAIL_RATE = env_str("PONTE_PASSWORD_RESET_EMAIL_RATE", "5/h")
+PONTE_PASSWORD_RESET_CLIENT_RATE = env_str("PONTE_PASSWORD_RESET_CLIENT_RATE", "20/h")
 # Sign-ups (valid forms) allowed per client address.
-PONTE_SIGNUP_RATE = os.environ.get("PONTE_SIGNUP_RATE", "10/h")
+PONTE_SIGNUP_RATE = env_str("PONTE_SIGNUP_RATE", "10/h")
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"django.contrib.auth.password_validation.{name}"}
     for name in (
@@ -309,18 +310,18 @@ LOGIN_URL = "account:login"
 LOGIN_REDIRECT_URL = "account:home"
 LOGOUT_REDIRECT_URL = "account:login"
 # Mail (password reset, sign-up verification): printed to the console unless EMAIL_HOST is set.
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
-EMAIL_BACKEND = os.environ.get(
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",
     "django.core.mail.backends.smtp.EmailBackend"
     if EMAIL_HOST
     else "django.core.mail.backends.console.EmailBackend",
 )
 EMAIL_PORT = env_int("EMAIL_PORT", 587)
-EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Ponte <no-reply@localhost>")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Ponte <no-reply@localhost>")
 
 PONTE_TRUSTED_PROXIES = env_list("PONTE_TRUSTED_PROXIES", [])
 # A plan with no per-minute limit ("unlimited") still gets this safety ceiling per key.
@@ -332,7 +333,7 @@ RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
 # --- Logging ------------------------------------------------------------------------------------
 
 # Lines as text ("plain") or one JSON object each ("json"); both carry the request id (core/logs.py).
-PONTE_LOG_FORMAT = os.environ.get("PONTE_LOG_FORMAT", "plain").strip().lower() or "plain"
+PONTE_LOG_FORMAT = env_str("PONTE_LOG_FORMAT", "plain").strip().lower() or "plain"
 if PONTE_LOG_FORMAT not in ("plain", "json"):
     raise ImproperlyConfigured(f"PONTE_LOG_FORMAT must be plain or json; got {PONTE_LOG_FORMAT!r}.")
 
@@ -354,7 +355,7 @@ LOGGING = {
             "filters": ["request_id"],
         }
     },
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {
         # Django's default config gives `django` a console handler of its own (with DEBUG on), so each
         # line (every 404) came out twice: once there and once at the root. Only the root prints.

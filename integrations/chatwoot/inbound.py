@@ -175,62 +175,14 @@ def _mark_read(session: Session, chat: str) -> None:
 
 def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dict[str, Any]) -> None:
     session = integration.session
-    text = payload.get("content") if isinstance(payload.get("content"), str) else ""
-    sender = _dict(payload.get("sender"))
-    name = sender.get("available_name") or sender.get("name")
-    if integration.sign_messages and isinstance(name, str) and name and text:
-        text = f"*{name}:*\n{text}"
-    quoted = None
-    reply_to = _id(_dict(payload.get("content_attributes")).get("in_reply_to"))
-    if reply_to:
-        target = MessageLink.objects.filter(integration=integration, chatwoot_id=reply_to).first()
-        if target is not None:
-            quoted = QuotedInput(message_id=target.message_id)
+    text = _agent_text(integration, payload)
+    quoted = _agent_quoted(integration, payload)
     try:
         try:  # replying from the panel marks the conversation read on the channel
             _mark_read(session, chat)
         except ApplicationError as exc:
             logger.info("Chatwoot reply: chat %s not marked read (%s)", chat, exc)
-        sent = []
-        listed = payload.get("attachments")
-        attachments = [a for a in listed if isinstance(a, dict)] if isinstance(listed, list) else []
-        for index, attachment in enumerate(attachments):
-            kind = FILE_TYPES.get(str(attachment.get("file_type")), "document")
-            caption = text if index == 0 else ""
-            if session.official:
-                sent.append(
-                    message_send_media(
-                        session=session,
-                        to=chat,
-                        type_=kind,
-                        url=str(attachment.get("data_url") or ""),
-                        caption=caption,
-                        file_name=_attachment_name(attachment),
-                    )
-                )
-                continue
-            try:
-                raw = client_for(integration).download(
-                    str(attachment.get("data_url") or ""), max_bytes=MAX_ATTACHMENT_BYTES
-                )
-            except ChatwootError as exc:
-                if not exc.final:
-                    raise  # unreachable, 5xx or 429: retried with back-off
-                _refused(integration, payload, f"{_attachment_name(attachment)}: {exc}")
-                return
-            sent.append(
-                message_send_media(
-                    session=session,
-                    to=chat,
-                    type_=kind,
-                    data=base64.b64encode(raw).decode(),
-                    caption=caption,
-                    file_name=_attachment_name(attachment),
-                    quoted=quoted if index == 0 else None,
-                )
-            )
-        if not attachments:
-            sent.append(message_send_text(session=session, to=chat, text=text, quoted=quoted))
+        sent = _agent_messages_send(integration, chat, payload, text, quoted)
     except (EngineUnavailable, ServiceUnavailable, RateLimited):
         raise  # passing trouble: retried with back-off
     except ApplicationError as exc:
@@ -239,12 +191,98 @@ def agent_message_send(integration: ChatwootIntegration, chat: str, payload: dic
             record()
         _refused(integration, payload, exc.message if hasattr(exc, "message") else str(exc))
         return
-    for message in sent:
+    for message in sent or []:
         MessageLink.objects.update_or_create(
             integration=integration,
             message_id=message.message_id,
             defaults={"chat": chat, "chatwoot_id": int(payload["id"])},
         )
+
+
+def _agent_text(integration: ChatwootIntegration, payload: dict[str, Any]) -> str:
+    """The message's text, headed by the agent's name when the integration signs messages."""
+    text = payload.get("content") if isinstance(payload.get("content"), str) else ""
+    sender = _dict(payload.get("sender"))
+    name = sender.get("available_name") or sender.get("name")
+    if integration.sign_messages and isinstance(name, str) and name and text:
+        text = f"*{name}:*\n{text}"
+    return text
+
+
+def _agent_quoted(integration: ChatwootIntegration, payload: dict[str, Any]) -> QuotedInput | None:
+    """The channel message the agent replied to, when Ponte knows it."""
+    reply_to = _id(_dict(payload.get("content_attributes")).get("in_reply_to"))
+    if reply_to:
+        target = MessageLink.objects.filter(integration=integration, chatwoot_id=reply_to).first()
+        if target is not None:
+            return QuotedInput(message_id=target.message_id)
+    return None
+
+
+def _agent_messages_send(
+    integration: ChatwootIntegration,
+    chat: str,
+    payload: dict[str, Any],
+    text: str,
+    quoted: QuotedInput | None,
+) -> list[Message] | None:
+    """The text, or each attachment (the first captioned with the text), sent through the session; None
+    when an attachment could not be downloaded for good (the refusal is already noted in Chatwoot)."""
+    listed = payload.get("attachments")
+    attachments = [a for a in listed if isinstance(a, dict)] if isinstance(listed, list) else []
+    if not attachments:
+        return [message_send_text(session=integration.session, to=chat, text=text, quoted=quoted)]
+    sent = []
+    for index, attachment in enumerate(attachments):
+        caption = text if index == 0 else ""
+        message = _attachment_send(
+            integration, chat, payload, attachment, caption, quoted if index == 0 else None
+        )
+        if message is None:
+            return None
+        sent.append(message)
+    return sent
+
+
+def _attachment_send(
+    integration: ChatwootIntegration,
+    chat: str,
+    payload: dict[str, Any],
+    attachment: dict[str, Any],
+    caption: str,
+    quoted: QuotedInput | None,
+) -> Message | None:
+    """Official channels fetch the attachment's URL themselves; other engines get its bytes, downloaded
+    here. None when the download failed for good (refused in Chatwoot)."""
+    session = integration.session
+    kind = FILE_TYPES.get(str(attachment.get("file_type")), "document")
+    if session.official:
+        return message_send_media(
+            session=session,
+            to=chat,
+            type_=kind,
+            url=str(attachment.get("data_url") or ""),
+            caption=caption,
+            file_name=_attachment_name(attachment),
+        )
+    try:
+        raw = client_for(integration).download(
+            str(attachment.get("data_url") or ""), max_bytes=MAX_ATTACHMENT_BYTES
+        )
+    except ChatwootError as exc:
+        if not exc.final:
+            raise  # unreachable, 5xx or 429: retried with back-off
+        _refused(integration, payload, f"{_attachment_name(attachment)}: {exc}")
+        return None
+    return message_send_media(
+        session=session,
+        to=chat,
+        type_=kind,
+        data=base64.b64encode(raw).decode(),
+        caption=caption,
+        file_name=_attachment_name(attachment),
+        quoted=quoted,
+    )
 
 
 def agent_delete_send(integration: ChatwootIntegration, chat: str, payload: dict[str, Any]) -> None:

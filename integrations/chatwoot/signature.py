@@ -6,7 +6,7 @@ is HMAC-SHA256 with the secret over `"{timestamp}.{raw body}"`. When Ponte knows
 secret, a request without a valid signature is refused, and so is one whose timestamp is more than
 `MAX_SKEW_SECONDS` away from now: a captured request cannot be replayed later, since its timestamp is
 signed. With no secret known (older Chatwoot, or a webhook pasted by hand), the unguessable token in the
-receiving URL stays the only credential (docs/integrations.md says what that means).
+receiving URL stays the only credential.
 """
 
 from __future__ import annotations

@@ -102,8 +102,29 @@ _CLOUD_MEDIA = ("image", "video", "audio", "document", "sticker")
 
 
 def _cloud_message(item: dict[str, Any], names: dict[str, str]) -> MessageEvent | None:
-    sender = str(item.get("from") or "")
     kind = str(item.get("type") or "")
+    base = _cloud_base(item, names)
+    body = _dict(item.get(kind))
+    if kind == "text":
+        return MessageEvent(**base, text=str(body.get("body") or ""))
+    if kind in _CLOUD_MEDIA:
+        return _cloud_media(base, kind, body)
+    if kind == "location":
+        return MessageEvent(**base, type="location", location=_cloud_location(body))
+    if kind == "contacts":
+        return MessageEvent(**base, type="contacts", contacts=_cloud_cards(item))
+    if kind == "reaction":
+        reaction = Reaction(message_id=str(body.get("message_id") or ""), emoji=str(body.get("emoji") or ""))
+        return MessageEvent(**base, type="reaction", reaction=reaction)
+    if kind == "interactive" or kind == "button":
+        return _cloud_reply(base, kind, body)
+    logger.info("WhatsApp Cloud message type %r skipped", kind)
+    return None
+
+
+def _cloud_base(item: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The fields every kind of message carries: id, chat, sender, time and the quoted message."""
+    sender = str(item.get("from") or "")
     base: dict[str, Any] = {
         "id": str(item.get("id") or ""),
         "chat_jid": jid(sender),
@@ -116,59 +137,57 @@ def _cloud_message(item: dict[str, Any], names: dict[str, str]) -> MessageEvent 
         base["quoted"] = QuotedRef(
             message_id=str(context["id"]), participant=jid(context.get("from") or sender)
         )
-    body = _dict(item.get(kind))
-    if kind == "text":
-        return MessageEvent(**base, text=str(body.get("body") or ""))
-    if kind in _CLOUD_MEDIA:
-        return MessageEvent(
-            **base,
-            type=kind,
-            media_id=str(body.get("id") or ""),
-            mime_type=str(body.get("mime_type") or "") or None,
-            sha256=str(body.get("sha256") or "") or None,
-            caption=_str_or_none(body.get("caption")),
-            file_name=_str_or_none(body.get("filename")),
-            voice=bool(body.get("voice")) if kind == "audio" else None,
-            animated=bool(body.get("animated")) if kind == "sticker" else None,
-        )
-    if kind == "location":
-        return MessageEvent(
-            **base,
-            type="location",
-            location=Location(
-                latitude=_float(body.get("latitude")),
-                longitude=_float(body.get("longitude")),
-                name=str(body.get("name") or ""),
-                address=str(body.get("address") or ""),
-            ),
-        )
-    if kind == "contacts":
-        cards = []
-        for contact in map(_dict, _list(item.get("contacts"))):
-            phones = _list(contact.get("phones"))
-            cards.append(
-                Card(
-                    display_name=str(_dict(contact.get("name")).get("formatted_name") or ""),
-                    phone_number=str(_dict(phones[0]).get("wa_id") or "") if phones else "",
-                )
+    return base
+
+
+def _cloud_media(base: dict[str, Any], kind: str, body: dict[str, Any]) -> MessageEvent:
+    return MessageEvent(
+        **base,
+        type=kind,
+        media_id=str(body.get("id") or ""),
+        mime_type=str(body.get("mime_type") or "") or None,
+        sha256=str(body.get("sha256") or "") or None,
+        caption=_str_or_none(body.get("caption")),
+        file_name=_str_or_none(body.get("filename")),
+        voice=bool(body.get("voice")) if kind == "audio" else None,
+        animated=bool(body.get("animated")) if kind == "sticker" else None,
+    )
+
+
+def _cloud_location(body: dict[str, Any]) -> Location:
+    return Location(
+        latitude=_float(body.get("latitude")),
+        longitude=_float(body.get("longitude")),
+        name=str(body.get("name") or ""),
+        address=str(body.get("address") or ""),
+    )
+
+
+def _cloud_cards(item: dict[str, Any]) -> tuple[Card, ...]:
+    cards = []
+    for contact in map(_dict, _list(item.get("contacts"))):
+        phones = _list(contact.get("phones"))
+        cards.append(
+            Card(
+                display_name=str(_dict(contact.get("name")).get("formatted_name") or ""),
+                phone_number=str(_dict(phones[0]).get("wa_id") or "") if phones else "",
             )
-        return MessageEvent(**base, type="contacts", contacts=tuple(cards))
-    if kind == "reaction":
-        reaction = Reaction(message_id=str(body.get("message_id") or ""), emoji=str(body.get("emoji") or ""))
-        return MessageEvent(**base, type="reaction", reaction=reaction)
-    if kind == "interactive" or kind == "button":
-        reply = _dict(body.get("button_reply") or body.get("list_reply"))
-        if kind == "button":  # a template's quick-reply button
-            reply = {"id": body.get("payload"), "title": body.get("text")}
-        list_reply = body.get("type") == "list_reply"
-        return MessageEvent(
-            **base,
-            type="list_reply" if list_reply else "button_reply",
-            selected_id=str(reply.get("id") or ""),
-            selected_title=str(reply.get("title") or ""),
         )
-    logger.info("WhatsApp Cloud message type %r skipped", kind)
-    return None
+    return tuple(cards)
+
+
+def _cloud_reply(base: dict[str, Any], kind: str, body: dict[str, Any]) -> MessageEvent:
+    """A tap on an interactive button or list row, or on a template's quick-reply button."""
+    reply = _dict(body.get("button_reply") or body.get("list_reply"))
+    if kind == "button":  # a template's quick-reply button
+        reply = {"id": body.get("payload"), "title": body.get("text")}
+    list_reply = body.get("type") == "list_reply"
+    return MessageEvent(
+        **base,
+        type="list_reply" if list_reply else "button_reply",
+        selected_id=str(reply.get("id") or ""),
+        selected_title=str(reply.get("title") or ""),
+    )
 
 
 _CLOUD_STATUSES = {"sent", "delivered", "read", "failed"}

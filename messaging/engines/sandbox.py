@@ -9,7 +9,7 @@ Whatever the session sends (messages, media, reactions, deletions) is echoed as 
 ``message`` event, as real gateways do.
 
 Deterministic: codes and ids derive from the session id and a counter, never from randomness, so the
-same steps give the same values. Rules of the sandbox's "WhatsApp", documented in docs/messaging.md:
+same steps give the same values. Rules of the sandbox's "WhatsApp":
 numbers ending in ``0000`` are not on WhatsApp; the session's own phone, unless given at scan time,
 is derived from its id.
 """
@@ -328,7 +328,7 @@ class SandboxEngine(SandboxInbound, SandboxMedia, SandboxPolls, SandboxGroups, E
         else:
             self._require_admin(device, self._own_group(device, chat))
         # Delete for everyone is a protocol message sent by the session (WhatsApp's REVOKE): reported as
-        # an own `message` of type `revoked` naming the message it deletes (docs/messaging.md).
+        # an own `message` of type `revoked` naming the message it deletes.
         revoked = {"revokedMessageId": message_id, "revokedSender": sender, "revokedFromMe": from_me}
         self._echo(device, self._message_id(device), chat, "revoked", timezone.now(), revoked)
 

@@ -8,7 +8,7 @@ from django.test import Client
 
 from accounts.models import Account, ApiKey, Subscription
 from accounts.services import account_signup, api_key_create, subscription_set
-from bonds.services import subscription_memos_clear
+from bonds.access import subscription_memos_clear
 
 
 @pytest.fixture

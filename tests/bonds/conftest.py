@@ -80,15 +80,15 @@ class FakeSource:
 
 @pytest.fixture(autouse=True)
 def _forget_bond_replies():
-    """The per-process memos of bonds.selectors outlive tests/conftest.py's cache.clear()."""
-    from bonds import services
-    from bonds.selectors import data_version_bump
+    """The per-process memos of bonds.replies and bonds.access outlive tests/conftest.py's cache.clear()."""
+    from bonds import access
+    from bonds.replies import data_version_bump
 
     data_version_bump()
-    services.subscription_memos_clear()
+    access.subscription_memos_clear()
     yield
     data_version_bump()
-    services.subscription_memos_clear()
+    access.subscription_memos_clear()
 
 
 @pytest.fixture

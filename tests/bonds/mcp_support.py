@@ -21,9 +21,10 @@ from mcp.client.streamable_http import streamable_http_client
 
 from accounts.models import ApiKey
 from bonds import finance
+from bonds.figures import bond_returns_recompute
 from bonds.models import Bond, ProjectionSnapshot
+from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer
-from bonds.services import bond_offers_upsert, bond_returns_recompute
 
 MCP = "/bonds/mcp"
 

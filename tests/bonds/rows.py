@@ -1,4 +1,4 @@
-"""Rows for the renderers in tests: the renderers take rows as `selectors.bond_rows` gives them, the
+"""Rows for the renderers in tests: the renderers take rows as `replies.bond_rows` gives them, the
 offer's id first; fixtures list the published fields (and the JSON-only ones) without it."""
 
 from __future__ import annotations

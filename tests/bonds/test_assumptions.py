@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from accounts.models import ApiKey
 from bonds import finance
+from bonds.figures import bond_returns_recompute
 from bonds.models import ProjectionSnapshot
+from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer
-from bonds.services import bond_offers_upsert, bond_returns_recompute
 from tests.bonds.test_list_api import URL, bearer
 
 pytestmark = pytest.mark.django_db

@@ -10,11 +10,11 @@ import pytest
 from bonds import finance
 from bonds.checks import copom_calendar_warnings
 from bonds.models import ProjectionSnapshot
+from bonds.projections import projection_of
 from bonds.providers import copom
 from bonds.providers.base import FocusMeetings, ProviderError
 from bonds.providers.copom import CopomCalendar
-from bonds.selectors import projection_of
-from bonds.services import projection_snapshot_record
+from bonds.snapshots import projection_snapshot_record
 from tests.bonds.conftest import fixture_bytes
 
 

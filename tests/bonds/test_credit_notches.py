@@ -9,9 +9,10 @@ from itertools import pairwise
 import pytest
 
 from bonds import finance
+from bonds.figures import bond_returns_recompute
 from bonds.models import Bond
+from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer
-from bonds.services import bond_offers_upsert, bond_returns_recompute
 
 NATIONAL = ["AAA", "AA+", "AA", "AA-", "A+", "A", "A-", "BBB+", "BBB", "BBB-", "BB+", "BB", "BB-", "B+", "B",
             "B-", "CCC", "CC", "C", "D"]  # fmt: skip

@@ -13,11 +13,11 @@ from accounts.models import ApiKey
 from bonds.filters import BondFilters
 from bonds.mcp import reads
 from bonds.models import Bond
+from bonds.offers import bond_offers_upsert
 from bonds.providers import feeds
 from bonds.providers.base import Offer
 from bonds.rendering import BOND_FIELDS, render_csv
-from bonds.selectors import bond_list_reply
-from bonds.services import bond_offers_upsert
+from bonds.replies import bond_list_reply
 from tests.bonds.rows import with_ids
 
 URL = "/bonds/api/"

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from bonds.models import Bond, Product
+from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer
-from bonds.services import bond_offers_upsert
 from tests.bonds.mcp_support import ok_key, structured
 
 

@@ -11,8 +11,8 @@ from django.utils import timezone
 from bonds import demo, finance
 from bonds.demo_market import CDI_SHARE, IPCA_SPREAD, TERM_SHARE_PER_YEAR, Market, tesouro_ipca_rate
 from bonds.models import Bond
+from bonds.projections import projection_latest, projection_of
 from bonds.providers import tesouro
-from bonds.selectors import projection_latest, projection_of
 
 pytestmark = pytest.mark.django_db
 

@@ -14,11 +14,11 @@ from accounts.models import ApiKey
 from bonds import statuses
 from bonds.filters import parse_filters
 from bonds.models import Bond, Issuer
+from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer
 from bonds.ratings import NOTCHES
 from bonds.rendering import render_csv, render_json
-from bonds.selectors import bond_rows, data_version_bump
-from bonds.services import bond_offers_upsert
+from bonds.replies import bond_rows, data_version_bump
 from tests.bonds.test_list_api import bearer, get, names
 
 pytestmark = pytest.mark.django_db

@@ -13,11 +13,12 @@ from django.utils import timezone
 
 from accounts.models import ApiKey
 from accounts.services import api_key_revoke, subscription_set
+from bonds.access import bonds_access_status, bonds_interval_claim
 from bonds.models import Bond
+from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer
 from bonds.refresh import bonds_refresh
 from bonds.rendering import BOND_FIELDS
-from bonds.services import bond_offers_upsert, bonds_access_status, bonds_interval_claim
 
 URL = "/bonds/api/"
 pytestmark = pytest.mark.django_db

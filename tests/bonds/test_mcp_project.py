@@ -6,9 +6,10 @@ import pytest
 from django.utils import timezone
 
 from bonds import finance, statuses
+from bonds.figures import bond_returns_recompute
 from bonds.models import Bond
+from bonds.offers import bond_offers_upsert
 from bonds.rendering import BOND_FIELDS
-from bonds.services import bond_offers_upsert, bond_returns_recompute
 from tests.bonds.mcp_support import call, expected_net, offer, ok_key, structured
 
 pytestmark = pytest.mark.django_db(transaction=True)

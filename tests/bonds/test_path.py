@@ -9,7 +9,7 @@ import pytest
 from bonds import finance
 from bonds.finance import Projection, offer_returns
 from bonds.models import ProjectionSnapshot
-from bonds.selectors import projection_of
+from bonds.projections import projection_of
 
 TODAY, ONE_YEAR = date(2026, 11, 23), date(2027, 11, 23)
 # The worked path of the docs: current target 14.25%, gap 0.10 pp observed in SGS, R8/2026 (decided

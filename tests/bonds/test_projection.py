@@ -6,10 +6,11 @@ from datetime import date
 
 import pytest
 
+from bonds.figures import bond_returns_recompute
 from bonds.models import Bond, ProjectionSnapshot
+from bonds.offers import bond_offers_upsert
+from bonds.projections import bond_net_amount_at_maturity, custody_fee_for, projection_of
 from bonds.providers.base import Offer
-from bonds.selectors import bond_net_amount_at_maturity, custody_fee_for, projection_of
-from bonds.services import bond_offers_upsert, bond_returns_recompute
 
 pytestmark = pytest.mark.django_db
 START = date(2026, 11, 23)

@@ -18,9 +18,9 @@ from accounts.models import ApiKey
 from bonds import statuses
 from bonds.filters import BondFilters
 from bonds.models import Bond
+from bonds.offers import bond_offers_upsert
 from bonds.rendering import csv_pieces, json_pieces, render_csv, render_json
-from bonds.selectors import bond_list, bond_list_reply, bond_rows, data_version_bump
-from bonds.services import bond_offers_upsert
+from bonds.replies import bond_list, bond_list_reply, bond_rows, data_version_bump
 from tests.bonds.rows import with_ids
 from tests.bonds.test_list_api import URL, bearer, bonds, offer  # noqa: F401  (bonds: the fixture)
 
@@ -150,7 +150,7 @@ class ReplyRefusingCache(LocMemCache):
     """A cache that refuses the bond replies (as a full Redis refuses a write), and keeps the rest."""
 
     def set(self, key, value, *args, **kwargs) -> None:
-        if key.startswith("bonds:reply:"):
+        if key.startswith("bonds:replies:"):
             raise ConnectionError("OOM command not allowed when used memory > 'maxmemory'")
         super().set(key, value, *args, **kwargs)
 

@@ -7,10 +7,11 @@ from datetime import date, timedelta
 import pytest
 
 from bonds import finance
+from bonds.figures import bond_returns_recompute
 from bonds.finance import Projection, offer_returns
 from bonds.models import Bond
+from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer
-from bonds.services import bond_offers_upsert, bond_returns_recompute
 
 START = date(2026, 11, 23)
 FLAT = Projection.flat(cdi=0.1415, ipca=0.045)

@@ -16,7 +16,7 @@ found through the index on (session, kind, created_at)), in a fixed number of qu
   (pending or waiting for a retry), `active` (being sent), `failed` (dead letters).
 
 `webhook.anyUrl` false: no instance webhook URL, so nothing is POSTed for the session; its events are
-still recorded and go only over the live event socket (`/ws`, webhooks.live, docs/events.md).
+still recorded and go only over the live event socket (`/ws`, webhooks.live).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -77,10 +77,40 @@ def instance_statistics(*, session: Session) -> dict[str, Any]:
     since = timezone.now() - WINDOW
     config = instance_config_of(session)
     deliveries = Delivery.objects.filter(session=session, kind=Delivery.Kind.INSTANCE, created_at__gte=since)
-    # Per delivery, from its own row: an instance delivery ends at its first answer below 400 (one ok
-    # attempt) or its first final 4xx (one client error); every other attempt failed. The durations are
-    # summed by a correlated subquery on the (delivery, number) index, so no plan ever scans the
-    # attempts table.
+    counts = _delivery_counts(deliveries)
+    rows = [_delivery_row(delivery) for delivery in _recent_deliveries(deliveries)]
+    queue = _queue_counts()
+    urls = configured_urls(config)
+    return {
+        "official": bool(session.official),
+        "webhook": {
+            "allowNumber": config.allow_number,
+            "webhookFormat": config.webhook_format,
+            "configured": urls,
+            "anyUrl": bool(urls),
+        },
+        "delivery": {
+            "queued": counts["queued"],
+            "attempts": counts["attempts"],
+            "ok": counts["ok"],
+            "clientError": counts["client_error"],
+            "failed": counts["attempts"] - counts["ok"] - counts["client_error"],
+            "avgMs": round(counts["total_ms"] / counts["attempts"]) if counts["attempts"] else 0,
+            "last": _last_attempt(rows),
+            "recent": rows,
+        },
+        "queue": {**queue, "scope": "worker-global"},
+    }
+
+
+def _delivery_counts(deliveries: QuerySet[Delivery]) -> dict[str, int]:
+    """Queued, attempted, ok and client-error counts and the summed durations, in one query.
+
+    Per delivery, from its own row: an instance delivery ends at its first answer below 400 (one ok
+    attempt) or its first final 4xx (one client error); every other attempt failed. The durations are
+    summed by a correlated subquery on the (delivery, number) index, so no plan ever scans the
+    attempts table.
+    """
     durations = (
         DeliveryAttempt.objects.filter(delivery=OuterRef("pk"))
         .order_by()
@@ -88,17 +118,20 @@ def instance_statistics(*, session: Session) -> dict[str, Any]:
         .annotate(total=Sum("duration_ms"))
         .values("total")
     )
-    counts = deliveries.annotate(attempts_ms=Subquery(durations)).aggregate(
+    return deliveries.annotate(attempts_ms=Subquery(durations)).aggregate(
         queued=Count("id", filter=Q(status__in=WAITING)),
         attempts=Coalesce(Sum("attempt_count"), 0),
         ok=Count("id", filter=Q(status=Delivery.Status.DELIVERED)),
         client_error=Count("id", filter=Q(status=Delivery.Status.DEAD) & _CLIENT_ERROR),
         total_ms=Coalesce(Sum("attempts_ms"), 0),
     )
-    # The newest deliveries, read backwards along the (session, kind, created_at) index; their latest
-    # attempt through the (delivery, number) index.
+
+
+def _recent_deliveries(deliveries: QuerySet[Delivery]) -> list[dict[str, Any]]:
+    """The newest deliveries, read backwards along the (session, kind, created_at) index; their latest
+    attempt through the (delivery, number) index."""
     latest = DeliveryAttempt.objects.filter(delivery=OuterRef("pk")).order_by("-number")
-    recent = list(
+    return list(
         deliveries.annotate(
             last_finished_at=Subquery(latest.values("finished_at")[:1]),
             last_duration_ms=Subquery(latest.values("duration_ms")[:1]),
@@ -116,48 +149,33 @@ def instance_statistics(*, session: Session) -> dict[str, Any]:
             "event__name",
         )[:RECENT]
     )
-    # Only the unfinished and dead rows, through the status index: delivered rows (the bulk) are skipped.
+
+
+def _queue_counts() -> dict[str, int]:
+    """The worker-wide queue. Only the unfinished and dead rows, through the status index: delivered
+    rows (the bulk) are skipped."""
     unfinished = [
         Delivery.Status.PENDING,
         Delivery.Status.FAILED,
         Delivery.Status.SENDING,
         Delivery.Status.DEAD,
     ]
-    queue = Delivery.objects.filter(status__in=unfinished).aggregate(
+    return Delivery.objects.filter(status__in=unfinished).aggregate(
         waiting=Count("id", filter=Q(status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED])),
         active=Count("id", filter=Q(status=Delivery.Status.SENDING)),
         failed=Count("id", filter=Q(status=Delivery.Status.DEAD)),
     )
 
-    rows = [_delivery_row(delivery) for delivery in recent]
+
+def _last_attempt(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The newest attempted delivery of `rows`, or None when none was attempted yet."""
     attempted = [row for row in rows if row["attempts"]]
-    last = None
-    if attempted:
-        newest = max(attempted, key=lambda row: row["ts"])
-        last = {
-            "ts": newest["ts"],
-            "status": newest["status"],
-            "ms": newest["duration"],
-            "outcome": newest["outcome"],
-        }
-    urls = configured_urls(config)
+    if not attempted:
+        return None
+    newest = max(attempted, key=lambda row: row["ts"])
     return {
-        "official": bool(session.official),
-        "webhook": {
-            "allowNumber": config.allow_number,
-            "webhookFormat": config.webhook_format,
-            "configured": urls,
-            "anyUrl": bool(urls),
-        },
-        "delivery": {
-            "queued": counts["queued"],
-            "attempts": counts["attempts"],
-            "ok": counts["ok"],
-            "clientError": counts["client_error"],
-            "failed": counts["attempts"] - counts["ok"] - counts["client_error"],
-            "avgMs": round(counts["total_ms"] / counts["attempts"]) if counts["attempts"] else 0,
-            "last": last,
-            "recent": rows,
-        },
-        "queue": {**queue, "scope": "worker-global"},
+        "ts": newest["ts"],
+        "status": newest["status"],
+        "ms": newest["duration"],
+        "outcome": newest["outcome"],
     }

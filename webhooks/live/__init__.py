@@ -1,4 +1,4 @@
-"""The live event socket (`/ws`, docs/events.md): every event the outbox records, streamed to WebSocket
+"""The live event socket (`/ws`): every event the outbox records, streamed to WebSocket
 clients as the registered-webhook envelope plus its `id` and `seq`.
 
 The writing side is webhooks.live.broadcast (called by `emit()`: once the event's transaction commits it is

@@ -26,7 +26,7 @@ from webhooks.models import Event
 
 T = TypeVar("T")
 
-# Close codes (docs/events.md): 4000 + the HTTP status the REST API would answer, and two of our own.
+# Close codes: 4000 + the HTTP status the REST API would answer, and two of our own.
 BAD_REQUEST = 4400
 UNAUTHORIZED = 4401
 FORBIDDEN = 4403

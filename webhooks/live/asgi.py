@@ -1,4 +1,4 @@
-"""The live event socket: `GET /ws` upgraded to a WebSocket (docs/events.md), served on the event loop.
+"""The live event socket: `GET /ws` upgraded to a WebSocket, served on the event loop.
 
 A connection is accepted first and then checked, so that a refusal reaches every client, browsers
 included, as an error frame and a close code with its reason (a refused upgrade would only show a

@@ -1,4 +1,4 @@
-"""The frames a live socket sends (docs/events.md): events, and a few control frames with a `type`."""
+"""The frames a live socket sends: events, and a few control frames with a `type`."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@
 `value` always carries `messaging_product` and `metadata {display_phone_number, phone_number_id}`, then
 one list named after what happened: `messages[]` (with `contacts[]`), `statuses[]` (message_ack),
 `presences[]`, `connection`, `qrcode`, `calls[]`, `groups[]`, `health`. The shapes the contract leaves
-open are Ponte's design after the cloud API; docs/instance-webhooks.md shows one example of each.
+open are Ponte's design after the cloud API.
 
 Inputs are the typed events of messaging's event contract (messaging.engines.events), parsed back from
 the stored data: only their fields are read, under one spelling each.

@@ -1,5 +1,5 @@
 """What the outbox tells operators: a log line and a count per delivery attempt, and each client's
-queue gauges at scrape time (core/metrics.py; docs/operations.md "Metrics" and "Logs").
+queue gauges at scrape time (core/metrics.py).
 
 An attempt's log line carries the request id stored on its delivery (the request that caused the event),
 the delivery and dispatch ids, the kind, the attempt number, the outcome, the receiver's status and the

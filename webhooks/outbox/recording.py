@@ -1,12 +1,11 @@
 """The worker's write of a batch's outcomes: attempts, new states, claims released.
 
-Only deliveries still held by the batch's claim (`claim_token`) are written: one whose lease ran out and
-was claimed again belongs to its new holder. On PostgreSQL that is one statement in autocommit (one
-round trip): the UPDATE of the held rows from the outcomes (arrays, one per column) returns their ids,
-and the attempts of just those rows are inserted in the same statement. Before, the same write was
-BEGIN, a locking SELECT of the held rows, the INSERT, the UPDATE and COMMIT: five round trips per
-batch (bench/webhooks.py). Elsewhere (SQLite serialises writers) the statements run one after another
-in one transaction.
+Only deliveries still held by the batch's claim (`claim_token`) are written: one whose lease ran out and was
+claimed again belongs to its new holder. On PostgreSQL that is one statement in autocommit (one round trip):
+the UPDATE of the held rows from the outcomes (arrays, one per column) returns their ids, and the attempts
+of just those rows are inserted in the same statement, so a batch costs one round trip, not one per step
+(docs/decisions/0003). Elsewhere (SQLite serialises writers) the statements run one after another in one
+transaction.
 """
 
 from __future__ import annotations

@@ -4,11 +4,11 @@ in small batches, so the hot tables stay the size of the retention window.
 * delivered deliveries (and their attempts) PONTE_DELIVERY_RETENTION_DAYS after delivery (default 7,
   the statistics window: a delivery created inside the window was delivered inside it, so the counts
   never lose a row they show);
-* dead letters (and their attempts) 7 days after they died, whatever the setting (docs/webhooks.md);
+* dead letters (and their attempts) 7 days after they died, whatever the setting;
 * events older than the retention that no delivery refers to any more (a delivery still waiting, being
   retried or kept as a dead letter keeps its event), except the latest event of each conversation
-  (session, chat), kept as where it stands. (The numbering no longer depends on it: emit() takes the
-  next number from the conversation's counter, webhooks.models.EventSequence.)
+  (session, chat), kept as where it stands (emit() numbers events from the conversation's counter,
+  webhooks.models.EventSequence, so purging never changes a number).
 
 Each batch is one short transaction of at most `batch_size` rows (PONTE_DELIVERY_PURGE_BATCH). A batch
 of deliveries selects them with FOR UPDATE SKIP LOCKED on PostgreSQL (a row being resent is left for
@@ -165,50 +165,65 @@ def deliveries_purge(
     have passed (the next run goes on): delivered deliveries delivered more than `kept_for` ago (default
     PONTE_DELIVERY_RETENTION_DAYS), dead letters dead for more than `dead_kept_for`, and the events
     older than `kept_for` that nothing needs any more."""
-    totals = PurgeTotals()
-    limit = limit or batch_size()
-    started = time.monotonic()
     now = timezone.now()
     kept = retention() if kept_for is None else kept_for
-
-    def out_of_time() -> bool:
-        if max_seconds is not None and time.monotonic() - started >= max_seconds:
-            totals.complete = False
-        return not totals.complete
-
-    def note(what: str, rows: int, began: float) -> None:
-        totals.batches += 1
-        totals.largest_batch = max(totals.largest_batch, rows)
-        if progress is not None:
-            progress(what, rows, time.monotonic() - began)
-
-    stages: list[tuple[str, str, timedelta]] = []
+    run = _PurgeRun(limit=limit or batch_size(), max_seconds=max_seconds, progress=progress)
     if delivered:
-        stages.append(("delivered", "delivered", kept))
+        _deliveries_purge(run, "delivered", "delivered", now - kept)
     if dead_letters:
-        stages.append(("dead", "dead_letters", dead_kept_for))
-    for which, total_name, older_than in stages:
-        while not out_of_time():
-            began = time.monotonic()
-            deleted, attempts = _deliveries_batch(which, now - older_than, limit)
-            if not deleted:
-                break
-            setattr(totals, total_name, getattr(totals, total_name) + deleted)
-            totals.attempts += attempts
-            note(total_name, deleted, began)
-            if deleted < limit:
-                break
+        _deliveries_purge(run, "dead", "dead_letters", now - dead_kept_for)
     if events:
-        after: Position = (datetime.min.replace(tzinfo=now.tzinfo), uuid.UUID(int=0))
-        while not out_of_time():
-            began = time.monotonic()
-            examined, deleted, reached = _events_batch(now - kept, after, limit)
-            if reached is None:
-                break
-            totals.events += deleted
-            note("events", deleted, began)
-            after = reached
-            if examined < limit:
-                break
-    totals.seconds = time.monotonic() - started
-    return totals
+        _events_purge(run, now, now - kept)
+    run.totals.seconds = time.monotonic() - run.started
+    return run.totals
+
+
+@dataclass
+class _PurgeRun:
+    """One purge run's batch size, time budget and running totals."""
+
+    limit: int
+    max_seconds: float | None
+    progress: Progress | None
+    totals: PurgeTotals = field(default_factory=PurgeTotals)
+    started: float = field(default_factory=time.monotonic)
+
+    def out_of_time(self) -> bool:
+        if self.max_seconds is not None and time.monotonic() - self.started >= self.max_seconds:
+            self.totals.complete = False
+        return not self.totals.complete
+
+    def note(self, what: str, rows: int, began: float) -> None:
+        self.totals.batches += 1
+        self.totals.largest_batch = max(self.totals.largest_batch, rows)
+        if self.progress is not None:
+            self.progress(what, rows, time.monotonic() - began)
+
+
+def _deliveries_purge(run: _PurgeRun, which: str, total_name: str, cutoff: datetime) -> None:
+    """Batches of `which` deliveries (and their attempts) older than `cutoff`, counted in `total_name`."""
+    while not run.out_of_time():
+        began = time.monotonic()
+        deleted, attempts = _deliveries_batch(which, cutoff, run.limit)
+        if not deleted:
+            break
+        setattr(run.totals, total_name, getattr(run.totals, total_name) + deleted)
+        run.totals.attempts += attempts
+        run.note(total_name, deleted, began)
+        if deleted < run.limit:
+            break
+
+
+def _events_purge(run: _PurgeRun, now: datetime, cutoff: datetime) -> None:
+    """Batches of events older than `cutoff`, walked in (created_at, id) order."""
+    after: Position = (datetime.min.replace(tzinfo=now.tzinfo), uuid.UUID(int=0))
+    while not run.out_of_time():
+        began = time.monotonic()
+        examined, deleted, reached = _events_batch(cutoff, after, run.limit)
+        if reached is None:
+            break
+        run.totals.events += deleted
+        run.note("events", deleted, began)
+        after = reached
+        if examined < run.limit:
+            break

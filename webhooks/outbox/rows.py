@@ -22,8 +22,8 @@ from django.db.models import Field, Model
 @cache
 def _preparing_cursor_class() -> type:
     """psycopg's server-binding cursor whose statements are prepared on their first run: PostgreSQL
-    then parses and plans each hot statement once per connection, not once per event (a third of the
-    database's CPU for emit(), bench/webhooks.py)."""
+    then parses and plans each hot statement once per connection, not once per event (planning is a
+    large share of the database's work for emit(), docs/decisions/0001)."""
     from django.db.backends.postgresql.base import ServerBindingCursor
 
     class PreparingCursor(ServerBindingCursor):

@@ -1,9 +1,8 @@
 """The outbox's hot statements, as SQL built once per model and database.
 
-emit() runs for every event, and a worker claims and records every delivery. Through the ORM each of
-those statements cost 1.3-1.6 ms of CPU on the CI machine, mostly building the query, against
-0.2-0.3 ms for the same statement through a cursor; bench/webhooks.py showed them to be most of what an
-event costs. So those few statements are written here, with table and column names taken from the
+emit() runs for every event, and a worker claims and records every delivery. Through the ORM most of
+each statement's CPU goes to building the query, and those statements are most of what an event costs
+(docs/decisions/0001). So those few statements are written here, with table and column names taken from the
 models' `_meta` and values converted by the fields themselves (`pre_save`, `get_db_prep_save`, the
 read converters), so the rows are the ORM's own. Everything else stays in the ORM.
 
@@ -224,39 +223,15 @@ def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) ->
 
 @cache
 def _worker_statements(vendor: str) -> dict[str, str]:
-    m = _models()
-    d, hook = m.Delivery, m.Webhook
+    """The worker's statements for the current connection (`vendor` keys the cache)."""
+    return {**_lookup_statements(), "claim": _claim_statement(), **_release_statements()}
+
+
+def _lookup_statements() -> dict[str, str]:
+    """The sweeper's and the hint's reads."""
+    d = _models().Delivery
     t, pk, target = table(d), column(d, "id"), column(d, "target_url")
     waiting, stuck, next_at = _waiting_sql(), _stuck_sql(), column(d, "next_attempt_at")
-    # PostgreSQL: concurrent drains of one target take different rows instead of queueing on locks.
-    skip_locked = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
-    hook_pk = f"{table(hook)}.{column(hook, 'id')}"
-    secret = (
-        f"(SELECT {column(hook, 'secret')} FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')})"
-        " AS secret"
-    )
-    held_lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    # Waiting and stuck rows are looked up apart, each on its own partial index: one condition with OR
-    # made PostgreSQL merge bitmaps over the whole (target) range instead.
-    candidates = (
-        f"SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {waiting}"
-        f" ORDER BY {next_at}, {pk} LIMIT %(limit)s{skip_locked}) AS waiting"
-        f" UNION ALL SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {stuck}"
-        f" ORDER BY {next_at}, {pk} LIMIT %(limit)s{skip_locked}) AS stuck"
-    )
-    chosen = f"SELECT {pk} FROM ({candidates}) AS candidates ORDER BY due, {pk} LIMIT %(limit)s"
-    if connection.features.has_select_for_update_skip_locked:
-        # PostgreSQL: the sub-select locks the rows it picks and, for a row changed since the statement
-        # began, checks its condition again on the new version, so the ids it returns are claimable;
-        # they are chosen once (an ARRAY sub-select is an init plan) and the rows fetched by key.
-        # Written as `IN (sub-select) AND <condition again>`, the planner, its statistics behind a busy
-        # table, could start from that condition instead: a bitmap over every target's waiting and
-        # sending entries, dead row versions included until vacuum (8,000 pages for a claim of 16).
-        claimed_ids = f"{pk} = ANY(ARRAY({chosen}))"
-    else:
-        # Without row locks (SQLite serialises writers), the condition is repeated on the rows updated.
-        claimed_ids = f"{pk} IN ({chosen}) AND (({waiting}) OR ({stuck}))"
     return {
         # The sweeper's: deliveries due before `before` (indexes delivery_waiting, delivery_sending).
         "overdue": (
@@ -276,11 +251,61 @@ def _worker_statements(vendor: str) -> dict[str, str]:
             f"SELECT EXISTS (SELECT 1 FROM {t} WHERE {waiting}) OR EXISTS (SELECT 1 FROM {t} WHERE {stuck})"
             " AS due"
         ),
-        "claim": (
-            f"UPDATE {t} SET {column(d, 'status')} = %(sending)s, {column(d, 'claimed_at')} = %(claimed_at)s,"
-            f" {column(d, 'claim_token')} = %(token)s"
-            f" WHERE {claimed_ids} RETURNING {returned}, {secret}"
-        ),
+    }
+
+
+def _claim_statement() -> str:
+    """Claims up to %(limit)s waiting or stuck rows of one target, returning them with their secret."""
+    m = _models()
+    d, hook = m.Delivery, m.Webhook
+    t = table(d)
+    returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
+    hook_pk = f"{table(hook)}.{column(hook, 'id')}"
+    secret = (
+        f"(SELECT {column(hook, 'secret')} FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')})"
+        " AS secret"
+    )
+    return (
+        f"UPDATE {t} SET {column(d, 'status')} = %(sending)s, {column(d, 'claimed_at')} = %(claimed_at)s,"
+        f" {column(d, 'claim_token')} = %(token)s"
+        f" WHERE {_claimed_ids()} RETURNING {returned}, {secret}"
+    )
+
+
+def _claimed_ids() -> str:
+    """The condition choosing the rows a claim takes."""
+    d = _models().Delivery
+    t, pk = table(d), column(d, "id")
+    waiting, stuck, next_at = _waiting_sql(), _stuck_sql(), column(d, "next_attempt_at")
+    # PostgreSQL: concurrent drains of one target take different rows instead of queueing on locks.
+    skip_locked = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    # Waiting and stuck rows are looked up apart, each on its own partial index: one condition with OR
+    # made PostgreSQL merge bitmaps over the whole (target) range instead.
+    candidates = (
+        f"SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {waiting}"
+        f" ORDER BY {next_at}, {pk} LIMIT %(limit)s{skip_locked}) AS waiting"
+        f" UNION ALL SELECT {pk}, due FROM (SELECT {pk}, {next_at} AS due FROM {t} WHERE {stuck}"
+        f" ORDER BY {next_at}, {pk} LIMIT %(limit)s{skip_locked}) AS stuck"
+    )
+    chosen = f"SELECT {pk} FROM ({candidates}) AS candidates ORDER BY due, {pk} LIMIT %(limit)s"
+    if connection.features.has_select_for_update_skip_locked:
+        # PostgreSQL: the sub-select locks the rows it picks and, for a row changed since the statement
+        # began, checks its condition again on the new version, so the ids it returns are claimable;
+        # they are chosen once (an ARRAY sub-select is an init plan) and the rows fetched by key.
+        # Written as `IN (sub-select) AND <condition again>`, the planner, its statistics behind a busy
+        # table, could start from that condition instead: a bitmap over every target's waiting and
+        # sending entries, dead row versions included until vacuum (docs/decisions/0002).
+        return f"{pk} = ANY(ARRAY({chosen}))"
+    # Without row locks (SQLite serialises writers), the condition is repeated on the rows updated.
+    return f"{pk} IN ({chosen}) AND (({waiting}) OR ({stuck}))"
+
+
+def _release_statements() -> dict[str, str]:
+    """Checking a claim is still held, giving rows back, and recording an attempt's outcome."""
+    d = _models().Delivery
+    t, pk = table(d), column(d, "id")
+    held_lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return {
         "held": (
             f"SELECT {pk} AS id FROM {t} WHERE {column(d, 'claim_token')} = %(token)s"
             f" AND {pk} IN ({{ids}}){held_lock}"

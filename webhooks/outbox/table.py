@@ -5,7 +5,7 @@ finished status of its own, dead), `attempt_count`, `max_attempts`, `next_attemp
 `claim_token`, `dead_at` and `last_error`. The outbox keeps one table per client rather than one table
 for every job: a delivery's columns (target, signature secret, dispatch id, response excerpts) and a
 mirror job's (integration, chat, order per chat) share nothing else, and each table keeps the partial
-indexes its own claim reads (docs/webhooks.md, "The outbox").
+indexes its own claim reads.
 """
 
 from __future__ import annotations

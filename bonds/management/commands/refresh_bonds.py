@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from bonds.models import RefreshRun
 from bonds.refresh import bonds_refresh
 
-# Exit statuses (docs/operations.md): 0 every provider succeeded; 3 some failed (the others' data was
+# Exit statuses: 0 every provider succeeded; 3 some failed (the others' data was
 # refreshed); 1 every provider failed (nothing changed). 2 is argparse's, for a wrong command line.
 EXIT_PARTIAL = 3
 EXIT_FAILED = 1

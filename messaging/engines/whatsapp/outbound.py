@@ -127,7 +127,7 @@ def send_location(
 
 def buttons_message(text: str, buttons: list[Button], footer: str) -> Any:
     """The legacy reply-button form (ButtonsMessage, RESPONSE buttons, no header). Clients that no
-    longer render it show the text only or a "can't display" notice (docs/messaging.md)."""
+    longer render it show the text only or a "can't display" notice."""
     return wa.Message(
         buttonsMessage=wa.ButtonsMessage(
             contentText=text,

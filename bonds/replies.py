@@ -1,6 +1,6 @@
-"""Reads: the filtered bond list, its cached replies, the latest projections, and projections of
-a bond's amount at maturity. Functions take plain arguments (no request), so the REST view and the
-MCP server share them."""
+"""The bond list's replies: the filtered rows, the data version that keys every cached reply, and the
+JSON/CSV bodies, cached or streamed. Functions take plain arguments (no request), so the REST view and
+the MCP server share them."""
 
 from __future__ import annotations
 
@@ -24,11 +24,7 @@ from django.utils import timezone
 from bonds import statuses
 from bonds.filters import DEFAULT_ORDER, BondFilters, bonds_filtered
 from bonds.models import Bond, ProjectionSnapshot
-from bonds.projections import bond_net_amount_at_maturity as bond_net_amount_at_maturity
-from bonds.projections import custody_fee_for as custody_fee_for
 from bonds.projections import listing_assumptions, projection_latest
-from bonds.projections import meeting_path as meeting_path
-from bonds.projections import projection_of as projection_of
 from bonds.rendering import (
     CSV_CONTENT_TYPE,
     JSON_CONTENT_TYPE,
@@ -165,7 +161,7 @@ def _pieces(
     )
 
 
-# A small per-process memo in front of the shared cache: a full list is ~750 kB, and fetching and
+# A small per-process memo in front of the shared cache: a full list is large, and fetching and
 # unpickling it on every call (from Redis, or even from local memory) costs more than serving it.
 # Entries are keyed like the shared cache, data version included, so a refresh made anywhere makes
 # them unreachable; the memo only saves the transfer.
@@ -196,7 +192,9 @@ def _reply_key(
         f"{filters.cache_token()}|{fmt}|{locale or ''}|{int(bom)}|{status}|{settings.BONDS_PREVIEW_LIMIT}"
         f"|{today.isoformat()}"
     )
-    return f"bonds:reply:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
+    # The prefix names this module: a reply is pickled with its class's module path, so entries stored
+    # under another path (by a process of another release) are never read back.
+    return f"bonds:replies:{data_version()}:{hashlib.sha256(token.encode()).hexdigest()[:32]}"
 
 
 def _reply_cached(key: str) -> Reply | None:
@@ -244,8 +242,8 @@ _today_memo: tuple[str, float, date] = ("", 0.0, date.min)
 
 def _today() -> date:
     """timezone.localdate(), worked out again only at the next local midnight or when TIME_ZONE
-    changes: the zone conversion cost a cached preview about a tenth of what it costs over a bare
-    view. (Ponte activates no per-request time zone, so the setting is the zone.)"""
+    changes: the zone conversion is a visible share of a cached preview (docs/decisions/0007). (Ponte
+    activates no per-request time zone, so the setting is the zone.)"""
     global _today_memo
     zone, until, today = _today_memo
     if time.time() < until and zone == settings.TIME_ZONE:

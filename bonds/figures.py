@@ -1,0 +1,107 @@
+"""A bond's computed figures (net and real returns, payment probabilities, the tax-equivalent rate),
+recomputed when offers, projections or an issuer's rating change."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.db import transaction
+from django.utils import timezone
+
+from bonds import finance
+from bonds.models import Bond, Issuer, Product, ProjectionSnapshot
+from bonds.projections import custody_fee_for, projection_latest, projection_of
+from bonds.replies import data_version_bump
+
+# Federal bonds are the sovereign's whoever sells them: Tesouro Direto and federal bonds bought from a
+# broker (`tpf`) have the domestic risk-free payment probability, never the broker's rating.
+SOVEREIGN_PRODUCTS = frozenset({Product.TD, Product.TPF})
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+# What bond_figures computes, in its order: the Bond fields the recompute writes.
+FIGURE_FIELDS = (
+    "net_annualized_return",
+    "real_annualized_return",
+    "payment_probability",
+    "net_return_cdi_percent",
+    "covered_payment_probability",
+)
+
+
+def bond_probability(*, bond: Bond, years: float) -> float | None:
+    """The issuer's payment probability at maturity; federal bonds the sovereign's (1.0)."""
+    issuer = bond.issuer
+    sovereign = bond.product in SOVEREIGN_PRODUCTS or (issuer is not None and issuer.sovereign)
+    # The issuer's rating (copied to the bond) is read on the issuer's scale; a feed's own rating by
+    # its notation.
+    national = (
+        issuer is not None and bond.rating == issuer.rating and issuer.rating_scale == Issuer.Scale.NATIONAL
+    )
+    return finance.payment_probability(bond.rating, years, sovereign=sovereign, national=national)
+
+
+def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | None) -> tuple:
+    """The FIGURE_FIELDS of a bond bought today (for its minimum investment): net, real, payment
+    probability, tax-equivalent rate and the probability within the FGC limit."""
+    result = finance.offer_returns(
+        index=bond.index,
+        rate=bond.rate,
+        start=today,
+        maturity=bond.maturity_date,
+        projection=projection,
+        tax_free=bond.tax_free,
+        custody_fee=custody_fee_for(
+            product=bond.product, index=bond.index, amount=bond.min_investment, name=bond.name
+        ),
+        coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
+    )
+    years = max(0, (bond.maturity_date - today).days) / 365.25
+    probability = bond_probability(bond=bond, years=years)
+    covered = finance.covered_payment_probability(probability, fgc_protection=bond.fgc_protection)
+    return (
+        _round(result.net_annualized),
+        _round(result.real_annualized),
+        _round(probability),
+        _round(result.cdi_equivalent),
+        _round(covered),
+    )
+
+
+@transaction.atomic
+def bond_returns_recompute(
+    *, today: date | None = None, snapshot: ProjectionSnapshot | None = None, pks: list[int] | None = None
+) -> int:
+    """Recompute every active bond's (or only `pks`') returns and payment probabilities; write only
+    what changed. Returns the number of bonds whose figures changed."""
+    today = today or timezone.localdate()
+    projection = projection_of(snapshot if snapshot is not None else projection_latest())
+    now = timezone.now()
+    changed = []
+    bonds = Bond.objects.filter(is_active=True).select_related("issuer")
+    for bond in bonds if pks is None else bonds.filter(pk__in=pks):
+        figures = bond_figures(bond=bond, today=today, projection=projection)
+        if figures == tuple(getattr(bond, name) for name in FIGURE_FIELDS):
+            continue
+        for name, value in zip(FIGURE_FIELDS, figures, strict=True):
+            setattr(bond, name, value)
+        bond.returns_computed_on, bond.updated_at = today, now
+        changed.append(bond)
+    Bond.objects.bulk_update(changed, [*FIGURE_FIELDS, "returns_computed_on", "updated_at"], batch_size=500)
+    return len(changed)
+
+
+@transaction.atomic
+def issuer_rating_apply(*, issuer: Issuer, previous: str | None) -> int:
+    """After staff change an issuer's rating: offers that carried the previous issuer rating (not one
+    of their own from a feed) take the new one, and payment probabilities are recomputed."""
+    bonds = Bond.objects.filter(issuer=issuer)
+    bonds = bonds.filter(rating__isnull=True) if previous is None else bonds.filter(rating=previous)
+    changed = bonds.update(rating=issuer.rating, updated_at=timezone.now())
+    if changed:
+        bond_returns_recompute()
+        data_version_bump()
+    return changed
