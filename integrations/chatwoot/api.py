@@ -222,8 +222,8 @@ class InstanceChatwootTemplatesSyncApi(InstanceAPIView):
 class ChatwootWebhookApi(APIView):
     """Chatwoot's webhooks: the token in the path names (and authorises) the integration; when Chatwoot
     gave the integration a signing secret, the request must also be signed with it, at a timestamp
-    within five minutes (signature.py). The body is what the platform sent: cleaned, not refused
-    (core.signed_json), so an odd character never costs an agent's message."""
+    within five minutes. The body is what the platform sent: cleaned, not refused, so an odd character
+    never costs an agent's message."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]

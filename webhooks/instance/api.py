@@ -87,7 +87,10 @@ _CONFIG_REPLY = inline_serializer(
 
 class InstanceAPIView(APIView):
     """No API key: the instance key in the path identifies and authorises; failed lookups are
-    throttled per client address (webhooks.instance.guard)."""
+    throttled per client address."""
+
+    # The throttle lives in webhooks.instance.guard (kept out of the docstring, which is the public
+    # description of every instance operation).
 
     authentication_classes: list = []
     permission_classes = [AllowAny]

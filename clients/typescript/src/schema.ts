@@ -962,12 +962,12 @@ export interface paths {
         };
         /**
          * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address (webhooks.instance_guard).
+         *     throttled per client address.
          */
         get: operations["instance_chatwoot_get"];
         /**
          * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address (webhooks.instance_guard).
+         *     throttled per client address.
          */
         put: operations["instance_chatwoot_put"];
         post?: never;
@@ -988,7 +988,7 @@ export interface paths {
         put?: never;
         /**
          * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address (webhooks.instance_guard).
+         *     throttled per client address.
          */
         post: operations["instance_chatwoot_templates_sync"];
         delete?: never;
@@ -1008,7 +1008,7 @@ export interface paths {
         put?: never;
         /**
          * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address (webhooks.instance_guard).
+         *     throttled per client address.
          */
         post: operations["instance_chatwoot_webhook_token_regenerate"];
         delete?: never;
@@ -1026,12 +1026,12 @@ export interface paths {
         };
         /**
          * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address (webhooks.instance_guard).
+         *     throttled per client address.
          */
         get: operations["instance_webhook_config_get"];
         /**
          * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address (webhooks.instance_guard).
+         *     throttled per client address.
          */
         put: operations["instance_webhook_config_put"];
         post?: never;
@@ -1050,7 +1050,7 @@ export interface paths {
         };
         /**
          * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address (webhooks.instance_guard).
+         *     throttled per client address.
          */
         get: operations["instance_webhook_statistics"];
         put?: never;
@@ -1073,8 +1073,8 @@ export interface paths {
         /**
          * @description Chatwoot's webhooks: the token in the path names (and authorises) the integration; when Chatwoot
          *     gave the integration a signing secret, the request must also be signed with it, at a timestamp
-         *     within five minutes (signature.py). The body is what the platform sent: cleaned, not refused
-         *     (config.signed_json), so an odd character never costs an agent's message.
+         *     within five minutes. The body is what the platform sent: cleaned, not refused, so an odd character
+         *     never costs an agent's message.
          */
         post: operations["chatwoot_webhook_receive"];
         delete?: never;
