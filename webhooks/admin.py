@@ -36,7 +36,17 @@ def _short_time(moment: datetime) -> str:
 class WebhookAdmin(QueryStringGuard, admin.ModelAdmin):
     form = WebhookForm
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    list_display = ["id", "account", "session", "url", "events", "retry_count", "signed", "created_at"]
+    list_display = [
+        "id",
+        "account",
+        "session",
+        "url",
+        "events",
+        "retry_count",
+        "rate_limit",
+        "signed",
+        "created_at",
+    ]
     list_filter = ["account", "retry_count"]
     search_fields = ["id", "url", "account__name", "session__name"]
     # The secret is never shown; change it through the gateway's PATCH.

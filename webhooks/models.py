@@ -82,6 +82,8 @@ class Webhook(models.Model):
     MIN_RETRY_COUNT = 1
     MAX_RETRY_COUNT = 10
     DEFAULT_RETRY_COUNT = 5
+    MIN_RATE_LIMIT = 1
+    MAX_RATE_LIMIT = 1000
 
     id = models.CharField(primary_key=True, max_length=32, default=new_webhook_id, editable=False)
     account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="webhooks")
@@ -95,6 +97,13 @@ class Webhook(models.Model):
         default=DEFAULT_RETRY_COUNT,
         validators=[MinValueValidator(MIN_RETRY_COUNT), MaxValueValidator(MAX_RETRY_COUNT)],
         help_text="Attempts per event, 1 to 10 (the first try included).",
+    )
+    # Deliveries per second across every worker (webhooks.rate_limit); null: as fast as the workers go.
+    rate_limit = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(MIN_RATE_LIMIT), MaxValueValidator(MAX_RATE_LIMIT)],
+        help_text="Deliveries per second, 1 to 1,000; empty for no limit.",
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(null=True, blank=True, editable=False, help_text="Set by a patch.")
@@ -300,3 +309,14 @@ class InstanceWebhookConfig(models.Model):
 
     def __str__(self) -> str:
         return f"instance webhooks of {self.session_id}"
+
+
+class WebhookPace(models.Model):
+    """When a rate-limited webhook may send next, for the limiter's database fallback (no Redis, or
+    Redis away: webhooks.rate_limit). One row per webhook, moved forward by each send it allows."""
+
+    webhook = models.OneToOneField(Webhook, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    next_at_us = models.BigIntegerField(default=0, help_text="Microseconds since the epoch.")
+
+    def __str__(self) -> str:
+        return f"{self.webhook_id} next at {self.next_at_us}"

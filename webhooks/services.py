@@ -140,6 +140,19 @@ def _clean_retry_count(value: int | None) -> int:
     return value
 
 
+def _clean_rate_limit(value: int | None) -> int | None:
+    """Deliveries per second, 1 to 1,000; None: no limit."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationFailed("rateLimit: must be a whole number or null")
+    if not Webhook.MIN_RATE_LIMIT <= value <= Webhook.MAX_RATE_LIMIT:
+        raise ValidationFailed(
+            f"rateLimit: must be between {Webhook.MIN_RATE_LIMIT} and {Webhook.MAX_RATE_LIMIT}, or null"
+        )
+    return value
+
+
 def _session_of(account: Account, session_id: UUID | str) -> Session:
     try:
         return Session.objects.get(account=account, pk=UUID(str(session_id)))
@@ -156,8 +169,10 @@ def webhook_create(
     events: list[str],
     secret: str = "",
     retry_count: int | None = None,
+    rate_limit: int | None = None,
 ) -> Webhook:
-    """Register a webhook on one of the account's sessions, within the plan's webhook cap."""
+    """Register a webhook on one of the account's sessions, within the plan's webhook cap.
+    `rate_limit`: deliveries per second across every worker (None: no limit)."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
     account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
     session = _session_of(account, session_id)
@@ -168,6 +183,7 @@ def webhook_create(
         secret=secret,
         events=canonical_events(events),
         retry_count=_clean_retry_count(retry_count),
+        rate_limit=_clean_rate_limit(rate_limit),
     )
     cap = account.plan.max_webhooks
     if cap is not None and Webhook.objects.filter(account=account).count() >= cap:
@@ -184,8 +200,10 @@ def webhook_update(
     secret: str = UNSET,
     events: list[str] = UNSET,
     retry_count: int | None = UNSET,
+    rate_limit: int | None = UNSET,
 ) -> Webhook:
-    """Patch a webhook. Deliveries still waiting follow a new URL, secret and attempt count."""
+    """Patch a webhook. Deliveries still waiting follow a new URL, secret, attempt count and rate
+    limit (a limit is read with every claim)."""
     webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
     if url is not UNSET:
         webhook.url = target_url_clean(url)
@@ -195,6 +213,8 @@ def webhook_update(
         webhook.events = canonical_events(events)
     if retry_count is not UNSET:
         webhook.retry_count = _clean_retry_count(retry_count)
+    if rate_limit is not UNSET:
+        webhook.rate_limit = _clean_rate_limit(rate_limit)
     webhook.updated_at = timezone.now()
     webhook.save()
     waiting = Delivery.objects.filter(

@@ -166,6 +166,7 @@ class Claimed:
     resend_requested_by_id: int | None
     request_id: str = ""
     created_at: datetime | None = None
+    rate_limit: int | None = None  # of its registered webhook, deliveries per second
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,11 @@ def _worker_statements(vendor: str) -> dict[str, str]:
         f"(SELECT {column(hook, 'secret')} FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')})"
         " AS secret"
     )
+    # Read with every claim, so a patched limit holds from the next batch on (webhooks.rate_limit).
+    rate_limit = (
+        f"(SELECT {column(hook, 'rate_limit')} FROM {table(hook)}"
+        f" WHERE {hook_pk} = {t}.{column(d, 'webhook')}) AS rate_limit"
+    )
     held_lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     # Waiting and stuck rows are looked up apart, each on its own partial index: one condition with OR
     # made PostgreSQL merge bitmaps over the whole (target) range instead.
@@ -279,7 +285,7 @@ def _worker_statements(vendor: str) -> dict[str, str]:
         "claim": (
             f"UPDATE {t} SET {column(d, 'status')} = %(sending)s, {column(d, 'claimed_at')} = %(claimed_at)s,"
             f" {column(d, 'claim_token')} = %(token)s"
-            f" WHERE {claimed_ids} RETURNING {returned}, {secret}"
+            f" WHERE {claimed_ids} RETURNING {returned}, {secret}, {rate_limit}"
         ),
         "held": (
             f"SELECT {pk} AS id FROM {t} WHERE {column(d, 'claim_token')} = %(token)s"
@@ -354,6 +360,7 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             resend_requested_by_id=row["resend_requested_by"],
             request_id=row["request_id"],
             created_at=from_db(d, "created_at", row["created_at"]),
+            rate_limit=row["rate_limit"],
         )
         for row in rows
     ]
