@@ -22,6 +22,7 @@ from webhooks.outbox import sql
 from webhooks.outbox.policy import REGISTERED, target_url_clean
 from webhooks.outbox.posting import WEBHOOK_DELETED
 from webhooks.payloads import envelope
+from webhooks.stream import jobs as stream
 
 
 def _now_ms() -> int:
@@ -75,7 +76,8 @@ def emit(
     Deliveries to matching targets are written in the same transaction and enqueued on commit, so a
     rolled-back caller sends nothing, and a lost enqueue is found again by the sweeper. Every event,
     with or without targets, is also published on commit to the live socket (`/ws`,
-    webhooks.broadcast).
+    webhooks.broadcast) and, with PONTE_EVENT_STREAM_URL, written as a job of the event stream
+    (RabbitMQ, webhooks.stream), published from the outbox.
 
     What it needs of the session (its webhooks, instance webhook, account) is kept per process
     (webhooks.lookups). Called outside a transaction, it opens its own, except where the writes are one
@@ -91,7 +93,7 @@ def emit(
     args = (targets, session_id, name, data or {}, chat, event_ms, received, event)
     if connection.in_atomic_block:  # the caller's transaction (no savepoint: it rolls back as one)
         return _emit(*args)
-    if connection.vendor == "postgresql" and not targets.instance_webhooks_enabled:
+    if connection.vendor == "postgresql" and not targets.instance_webhooks_enabled and not stream.enabled():
         return _emit(*args)  # one statement (webhooks.outbox.sql.event_insert): atomic by itself
     with transaction.atomic():
         return _emit(*args)
@@ -120,6 +122,8 @@ def _emit(
     sql.event_insert(event, deliveries)
     if targets.instance_webhooks_enabled:
         deliveries += instance.instance_deliveries(event, typed)  # the session's instance webhook
+    if stream.enabled():  # the event stream (RabbitMQ): the registered-webhook body, from the outbox
+        stream.job_record(event, envelope(event, typed))
     outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in deliveries])
     broadcast.publish_on_commit(event, account_id=targets.account_id)  # the live socket (/ws)
     return event

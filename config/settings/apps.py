@@ -53,7 +53,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Django does per request (CONN_MAX_AGE, health checks, broken connections).
 CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 # Webhook deliveries have their own queue, so workers can be scaled for I/O apart from other jobs.
-CELERY_TASK_ROUTES = {"webhooks.deliver": {"queue": "webhooks"}}
+CELERY_TASK_ROUTES = {
+    "webhooks.deliver": {"queue": "webhooks"},
+    "webhooks.stream.drain": {"queue": "webhooks"},
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A hint is published once more after a failure, not three times: a request must not wait on a dead
 # broker (the row is in the outbox and the sweeper hints it later).
@@ -77,6 +80,7 @@ PONTE_METRICS_TOKEN = os.environ.get("PONTE_METRICS_TOKEN", "")
 PONTE_METRICS_COLLECTORS = [
     "webhooks.outbox.deliveries.collect",
     "integrations.chatwoot.jobs.collect",
+    "webhooks.stream.jobs.collect",
     "messaging.metrics.collect",
     "bonds.metrics.collect",
 ]
@@ -209,6 +213,15 @@ PONTE_WS_QUEUE_FRAMES = env_int("PONTE_WS_QUEUE_FRAMES", 1000)
 PONTE_WS_POLL_SECONDS = float(os.environ.get("PONTE_WS_POLL_SECONDS") or 0.5)
 PONTE_WS_KEY_CHECK_SECONDS = float(os.environ.get("PONTE_WS_KEY_CHECK_SECONDS") or 60)
 PONTE_WS_CHANNEL = os.environ.get("PONTE_WS_CHANNEL", "")
+
+# The event stream (webhooks.stream, docs/events.md "Event stream (RabbitMQ)"): with an AMQP URL every
+# event is published, from the outbox, to the durable topic exchange EXCHANGE with routing key
+# `<sessionId>.<event>`; TIMEOUT_SECONDS bounds a connect and a publisher confirm; a publish's claim
+# lease as for the mirror's jobs.
+PONTE_EVENT_STREAM_URL = os.environ.get("PONTE_EVENT_STREAM_URL", "")
+PONTE_EVENT_STREAM_EXCHANGE = os.environ.get("PONTE_EVENT_STREAM_EXCHANGE", "") or "ponte.events"
+PONTE_EVENT_STREAM_TIMEOUT_SECONDS = env_float("PONTE_EVENT_STREAM_TIMEOUT_SECONDS", 5)
+PONTE_EVENT_STREAM_CLAIM_LEASE_SECONDS = env_int("PONTE_EVENT_STREAM_CLAIM_LEASE_SECONDS", 8)
 
 # --- Integrations (docs/integrations.md) ----------------------------------------------------------
 
