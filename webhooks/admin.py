@@ -22,6 +22,7 @@ from webhooks.admin_forms import InstanceWebhookConfigForm, WebhookForm
 from webhooks.models import Delivery, DeliveryAttempt, Event, InstanceWebhookConfig, Webhook
 from webhooks.outbox.deliveries import deliveries_resend
 from webhooks.services import webhook_update
+from webhooks.stream import admin as stream_admin  # noqa: F401 (registers the event stream's jobs)
 
 WAITING = (Delivery.Status.PENDING, Delivery.Status.FAILED)
 

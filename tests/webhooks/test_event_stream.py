@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from kombu import Connection, Exchange, Queue
 
 from tests.webhooks.support import wait_for
@@ -172,3 +173,18 @@ def test_a_broker_outage_delays_events_and_loses_none(start_worker, stream, sess
     messages = stream.wait(12)
     assert _ids_per_chat(messages) == {"5544@s": sent}
     wait_for(lambda: StreamJob.objects.filter(status="published").count() == 12, what="jobs published")
+
+
+@pytest.mark.django_db
+def test_staff_resend_a_stream_dead_letter_from_the_admin(stream, session, admin_client):
+    emit(session_id=session.id, name="message", data={"id": "D1"}, chat="5511@s")
+    job = StreamJob.objects.get()
+    StreamJob.objects.filter(pk=job.pk).update(status="dead", attempt_count=3, dead_at=timezone.now())
+    assert admin_client.get("/admin/webhooks/streamjob/").status_code == 200
+
+    reply = admin_client.post(
+        "/admin/webhooks/streamjob/", {"action": "resend", "_selected_action": [job.pk]}
+    )
+    assert reply.status_code == 302
+    job.refresh_from_db()
+    assert (job.status, job.max_attempts, job.dead_at) == ("pending", 4, None)  # one more attempt
