@@ -51,15 +51,15 @@ def _open(url: str, exchange_name: str) -> _Link:
     return _Link(url, exchange_name, connection, producer, exchange)
 
 
-def _link() -> _Link:
+def _link() -> tuple[_Link, bool]:
+    """This thread's link to the broker, and whether it was opened just now."""
     url, name = settings.PONTE_EVENT_STREAM_URL, settings.PONTE_EVENT_STREAM_EXCHANGE
     link: _Link | None = getattr(_local, "link", None)
-    if link is not None and (link.url, link.exchange_name) != (url, name):
-        drop()  # the settings moved (tests; a reconfigured process)
-        link = None
-    if link is None:
-        link = _local.link = _open(url, name)
-    return link
+    if link is not None and (link.url, link.exchange_name) == (url, name):
+        return link, False
+    drop()  # none yet, or the settings moved (tests; a reconfigured process)
+    link = _local.link = _open(url, name)
+    return link, True
 
 
 def drop() -> None:
@@ -71,23 +71,38 @@ def drop() -> None:
             link.connection.release()
 
 
+def _send(link: _Link, body: bytes, routing_key: str, message_id: str, headers: dict[str, Any]) -> None:
+    timeout = float(settings.PONTE_EVENT_STREAM_TIMEOUT_SECONDS)
+    link.producer.publish(
+        body,
+        routing_key=routing_key,
+        exchange=link.exchange,
+        delivery_mode=2,
+        content_type="application/json",
+        content_encoding="utf-8",
+        message_id=message_id,
+        headers=headers,
+        retry=False,
+        timeout=timeout,
+        confirm_timeout=timeout,
+    )
+
+
 def publish(body: bytes, *, routing_key: str, message_id: str, headers: dict[str, Any]) -> None:
-    """Publish one message and wait for the broker's confirm; raises when it was not taken."""
+    """Publish one message and wait for the broker's confirm; raises when it was not taken. A kept
+    connection that fails (the broker restarted, an idle connection cut) is replaced once at once,
+    rather than costing the event a retry's delay."""
+    link, fresh = _link()
     try:
-        link = _link()
-        link.producer.publish(
-            body,
-            routing_key=routing_key,
-            exchange=link.exchange,
-            delivery_mode=2,
-            content_type="application/json",
-            content_encoding="utf-8",
-            message_id=message_id,
-            headers=headers,
-            retry=False,
-            timeout=float(settings.PONTE_EVENT_STREAM_TIMEOUT_SECONDS),
-            confirm_timeout=float(settings.PONTE_EVENT_STREAM_TIMEOUT_SECONDS),
-        )
+        _send(link, body, routing_key, message_id, headers)
+        return
+    except Exception:
+        drop()
+        if fresh:
+            raise
+    link, _ = _link()
+    try:
+        _send(link, body, routing_key, message_id, headers)
     except Exception:
         drop()
         raise
