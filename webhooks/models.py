@@ -312,14 +312,28 @@ class InstanceWebhookConfig(models.Model):
 
 
 class WebhookPace(models.Model):
-    """When a rate-limited webhook may send next, for the limiter's database fallback (no Redis, or
-    Redis away: webhooks.rate_limit). One row per webhook, moved forward by each send it allows."""
+    """A rate-limited webhook's lock row for the limiter's database fallback (no Redis, or Redis away:
+    webhooks.rate_limit): each send slot is taken under it, so two workers never count at once."""
 
     webhook = models.OneToOneField(Webhook, on_delete=models.CASCADE, primary_key=True, related_name="+")
-    next_at_us = models.BigIntegerField(default=0, help_text="Microseconds since the epoch.")
+    taken_at_us = models.BigIntegerField(default=0, help_text="Microseconds since the epoch.")
 
     def __str__(self) -> str:
-        return f"{self.webhook_id} next at {self.next_at_us}"
+        return f"pace of {self.webhook_id}"
+
+
+class WebhookSend(models.Model):
+    """One send of a rate-limited webhook in the limiter's window (database fallback): `ends_at_us` is
+    when its POST ended, or, while it is on its way, when it will be given up."""
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="+", db_index=False)
+    ends_at_us = models.BigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["webhook", "ends_at_us"], name="webhook_send_window")]
+
+    def __str__(self) -> str:
+        return f"send of {self.webhook_id} ending {self.ends_at_us}"
 
 
 class StreamJob(models.Model):

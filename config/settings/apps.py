@@ -189,10 +189,8 @@ PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS",
 PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = float(
     os.environ.get("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS") or 1
 )
-# Per-webhook rate limits (`rateLimit`, webhooks.rate_limit): sends are spaced (1 + MARGIN) / limit
-# seconds apart, the margin absorbing the jitter between a send and its arrival; a drain waits up to
-# MAX_WAIT_SECONDS for a webhook's next slot, and gives the rest of its batch back for later beyond that.
-PONTE_WEBHOOK_RATE_LIMIT_MARGIN = env_float("PONTE_WEBHOOK_RATE_LIMIT_MARGIN", 0.1)
+# Per-webhook rate limits (`rateLimit`, webhooks.rate_limit): a drain waits up to this long for a place
+# in a webhook's window, and gives the rest of its batch back for later beyond that.
 PONTE_WEBHOOK_RATE_LIMIT_MAX_WAIT_SECONDS = env_float("PONTE_WEBHOOK_RATE_LIMIT_MAX_WAIT_SECONDS", 0.5)
 # Retention (webhooks.outbox.retention): delivered deliveries, their attempts and the events no delivery needs
 # any more are purged this many days after delivery (default 7, the statistics window; dead letters keep

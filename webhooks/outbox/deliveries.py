@@ -92,14 +92,17 @@ def _send_batch(
 ) -> tuple[list[posting.Sent], list[Claimed], bool, Paced | None]:
     """POST the batch in order: (sent, not sent, target found slow, held back by a rate limit). A slow
     or timed-out answer, or the drain's deadline, stops the batch: the rest is given back rather than
-    held behind a bad receiver. A webhook's rate limit paces each POST, and stops the batch when its
-    next slot is too far off: the rest waits for it."""
+    held behind a bad receiver. A webhook's rate limit paces each POST, and stops the batch when no
+    place in its window frees soon: the rest waits for one."""
     sent: list[posting.Sent] = []
     for index, delivery in enumerate(batch):
-        later = rate_limit.pace(delivery)
-        if later is not None:
-            return sent, [], False, Paced(batch[index:], later)
-        outcome = posting.attempt(delivery)
+        ticket = rate_limit.pace(delivery)
+        if isinstance(ticket, float):  # its webhook's window is full: the rest waits
+            return sent, [], False, Paced(batch[index:], ticket)
+        try:
+            outcome = posting.attempt(delivery)
+        finally:
+            rate_limit.release(ticket)
         sent.append(outcome)
         result = outcome.result
         slow = result is not None and throttle.is_too_slow(result.duration_ms, result.error)
