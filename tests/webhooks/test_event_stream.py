@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -188,3 +189,16 @@ def test_staff_resend_a_stream_dead_letter_from_the_admin(stream, session, admin
     assert reply.status_code == 302
     job.refresh_from_db()
     assert (job.status, job.max_attempts, job.dead_at) == ("pending", 4, None)  # one more attempt
+
+
+@pytest.mark.django_db
+def test_published_jobs_are_purged_after_a_day_and_waiting_ones_never(stream, session):
+    for event_id in ("P1", "P2", "P3"):
+        emit(session_id=session.id, name="message", data={"id": event_id}, chat="5511@s")
+    old, recent, waiting = StreamJob.objects.order_by("id")
+    now = timezone.now()
+    StreamJob.objects.filter(pk=old.pk).update(status="published", published_at=now - timedelta(days=2))
+    StreamJob.objects.filter(pk=recent.pk).update(status="published", published_at=now - timedelta(hours=2))
+
+    assert jobs.jobs_purge() == 1
+    assert set(StreamJob.objects.values_list("pk", flat=True)) == {recent.pk, waiting.pk}
