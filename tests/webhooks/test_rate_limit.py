@@ -155,3 +155,19 @@ def test_a_webhook_without_a_limit_is_not_slowed_by_a_limited_one(
     assert len(limited.received) <= 3  # one a second
     wait_for(lambda: len(limited.received) >= 10, timeout=60, what="the limited webhook's deliveries")
     assert _most_in_one_second([request.at for request in limited.received]) <= 1
+
+
+@pytest.mark.django_db
+def test_staff_set_and_clear_a_rate_limit_in_the_admin(admin_client, session):
+    webhook = webhook_create(account=session.account, session_id=session.id, url=URL, events=["message"])
+    change = f"/admin/webhooks/webhook/{webhook.pk}/change/"
+    form = {"url": URL, "events": ["message"], "retry_count": 5}
+
+    assert admin_client.post(change, {**form, "rate_limit": 7}).status_code == 302
+    webhook.refresh_from_db()
+    assert webhook.rate_limit == 7
+    refused = admin_client.post(change, {**form, "rate_limit": 1001})
+    assert refused.status_code == 200 and "rate_limit" in refused.context["adminform"].form.errors
+    assert admin_client.post(change, {**form, "rate_limit": ""}).status_code == 302
+    webhook.refresh_from_db()
+    assert webhook.rate_limit is None
