@@ -171,3 +171,31 @@ def test_staff_set_and_clear_a_rate_limit_in_the_admin(admin_client, session):
     assert admin_client.post(change, {**form, "rate_limit": ""}).status_code == 302
     webhook.refresh_from_db()
     assert webhook.rate_limit is None
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_webhook_sharing_the_url_of_a_limited_one_is_not_held_behind_it(
+    start_worker, session, receiver, allow_loopback
+):
+    start_worker()
+    limited, free = (
+        webhook_create(
+            account=session.account,
+            session_id=session.id,
+            url=receiver.url,
+            events=["message"],
+            rate_limit=limit,
+        )
+        for limit in (1, None)
+    )
+    for number in range(10):
+        emit(session_id=session.id, name="message", data={"id": f"S{number}"})
+
+    def delivered(webhook: Webhook) -> int:
+        return Delivery.objects.filter(webhook=webhook, status="delivered").count()
+
+    wait_for(lambda: delivered(free) == 10, timeout=30, what="the unlimited webhook's deliveries")
+    assert delivered(limited) <= 4  # one a second
+    wait_for(lambda: delivered(limited) == 10, timeout=60, what="the limited webhook's deliveries")
+    assert set(Delivery.objects.filter(webhook=limited).values_list("attempt_count", flat=True)) == {1}

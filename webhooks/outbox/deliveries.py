@@ -80,11 +80,15 @@ def _due_exists(target_url: str) -> bool:
 
 @dataclass
 class Paced:
-    """Deliveries of a batch held back by their webhook's rate limit (webhooks.rate_limit): given
+    """Deliveries of a batch held back by their webhooks' rate limits (webhooks.rate_limit): given
     back, due again in `seconds`, no attempt used."""
 
     deliveries: list[Claimed]
     seconds: float
+
+
+def _paced(held: dict[str, float], deliveries: list[Claimed]) -> Paced | None:
+    return Paced(deliveries, max(held.values())) if deliveries else None
 
 
 def _send_batch(
@@ -92,13 +96,18 @@ def _send_batch(
 ) -> tuple[list[posting.Sent], list[Claimed], bool, Paced | None]:
     """POST the batch in order: (sent, not sent, target found slow, held back by a rate limit). A slow
     or timed-out answer, or the drain's deadline, stops the batch: the rest is given back rather than
-    held behind a bad receiver. A webhook's rate limit paces each POST, and stops the batch when no
-    place in its window frees soon: the rest waits for one."""
+    held behind a bad receiver. A webhook's rate limit paces each of its POSTs; when no place in its
+    window frees soon, its deliveries in the batch wait for one and the others go on."""
     sent: list[posting.Sent] = []
+    held: dict[str, float] = {}  # webhook id: seconds until its window has a place
+    waiting: list[Claimed] = []
     for index, delivery in enumerate(batch):
-        ticket = rate_limit.pace(delivery)
-        if isinstance(ticket, float):  # its webhook's window is full: the rest waits
-            return sent, [], False, Paced(batch[index:], ticket)
+        ticket = None if delivery.webhook_id in held else rate_limit.pace(delivery)
+        if isinstance(ticket, float):
+            held[str(delivery.webhook_id)] = ticket
+        if delivery.webhook_id in held:
+            waiting.append(delivery)
+            continue
         try:
             outcome = posting.attempt(delivery)
         finally:
@@ -107,8 +116,8 @@ def _send_batch(
         result = outcome.result
         slow = result is not None and throttle.is_too_slow(result.duration_ms, result.error)
         if slow or time.monotonic() >= deadline:
-            return sent, batch[index + 1 :], slow, None
-    return sent, [], False, None
+            return sent, batch[index + 1 :], slow, _paced(held, waiting)
+    return sent, [], False, _paced(held, waiting)
 
 
 # --- Recording -----------------------------------------------------------------------------------
