@@ -22,6 +22,7 @@ from webhooks.admin_forms import InstanceWebhookConfigForm, WebhookForm
 from webhooks.models import Delivery, DeliveryAttempt, Event, InstanceWebhookConfig, Webhook
 from webhooks.outbox.deliveries import deliveries_resend
 from webhooks.services import webhook_update
+from webhooks.stream import admin as stream_admin  # noqa: F401 (registers the event stream's jobs)
 
 WAITING = (Delivery.Status.PENDING, Delivery.Status.FAILED)
 
@@ -36,7 +37,17 @@ def _short_time(moment: datetime) -> str:
 class WebhookAdmin(QueryStringGuard, admin.ModelAdmin):
     form = WebhookForm
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    list_display = ["id", "account", "session", "url", "events", "retry_count", "signed", "created_at"]
+    list_display = [
+        "id",
+        "account",
+        "session",
+        "url",
+        "events",
+        "retry_count",
+        "rate_limit",
+        "signed",
+        "created_at",
+    ]
     list_filter = ["account", "retry_count"]
     search_fields = ["id", "url", "account__name", "session__name"]
     # The secret is never shown; change it through the gateway's PATCH.

@@ -44,7 +44,7 @@ class WebhookForm(forms.ModelForm):
 
     class Meta:
         model = Webhook
-        fields = ["url", "events", "retry_count"]
+        fields = ["url", "events", "retry_count", "rate_limit"]
         formfield_callback = _formfield
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

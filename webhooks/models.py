@@ -82,6 +82,8 @@ class Webhook(models.Model):
     MIN_RETRY_COUNT = 1
     MAX_RETRY_COUNT = 10
     DEFAULT_RETRY_COUNT = 5
+    MIN_RATE_LIMIT = 1
+    MAX_RATE_LIMIT = 1000
 
     id = models.CharField(primary_key=True, max_length=32, default=new_webhook_id, editable=False)
     account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="webhooks")
@@ -95,6 +97,13 @@ class Webhook(models.Model):
         default=DEFAULT_RETRY_COUNT,
         validators=[MinValueValidator(MIN_RETRY_COUNT), MaxValueValidator(MAX_RETRY_COUNT)],
         help_text="Attempts per event, 1 to 10 (the first try included).",
+    )
+    # Deliveries per second across every worker (webhooks.outbox.rate_limit); null: as fast as the workers go.
+    rate_limit = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(MIN_RATE_LIMIT), MaxValueValidator(MAX_RATE_LIMIT)],
+        help_text="Deliveries per second, 1 to 1,000; empty for no limit.",
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(null=True, blank=True, editable=False, help_text="Set by a patch.")
@@ -300,3 +309,83 @@ class InstanceWebhookConfig(models.Model):
 
     def __str__(self) -> str:
         return f"instance webhooks of {self.session_id}"
+
+
+class WebhookPace(models.Model):
+    """A rate-limited webhook's lock row for the limiter's database fallback (no Redis, or Redis away:
+    webhooks.outbox.rate_limit): each send slot is taken under it, so two workers never count at once."""
+
+    webhook = models.OneToOneField(Webhook, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    taken_at_us = models.BigIntegerField(default=0, help_text="Microseconds since the epoch.")
+
+    def __str__(self) -> str:
+        return f"pace of {self.webhook_id}"
+
+
+class WebhookSend(models.Model):
+    """One send of a rate-limited webhook in the limiter's window (database fallback): `ends_at_us` is
+    when its POST ended, or, while it is on its way, when it will be given up."""
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="+", db_index=False)
+    ends_at_us = models.BigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["webhook", "ends_at_us"], name="webhook_send_window")]
+
+    def __str__(self) -> str:
+        return f"send of {self.webhook_id} ending {self.ends_at_us}"
+
+
+class StreamJob(models.Model):
+    """One event to publish on the event stream (RabbitMQ, webhooks.stream): an outbox job, written with
+    the event and published in order per conversation (session, chat), retried while the broker is
+    away. `payload` is the registered-webhook body; `routing_key` is `<sessionId>.<event>`."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENDING = "sending"
+        FAILED = "failed", "failed (will retry)"
+        PUBLISHED = "published"
+        DEAD = "dead"
+
+    # Plain ids, no foreign keys: a job outlives neither nor needs them, and the outbox's purge of old
+    # events must not take unpublished jobs with them.
+    session_id = models.UUIDField()
+    chat = models.CharField(max_length=100, blank=True, help_text="Order is kept per chat.")
+    event_id = models.UUIDField()
+    routing_key = models.CharField(max_length=200)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempt_count = models.PositiveSmallIntegerField(default=0)
+    max_attempts = models.PositiveSmallIntegerField(default=10_000)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    claim_token = models.CharField(max_length=32, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    published_at = models.DateTimeField(null=True, blank=True)
+    dead_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            # A group's head (webhooks.outbox.ordered.claim_head): only unfinished rows.
+            models.Index(
+                fields=["session_id", "chat", "id"],
+                condition=models.Q(status__in=["pending", "failed", "sending"]),
+                name="stream_unfinished_by_chat",
+            ),
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=models.Q(status__in=["pending", "failed"]),
+                name="stream_waiting",
+            ),
+            models.Index(fields=["claimed_at"], condition=models.Q(status="sending"), name="stream_sending"),
+            models.Index(
+                fields=["published_at"], condition=models.Q(status="published"), name="stream_published"
+            ),
+            models.Index(fields=["dead_at"], condition=models.Q(status="dead"), name="stream_dead"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.routing_key} #{self.pk} ({self.status})"

@@ -26,6 +26,7 @@ from webhooks.outbox import sql
 from webhooks.outbox.policy import REGISTERED, target_url_clean
 from webhooks.outbox.posting import WEBHOOK_DELETED
 from webhooks.payloads import envelope
+from webhooks.stream import jobs as stream
 
 
 def _now_ms() -> int:
@@ -79,7 +80,8 @@ def emit(
     Deliveries to matching targets are written in the same transaction and enqueued on commit, so a
     rolled-back caller sends nothing, and a lost enqueue is found again by the sweeper. Every event,
     with or without targets, is also published on commit to the live socket (`/ws`,
-    webhooks.live.broadcast).
+    webhooks.live.broadcast) and, with PONTE_EVENT_STREAM_URL, written as a job of the event stream
+    (RabbitMQ, webhooks.stream), published from the outbox.
 
     What it needs of the session (its webhooks, instance webhook, account) is kept per process
     (webhooks.lookups). Called outside a transaction, it opens its own, except where the writes are one
@@ -95,7 +97,7 @@ def emit(
     args = (targets, session_id, name, data or {}, chat, event_ms, received, event)
     if connection.in_atomic_block:  # the caller's transaction (no savepoint: it rolls back as one)
         return _emit(*args)
-    if connection.vendor == "postgresql" and not targets.instance_webhooks_enabled:
+    if connection.vendor == "postgresql" and not targets.instance_webhooks_enabled and not stream.enabled():
         return _emit(*args)  # one statement (webhooks.outbox.sql.event_insert): atomic by itself
     with transaction.atomic():
         return _emit(*args)
@@ -124,6 +126,8 @@ def _emit(
     sql.event_insert(event, deliveries)
     if targets.instance_webhooks_enabled:
         deliveries += instance.instance_deliveries(event, typed)  # the session's instance webhook
+    if stream.enabled():  # the event stream (RabbitMQ): the registered-webhook body, from the outbox
+        stream.job_record(event, envelope(event, typed))
     outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in deliveries])
     broadcast.publish_on_commit(event, account_id=targets.account_id)  # the live socket (/ws)
     return event
@@ -144,6 +148,19 @@ def _clean_retry_count(value: int | None) -> int:
     return value
 
 
+def _clean_rate_limit(value: int | None) -> int | None:
+    """Deliveries per second, 1 to 1,000; None: no limit."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationFailed("rateLimit: must be a whole number or null")
+    if not Webhook.MIN_RATE_LIMIT <= value <= Webhook.MAX_RATE_LIMIT:
+        raise ValidationFailed(
+            f"rateLimit: must be between {Webhook.MIN_RATE_LIMIT} and {Webhook.MAX_RATE_LIMIT}, or null"
+        )
+    return value
+
+
 def _session_of(account: Account, session_id: UUID | str) -> Session:
     try:
         return Session.objects.get(account=account, pk=UUID(str(session_id)))
@@ -160,8 +177,10 @@ def webhook_create(
     events: list[str],
     secret: str = "",
     retry_count: int | None = None,
+    rate_limit: int | None = None,
 ) -> Webhook:
-    """Register a webhook on one of the account's sessions, within the plan's webhook cap."""
+    """Register a webhook on one of the account's sessions, within the plan's webhook cap.
+    `rate_limit`: deliveries per second across every worker (None: no limit)."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
     account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
     session = _session_of(account, session_id)
@@ -172,6 +191,7 @@ def webhook_create(
         secret=secret,
         events=canonical_events(events),
         retry_count=_clean_retry_count(retry_count),
+        rate_limit=_clean_rate_limit(rate_limit),
     )
     cap = account.plan.max_webhooks
     if cap is not None and Webhook.objects.filter(account=account).count() >= cap:
@@ -188,8 +208,10 @@ def webhook_update(
     secret: str = UNSET,
     events: list[str] = UNSET,
     retry_count: int | None = UNSET,
+    rate_limit: int | None = UNSET,
 ) -> Webhook:
-    """Patch a webhook. Deliveries still waiting follow a new URL, secret and attempt count."""
+    """Patch a webhook. Deliveries still waiting follow a new URL, secret, attempt count and rate
+    limit (a limit is read with every claim)."""
     webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
     if url is not UNSET:
         webhook.url = target_url_clean(url)
@@ -199,6 +221,8 @@ def webhook_update(
         webhook.events = canonical_events(events)
     if retry_count is not UNSET:
         webhook.retry_count = _clean_retry_count(retry_count)
+    if rate_limit is not UNSET:
+        webhook.rate_limit = _clean_rate_limit(rate_limit)
     webhook.updated_at = timezone.now()
     webhook.save()
     waiting = Delivery.objects.filter(

@@ -8,6 +8,7 @@ from celery import shared_task
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import retention
 from webhooks.outbox.hints import DELIVER_TASK, SWEEP_TASK
+from webhooks.stream import jobs as stream
 
 
 @shared_task(name=DELIVER_TASK, acks_late=True, ignore_result=True)
@@ -18,7 +19,9 @@ def deliver(delivery_id: int, target_url: str = "") -> str:
 
 @shared_task(name=SWEEP_TASK, ignore_result=True)
 def sweep_deliveries(grace_seconds: float | None = None) -> int:
-    return outbox.deliveries_sweep(grace_seconds=grace_seconds)
+    # The event stream's jobs are swept with the deliveries (one beat entry, one start-up sweep).
+    swept = outbox.deliveries_sweep(grace_seconds=grace_seconds)
+    return swept + stream.sweep(grace_seconds=grace_seconds)
 
 
 @shared_task(name="webhooks.purge_dead_letters", ignore_result=True)
@@ -37,4 +40,10 @@ def purge_delivered() -> int:
     from messaging.idempotency import idempotency_purge
 
     idempotency_purge()
-    return retention.deliveries_purge(dead_letters=False, max_seconds=PURGE_SECONDS_PER_RUN).total
+    purged = retention.deliveries_purge(dead_letters=False, max_seconds=PURGE_SECONDS_PER_RUN).total
+    return purged + stream.jobs_purge()
+
+
+@shared_task(name=stream.DRAIN_TASK, acks_late=True, ignore_result=True)
+def stream_drain(session_id: str, chat: str) -> int:
+    return stream.chat_drain(session_id, chat)

@@ -52,7 +52,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Django does per request (CONN_MAX_AGE, health checks, broken connections).
 CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 # Webhook deliveries have their own queue, so workers can be scaled for I/O apart from other jobs.
-CELERY_TASK_ROUTES = {"webhooks.deliver": {"queue": "webhooks"}}
+CELERY_TASK_ROUTES = {
+    "webhooks.deliver": {"queue": "webhooks"},
+    "webhooks.stream.drain": {"queue": "webhooks"},
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A hint is published once more after a failure, not three times: a request must not wait on a dead
 # broker (the row is in the outbox and the sweeper hints it later).
@@ -76,6 +79,7 @@ PONTE_METRICS_TOKEN = env_str("PONTE_METRICS_TOKEN", "")
 PONTE_METRICS_COLLECTORS = [
     "webhooks.outbox.deliveries.collect",
     "integrations.chatwoot.jobs.collect",
+    "webhooks.stream.jobs.collect",
     "messaging.metrics.collect",
     "bonds.metrics.collect",
 ]
@@ -182,6 +186,9 @@ PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = env_int("PONTE_WEBHOOK_MAX_IN_FLIG
 PONTE_WEBHOOK_SLOW_SECONDS = env_float("PONTE_WEBHOOK_SLOW_SECONDS", 2.0)
 PONTE_WEBHOOK_SLOW_MEMORY_SECONDS = env_int("PONTE_WEBHOOK_SLOW_MEMORY_SECONDS", 300)
 PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = env_float("PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS", 1.0)
+# Per-webhook rate limits (`rateLimit`, webhooks.outbox.rate_limit): a drain waits up to this long for a place
+# in a webhook's window, and gives the rest of its batch back for later beyond that.
+PONTE_WEBHOOK_RATE_LIMIT_MAX_WAIT_SECONDS = env_float("PONTE_WEBHOOK_RATE_LIMIT_MAX_WAIT_SECONDS", 0.5)
 # Retention (webhooks.outbox.retention): delivered deliveries, their attempts and the events no delivery needs
 # any more are purged this many days after delivery (default 7, the statistics window; dead letters keep
 # their own 7 days), PURGE_BATCH rows per short transaction.
@@ -201,6 +208,14 @@ PONTE_WS_QUEUE_FRAMES = env_int("PONTE_WS_QUEUE_FRAMES", 1000)
 PONTE_WS_POLL_SECONDS = env_float("PONTE_WS_POLL_SECONDS", 0.5)
 PONTE_WS_KEY_CHECK_SECONDS = env_float("PONTE_WS_KEY_CHECK_SECONDS", 60.0)
 PONTE_WS_CHANNEL = env_str("PONTE_WS_CHANNEL", "")
+
+# The event stream (webhooks.stream): with an AMQP URL every event is published, from the outbox, to
+# the durable topic exchange EXCHANGE with routing key `<sessionId>.<event>`; TIMEOUT_SECONDS bounds a
+# connect and a publisher confirm; a publish's claim lease as for the mirror's jobs.
+PONTE_EVENT_STREAM_URL = env_str("PONTE_EVENT_STREAM_URL", "")
+PONTE_EVENT_STREAM_EXCHANGE = env_str("PONTE_EVENT_STREAM_EXCHANGE", "") or "ponte.events"
+PONTE_EVENT_STREAM_TIMEOUT_SECONDS = env_float("PONTE_EVENT_STREAM_TIMEOUT_SECONDS", 5)
+PONTE_EVENT_STREAM_CLAIM_LEASE_SECONDS = env_int("PONTE_EVENT_STREAM_CLAIM_LEASE_SECONDS", 8)
 
 # --- Integrations ---------------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from core.metrics import Reading
 from webhooks.models import Delivery
-from webhooks.outbox import metrics, posting, recording, retention, sql, throttle
+from webhooks.outbox import metrics, posting, rate_limit, recording, retention, sql, throttle
 from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.lease import Keeper
 from webhooks.outbox.sql import Claimed
@@ -77,18 +77,46 @@ def _due_exists(target_url: str) -> bool:
 # --- Sending -------------------------------------------------------------------------------------
 
 
-def _send_batch(batch: list[Claimed], *, deadline: float) -> tuple[list[posting.Sent], list[Claimed], bool]:
-    """POST the batch in order: (sent, not sent, target found slow). A slow or timed-out answer, or the
-    drain's deadline, stops the batch: the rest is given back rather than held behind a bad receiver."""
+@dataclass
+class Paced:
+    """Deliveries of a batch held back by their webhooks' rate limits (webhooks.outbox.rate_limit): given
+    back, due again in `seconds`, no attempt used."""
+
+    deliveries: list[Claimed]
+    seconds: float
+
+
+def _paced(held: dict[str, float], deliveries: list[Claimed]) -> Paced | None:
+    return Paced(deliveries, max(held.values())) if deliveries else None
+
+
+def _send_batch(
+    batch: list[Claimed], *, deadline: float
+) -> tuple[list[posting.Sent], list[Claimed], bool, Paced | None]:
+    """POST the batch in order: (sent, not sent, target found slow, held back by a rate limit). A slow
+    or timed-out answer, or the drain's deadline, stops the batch: the rest is given back rather than
+    held behind a bad receiver. A webhook's rate limit paces each of its POSTs; when no place in its
+    window frees soon, its deliveries in the batch wait for one and the others go on."""
     sent: list[posting.Sent] = []
+    held: dict[str, float] = {}  # webhook id: seconds until its window has a place
+    waiting: list[Claimed] = []
     for index, delivery in enumerate(batch):
-        outcome = posting.attempt(delivery)
+        ticket = None if delivery.webhook_id in held else rate_limit.pace(delivery)
+        if isinstance(ticket, float):
+            held[str(delivery.webhook_id)] = ticket
+        if delivery.webhook_id in held:
+            waiting.append(delivery)
+            continue
+        try:
+            outcome = posting.attempt(delivery)
+        finally:
+            rate_limit.release(ticket)
         sent.append(outcome)
         result = outcome.result
         slow = result is not None and throttle.is_too_slow(result.duration_ms, result.error)
         if slow or time.monotonic() >= deadline:
-            return sent, batch[index + 1 :], slow
-    return sent, [], False
+            return sent, batch[index + 1 :], slow, _paced(held, waiting)
+    return sent, [], False, _paced(held, waiting)
 
 
 # --- Recording -----------------------------------------------------------------------------------
@@ -149,6 +177,14 @@ def help_behind(target_url: str, hint_id: int) -> None:
         enqueue_on_commit([(hint_id, target_url)], force=True)
 
 
+def _hold_back(paced: Paced, token: str, hint_id: int) -> None:
+    """Deliveries a rate limit held back wait in the database for their time, and a hint comes then
+    (the sweeper would find them too)."""
+    rate_limit.defer(paced.deliveries, token=token, seconds=paced.seconds)
+    target_url = paced.deliveries[0].target_url
+    enqueue_on_commit([(hint_id, target_url)], countdown=paced.seconds, force=True)
+
+
 @dataclass
 class Drained:
     """What one drain did: outcomes by delivery id; `stopped`: the target is slow or the time is up
@@ -191,13 +227,15 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
                     long_after=float(settings.PONTE_WEBHOOK_SLOW_SECONDS) / 2,
                     when_long=functools.partial(help_behind, target_url, hint_id),
                 ):
-                    sent, unsent, slow = _send_batch(batch, deadline=deadline)
+                    sent, unsent, slow, paced = _send_batch(batch, deadline=deadline)
                     if unsent:
                         _unclaim(unsent, token)
+                    if paced is not None:
+                        _hold_back(paced, token, hint_id)
                     drained.outcomes.update(_record_batch(sent, token))
                 metrics.attempts_recorded(sent, drained.outcomes)  # counts and a log line per attempt
                 answered = answered or any(s.result is not None and s.result.ok for s in sent)
-                if slow or time.monotonic() >= deadline:
+                if slow or paced is not None or time.monotonic() >= deadline:
                     drained.stopped = True
                     return drained
                 if len(batch) < limit:  # that was all; the caller looks again once the slot is free

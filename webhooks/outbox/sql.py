@@ -165,6 +165,7 @@ class Claimed:
     resend_requested_by_id: int | None
     request_id: str = ""
     created_at: datetime | None = None
+    rate_limit: int | None = None  # of its registered webhook, deliveries per second
 
 
 @dataclass(frozen=True)
@@ -265,10 +266,15 @@ def _claim_statement() -> str:
         f"(SELECT {column(hook, 'secret')} FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')})"
         " AS secret"
     )
+    # Read with every claim, so a patched limit holds from the next batch on (webhooks.outbox.rate_limit).
+    rate_limit = (
+        f"(SELECT {column(hook, 'rate_limit')} FROM {table(hook)}"
+        f" WHERE {hook_pk} = {t}.{column(d, 'webhook')}) AS rate_limit"
+    )
     return (
         f"UPDATE {t} SET {column(d, 'status')} = %(sending)s, {column(d, 'claimed_at')} = %(claimed_at)s,"
         f" {column(d, 'claim_token')} = %(token)s"
-        f" WHERE {_claimed_ids()} RETURNING {returned}, {secret}"
+        f" WHERE {_claimed_ids()} RETURNING {returned}, {secret}, {rate_limit}"
     )
 
 
@@ -379,6 +385,7 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             resend_requested_by_id=row["resend_requested_by"],
             request_id=row["request_id"],
             created_at=from_db(d, "created_at", row["created_at"]),
+            rate_limit=row["rate_limit"],
         )
         for row in rows
     ]

@@ -27,6 +27,11 @@ _RETRY_HELP = (
     f"default {Webhook.DEFAULT_RETRY_COUNT}."
 )
 
+_RATE_HELP = (
+    f"Deliveries per second to this webhook, {Webhook.MIN_RATE_LIMIT} to {Webhook.MAX_RATE_LIMIT}, across"
+    " every worker; null (the default) for no limit. Deliveries over it wait, they do not fail."
+)
+
 
 class WebhookListCreateApi(KeyedAPIView):
     permission_classes = [ReadOrOperate]
@@ -38,6 +43,7 @@ class WebhookListCreateApi(KeyedAPIView):
         secret = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
         events = serializers.ListField(child=serializers.CharField(max_length=40), help_text=_EVENTS_HELP)
         retryCount = serializers.IntegerField(required=False, allow_null=True, help_text=_RETRY_HELP)
+        rateLimit = serializers.IntegerField(required=False, allow_null=True, help_text=_RATE_HELP)
 
         class Meta:
             ref_name = "WebhookCreate"
@@ -66,6 +72,7 @@ class WebhookListCreateApi(KeyedAPIView):
             events=values["events"],
             secret=values["secret"],
             retry_count=values.get("retryCount"),
+            rate_limit=values.get("rateLimit"),
         )
         return Response(WebhookOutputSerializer(webhook).data)
 
@@ -80,6 +87,7 @@ class WebhookDetailApi(KeyedAPIView):
             child=serializers.CharField(max_length=40), required=False, help_text=_EVENTS_HELP
         )
         retryCount = serializers.IntegerField(required=False, help_text=_RETRY_HELP)
+        rateLimit = serializers.IntegerField(required=False, allow_null=True, help_text=_RATE_HELP)
 
         class Meta:
             ref_name = "WebhookPatch"
@@ -103,6 +111,8 @@ class WebhookDetailApi(KeyedAPIView):
         changes = dict(data.validated_data)
         if "retryCount" in changes:
             changes["retry_count"] = changes.pop("retryCount")
+        if "rateLimit" in changes:
+            changes["rate_limit"] = changes.pop("rateLimit")
         webhook = services.webhook_update(webhook=webhook, **changes)
         return Response(WebhookOutputSerializer(webhook).data)
 

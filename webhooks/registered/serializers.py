@@ -13,6 +13,9 @@ class WebhookOutputSerializer(serializers.Serializer):
     url = serializers.CharField()
     events = serializers.ListField(child=serializers.CharField())
     retryCount = serializers.IntegerField(source="retry_count")
+    rateLimit = serializers.IntegerField(
+        source="rate_limit", allow_null=True, help_text="Deliveries per second at most; null: no limit."
+    )
     hasSecret = serializers.SerializerMethodField(
         help_text="Whether deliveries are signed; the secret itself is never returned."
     )

@@ -1791,6 +1791,8 @@ export interface components {
             events?: string[];
             /** @description Attempts per event, 1 to 10, default 5. */
             retryCount?: number;
+            /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
+            rateLimit?: number | null;
         };
         PhoneInputRequest: {
             /** @description Digits with country code, no '+'. */
@@ -1985,6 +1987,8 @@ export interface components {
             events: string[];
             /** @description Attempts per event, 1 to 10, default 5. */
             retryCount?: number | null;
+            /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
+            rateLimit?: number | null;
         };
         WebhookDeleted: {
             deleted: boolean;
@@ -2018,6 +2022,8 @@ export interface components {
             url: string;
             events: string[];
             retryCount: number;
+            /** @description Deliveries per second at most; null: no limit. */
+            rateLimit: number | null;
             /** @description Whether deliveries are signed; the secret itself is never returned. */
             readonly hasSecret: boolean;
             /** Format: date-time */
