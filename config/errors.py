@@ -136,6 +136,12 @@ class MessageNotFound(NotFound):
     default_message = "Message not found in this chat."
 
 
+class InviteNotFound(NotFound):
+    code = "INVITE_NOT_FOUND"
+    gateway_text = "Invite not found"
+    default_message = "No group has this invite code (unknown or revoked)."
+
+
 class MethodNotAllowed(ApplicationError):
     status_code = 405
     code = "Method Not Allowed"

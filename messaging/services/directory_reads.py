@@ -1,0 +1,36 @@
+"""Reads of the session's chats and contacts (kept by messaging.services.directory), and a contact's
+profile picture asked of the engine."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db.models import F, QuerySet
+
+from messaging.engines.base import EngineNotAllowed, EngineNotFound
+from messaging.models import Chat, Contact, Session
+from messaging.services.engine import engine_errors, engine_for, require_connected
+
+logger = logging.getLogger(__name__)
+
+
+def chat_list(*, session: Session) -> QuerySet[Chat]:
+    """Newest conversation first; chats without messages yet (a group just joined) last."""
+    return session.chats.order_by(F("last_message_at").desc(nulls_last=True), "-id")
+
+
+def contact_list(*, session: Session) -> QuerySet[Contact]:
+    return session.contacts.order_by("jid")
+
+
+def contact_picture(*, session: Session, jid: str) -> str | None:
+    """The URL of `jid`'s picture, None when hidden or absent. The engine's own refusals keep their
+    answers (not connected 409, not supported 400); a platform that answers "no picture" in any other
+    way (not found, not authorised) gives None, never an error."""
+    require_connected(session)
+    with engine_errors():
+        try:
+            return engine_for(session).contact_picture(str(session.pk), jid)
+        except (EngineNotFound, EngineNotAllowed) as exc:
+            logger.info("No picture of %s for session %s: %s", jid, session.pk, exc)
+            return None
