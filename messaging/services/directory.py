@@ -117,6 +117,8 @@ def _chat_touch(
         changes["name"] = name or chat_name
     if archived is not None:
         changes["archived"] = archived
+    if changes:  # update() leaves auto_now alone; the list breaks ties of a second by this time
+        changes["updated_at"] = timezone.now()
     if changes and Chat.objects.filter(session=session, jid=jid).update(**changes):
         return
     if not changes and Chat.objects.filter(session=session, jid=jid).exists():

@@ -15,8 +15,9 @@ logger = logging.getLogger(__name__)
 
 
 def chat_list(*, session: Session) -> QuerySet[Chat]:
-    """Newest conversation first; chats without messages yet (a group just joined) last."""
-    return session.chats.order_by(F("last_message_at").desc(nulls_last=True), "-id")
+    """Newest conversation first (messages of the same second: the chat touched last first); chats
+    without messages yet (a group just joined) last."""
+    return session.chats.order_by(F("last_message_at").desc(nulls_last=True), "-updated_at", "-id")
 
 
 def contact_list(*, session: Session) -> QuerySet[Contact]:
