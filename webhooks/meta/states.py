@@ -138,7 +138,7 @@ def _group_update_type(change: GroupChange) -> str:
 
 def _group_settings(change: GroupChange) -> dict[str, Any]:
     """What a `group_update` changed beyond the subject, under the names of Ponte's extension."""
-    if change.name != "group_update" or not change.changed:
+    if _group_update_type(change) != "group_settings_update":
         return {}
     extra: dict[str, Any] = {"changed": list(change.changed)}
     if change.description is not None:
