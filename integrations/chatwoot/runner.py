@@ -7,10 +7,11 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from integrations.chatwoot import inbound, jobs, mirror
+from integrations.chatwoot import calls, inbound, jobs, mirror
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
 from messaging.engines.events import (
+    CallEvent,
     EngineEvent,
     MessageAckEvent,
     MessageEvent,
@@ -45,6 +46,7 @@ def _run(job: MirrorJob) -> None:
         "message": lambda: mirror.message_mirror(integration, _typed(MessageEvent, job)),
         "message_ack": lambda: mirror.ack_mirror(integration, _typed(MessageAckEvent, job)),
         "presence": lambda: mirror.presence_mirror(integration, job.chat, _typed(PresenceEvent, job)),
+        "call": lambda: calls.call_mirror(integration, job.chat, _typed(CallEvent, job)),
         "agent_message": lambda: inbound.agent_message_send(integration, job.chat, job.payload),
         "agent_delete": lambda: inbound.agent_delete_send(integration, job.chat, job.payload),
         "agent_typing": lambda: inbound.agent_typing_send(integration, job.chat, bool(job.payload.get("on"))),
