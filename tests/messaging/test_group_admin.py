@@ -194,3 +194,27 @@ def test_writes_need_an_operator_and_the_invite_a_viewer(keyed_client, make_key,
     assert put(viewer, "subject", session, groupJid=group, subject="x").status_code == 403
     assert post(viewer, "join", session, code="AbCdEf123456").status_code == 403
     assert viewer.get(f"/api/groups/invite?sessionId={session.pk}&groupJid={group}").status_code == 200
+
+
+def test_a_registered_webhook_receives_group_update_with_what_changed(admin_client, session, group, settings):
+    import json
+
+    from tests.webhooks.support import LOOPBACK, Receiver
+    from webhooks.models import Delivery
+    from webhooks.outbox import deliveries as outbox
+
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = [LOOPBACK]
+    receiver = Receiver().start()
+    try:
+        body = {"sessionId": str(session.pk), "url": receiver.url, "events": ["group_update", "group_join"]}
+        assert admin_client.post("/gateway/webhooks", body, format="json").status_code == 200
+        put(admin_client, "settings", session, groupJid=group, announce=True)
+        post(admin_client, "participants/add", session, groupJid=group, participants=[BIA])
+        for delivery in Delivery.objects.order_by("id"):  # one attempt may send the target's whole batch
+            outbox.delivery_attempt(delivery_id=delivery.pk)
+        bodies = [json.loads(r.body) for r in receiver.received]
+        assert [b["event"] for b in bodies] == ["group_update", "group_join"]
+        assert (bodies[0]["data"]["changed"], bodies[0]["data"]["announce"]) == (["announce"], True)
+        assert bodies[1]["data"]["participants"] == [jid(BIA)]
+    finally:
+        receiver.stop()
