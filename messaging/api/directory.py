@@ -45,7 +45,9 @@ class DirectoryView(SessionKeyedView):
 @extend_schema_serializer(component_name="Chat")
 class ChatSerializer(serializers.Serializer):
     id = serializers.CharField(source="jid", help_text="The chat's JID (a person or a group).")
-    name = serializers.CharField(help_text="The group's subject, or the person's push name; may be empty.")
+    name = serializers.CharField(
+        source="display_name", help_text="The group's subject, or the person's push name; may be empty."
+    )
     isGroup = serializers.BooleanField(source="is_group")
     unreadCount = serializers.IntegerField(
         source="unread_count", help_text="Received messages not marked read (POST /api/chats/read)."

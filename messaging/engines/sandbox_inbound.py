@@ -23,6 +23,7 @@ from messaging.engines.events import (
     event_from_data,
 )
 from messaging.models import SandboxDevice, SandboxGroup
+from messaging.values import SessionBehaviour
 
 
 class SandboxInbound:
@@ -33,7 +34,10 @@ class SandboxInbound:
         """Something arrives from "WhatsApp". `data` is validated (messaging.api.sandbox) and uses the
         event contract's keys; JIDs are full JIDs. Returns the data reported with the event, or
         `{"ignored": true, ...}` for what the session's settings drop (messaging.engines.behaviour)."""
-        behaviour = behaviour_of(session_id)
+        # The settings matter only to calls and others' group messages: read for those alone.
+        chat = data.get("chat") or data.get("from", "")
+        wanted = event == "call" or (event == "message" and not data.get("fromMe") and is_group(chat))
+        behaviour = behaviour_of(session_id) if wanted else SessionBehaviour()
         ignored = self._ignored(event, data, behaviour)
         if ignored is not None:
             self._paired(session_id)

@@ -14,15 +14,14 @@ history. The same for every engine and official channel: they all report through
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import cache
 
-from django.db.models import F, Value
-from django.db.models.functions import Coalesce, Greatest
+from django.db import connection
 from django.utils import timezone
 
 from messaging.addressing import is_group, user_suffix
-from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import ChatArchiveEvent, EngineEvent, GroupChange, MessageEvent
-from messaging.models import Chat, Contact, Group, Session
+from messaging.models import Chat, Contact, Group, Session, SessionSettings
 
 # Protocol messages: they change another message, not the conversation.
 _NOT_CONVERSATION = ("reaction", "revoked")
@@ -41,7 +40,7 @@ def directory_record(session: Session, event: EngineEvent) -> None:
 
 def directory_sent(session: Session, *, chat: str, at: datetime) -> None:
     """The session sent a message to `chat` (recorded by messaging.services.messages)."""
-    _chat_touch(session, chat, at=at)
+    _chat_upsert(session, chat, at=at, unread=False, name="", archived=None)
 
 
 def directory_read(session: Session, *, chat: str) -> None:
@@ -52,9 +51,8 @@ def directory_read(session: Session, *, chat: str) -> None:
 def _message_seen(session: Session, event: MessageEvent) -> None:
     at = datetime.fromtimestamp(event.timestamp, tz=UTC) if event.timestamp else timezone.now()
     received = not event.from_me and not event.is_history
-    unread = 1 if received and not behaviour_of(str(session.pk)).read_messages else 0
-    name = event.push_name[:100] if received and not is_group(event.chat) else ""
-    _chat_touch(session, event.chat, at=at, unread=unread, name=name, chat_name=event.chat_name or "")
+    name = event.push_name if received and not is_group(event.chat) else event.chat_name or ""
+    _chat_upsert(session, event.chat, at=at, unread=received, name=name, archived=False if received else None)
     if received and event.sender and event.push_name:
         Contact.objects.bulk_create(
             [Contact(session=session, jid=event.sender, push_name=event.push_name[:100])],
@@ -96,46 +94,70 @@ def _group_seen(session: Session, event: GroupChange) -> None:
 
 
 def _chat_touch(
-    session: Session,
-    jid: str,
-    *,
-    at: datetime | None = None,
-    unread: int = 0,
-    name: str = "",
-    chat_name: str = "",
-    archived: bool | None = None,
+    session: Session, jid: str, *, at: datetime | None = None, name: str = "", archived: bool | None = None
 ) -> None:
-    """One UPDATE of the chat's row, or its INSERT when it is new. `at` moves the last message time
-    forward only (synced history may arrive late); a received message unarchives the chat."""
-    changes: dict = {}
-    if at is not None:
-        changes["last_message_at"] = Greatest(Coalesce(F("last_message_at"), Value(at)), Value(at))
-    if unread:
-        changes["unread_count"] = F("unread_count") + unread
-        changes["archived"] = False
-    if name or chat_name:
-        changes["name"] = name or chat_name
-    if archived is not None:
-        changes["archived"] = archived
-    if changes:  # update() leaves auto_now alone; the list breaks ties of a second by this time
-        changes["updated_at"] = timezone.now()
-    if changes and Chat.objects.filter(session=session, jid=jid).update(**changes):
-        return
-    if not changes and Chat.objects.filter(session=session, jid=jid).exists():
-        return
-    if not (name or chat_name) and is_group(jid):
-        name = Group.objects.filter(session=session, jid=jid).values_list("subject", flat=True).first() or ""
-    Chat.objects.bulk_create(
-        [
-            Chat(
-                session=session,
-                jid=jid,
-                name=(name or chat_name)[:100],
-                is_group=is_group(jid),
-                unread_count=unread,
-                last_message_at=at,
-                archived=bool(archived),
-            )
-        ],
-        ignore_conflicts=True,
+    _chat_upsert(session, jid, at=at, unread=False, name=name, archived=archived)
+
+
+@cache
+def _upsert_sql() -> str:
+    """One statement whatever the chat's state: inserted, or updated in place. The unread count rises
+    by one for a received message unless the session reads messages at once (its settings, read in the
+    same statement); the last message time only moves forward (synced history may arrive late); an empty
+    name or archived flag keeps the stored one. Names come from the models' metadata only."""
+    qn = connection.ops.quote_name
+    chat, settings = Chat._meta, SessionSettings._meta
+
+    def col(meta, name: str) -> str:
+        return qn(meta.get_field(name).column)
+
+    table = qn(chat.db_table)
+    names = (
+        "session",
+        "jid",
+        "name",
+        "is_group",
+        "unread_count",
+        "last_message_at",
+        "archived",
+        "updated_at",
     )
+    current = {n: f"{table}.{col(chat, n)}" for n in names}
+    new = {n: f"excluded.{col(chat, n)}" for n in names}
+    reads = f"{col(settings, 'read_messages')}"
+    return (
+        f"INSERT INTO {table} ({', '.join(col(chat, n) for n in names)}) "  # noqa: S608 (metadata names)
+        f"SELECT %s, %s, %s, %s, CASE WHEN %s AND NOT EXISTS (SELECT 1 FROM {qn(settings.db_table)} "
+        f"WHERE {col(settings, 'session')} = %s AND {reads}) THEN 1 ELSE 0 END, %s, %s, %s WHERE 1 = 1 "
+        f"ON CONFLICT ({col(chat, 'session')}, {col(chat, 'jid')}) DO UPDATE SET "
+        f"{col(chat, 'unread_count')} = {current['unread_count']} + {new['unread_count']}, "
+        f"{col(chat, 'last_message_at')} = CASE WHEN {current['last_message_at']} IS NULL "
+        f"OR {current['last_message_at']} < {new['last_message_at']} THEN {new['last_message_at']} "
+        f"ELSE {current['last_message_at']} END, "
+        f"{col(chat, 'name')} = CASE WHEN {new['name']} <> '' THEN {new['name']} ELSE {current['name']} END, "
+        f"{col(chat, 'archived')} = CASE WHEN %s THEN {new['archived']} ELSE {current['archived']} END, "
+        f"{col(chat, 'updated_at')} = {new['updated_at']}"
+    )
+
+
+def _chat_upsert(
+    session: Session, jid: str, *, at: datetime | None, unread: bool, name: str, archived: bool | None
+) -> None:
+    """The chat's row in one statement (the Session row lock orders one session's writes)."""
+    key = Chat._meta.get_field("session").get_db_prep_value(session.pk, connection)
+    stamp = Chat._meta.get_field("last_message_at").get_db_prep_value(at, connection) if at else None
+    now = Chat._meta.get_field("updated_at").get_db_prep_value(timezone.now(), connection)
+    params = [
+        key,
+        jid,
+        name[:100],
+        is_group(jid),
+        unread,
+        key,
+        stamp,
+        bool(archived),
+        now,
+        archived is not None,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_upsert_sql(), params)

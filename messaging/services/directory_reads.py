@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 
-from django.db.models import F, QuerySet
+from django.db.models import F, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, NullIf
 
 from messaging.engines.base import EngineNotAllowed, EngineNotFound
-from messaging.models import Chat, Contact, Session
+from messaging.models import Chat, Contact, Group, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
 
 logger = logging.getLogger(__name__)
@@ -17,7 +18,12 @@ logger = logging.getLogger(__name__)
 def chat_list(*, session: Session) -> QuerySet[Chat]:
     """Newest conversation first (messages of the same second: the chat touched last first); chats
     without messages yet (a group just joined) last."""
-    return session.chats.order_by(F("last_message_at").desc(nulls_last=True), "-updated_at", "-id")
+    subject = Group.objects.filter(session=OuterRef("session"), jid=OuterRef("jid")).values("subject")[:1]
+    # A group's chat may be recorded before its subject is known (a message first): the group's row names it.
+    display = Coalesce(NullIf(F("name"), Value("")), Subquery(subject), Value(""))
+    return session.chats.annotate(display_name=display).order_by(
+        F("last_message_at").desc(nulls_last=True), "-updated_at", "-id"
+    )
 
 
 def contact_list(*, session: Session) -> QuerySet[Contact]:
