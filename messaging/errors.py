@@ -97,3 +97,9 @@ class IdempotencyKeyInFlight(Conflict):
     code = "IDEMPOTENCY_KEY_IN_FLIGHT"
     gateway_text = "Idempotency key in flight"
     default_message = "A request with this Idempotency-Key is still being processed; retry in a moment."
+
+
+class InviteNotFound(NotFound):
+    code = "INVITE_NOT_FOUND"
+    gateway_text = "Invite not found"
+    default_message = "No group has this invite code (unknown or revoked)."

@@ -106,6 +106,9 @@ class Group(models.Model):
     # [{"jid": "...", "admin": true}, ...]
     participants = models.JSONField(default=list, blank=True)
     is_member = models.BooleanField(default=True, help_text="False once the session left the group.")
+    description = models.TextField(blank=True, help_text="The group's description (topic).")
+    announce = models.BooleanField(default=False, help_text="Only admins send messages.")
+    locked = models.BooleanField(default=False, help_text="Only admins edit the group's info.")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -226,6 +229,12 @@ class SandboxGroup(models.Model):
     # {"<jid>": true if admin}
     participants = models.JSONField(default=dict)
     picture_sha256 = models.CharField(max_length=64, blank=True)
+    description = models.TextField(blank=True)
+    announce = models.BooleanField(default=False)
+    locked = models.BooleanField(default=False)
+    # The current invite code ("" until asked for); a revoked code is replaced, so it stops working.
+    invite_code = models.CharField(max_length=40, blank=True, db_index=True)
+    invite_serial = models.PositiveIntegerField(default=0)
 
     class Meta:
         verbose_name = "sandbox group"
@@ -312,3 +321,63 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.status_code or 'in flight'})"
+
+
+# --- Chats, contacts and per-session behaviour ------------------------------------------------------
+
+
+class Chat(models.Model):
+    """A conversation of the session, kept in step with its messages (messaging.services.directory):
+    written in the transaction that records each message, so the list costs no scan of the history."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="chats")
+    jid = models.CharField(max_length=100)
+    name = models.CharField(max_length=100, blank=True)
+    is_group = models.BooleanField(default=False)
+    unread_count = models.PositiveIntegerField(default=0)
+    last_message_at = models.DateTimeField(null=True, blank=True)
+    archived = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["session", "jid"], name="one_chat_row_per_session")]
+        indexes = [models.Index(fields=["session", "-last_message_at"], name="chat_newest_first")]
+
+    def __str__(self) -> str:
+        return self.name or self.jid
+
+
+class Contact(models.Model):
+    """Someone the session has seen: a sender's push name, a contact card's name, a group participant."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="contacts")
+    jid = models.CharField(max_length=100)
+    name = models.CharField(max_length=100, blank=True, help_text="A name given in a contact card.")
+    push_name = models.CharField(max_length=100, blank=True, help_text="The name the person chose.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["session", "jid"], name="one_contact_row_per_session")]
+
+    def __str__(self) -> str:
+        return self.name or self.push_name or self.jid
+
+
+class SessionSettings(models.Model):
+    """How the session behaves on its own (`GET/PUT /api/sessions/{id}/settings`); no row: all off.
+    The engines read it where the behaviour applies (messaging.engines.behaviour)."""
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, related_name="settings")
+    reject_calls = models.BooleanField(default=False)
+    reject_call_message = models.CharField(max_length=500, blank=True)
+    ignore_groups = models.BooleanField(default=False)
+    read_messages = models.BooleanField(default=False)
+    always_online = models.BooleanField(default=False)
+    sync_full_history = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "session settings"
+
+    def __str__(self) -> str:
+        return f"settings of {self.session_id}"

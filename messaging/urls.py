@@ -6,12 +6,15 @@ from messaging.api import (
     channels,
     chats,
     contacts,
+    directory,
     gateway,
+    group_admin,
     groups,
     media,
     messages,
     polls,
     sandbox,
+    session_settings,
     sessions,
 )
 
@@ -71,6 +74,25 @@ urlpatterns = [
     path("groups/leave", groups.GroupLeaveApi.as_view(), name="groups-leave"),
     path("groups/participants/promote", groups.GroupPromoteApi.as_view(), name="groups-promote"),
     path("groups/participants/demote", groups.GroupDemoteApi.as_view(), name="groups-demote"),
+    # Chats, contacts, group administration and session settings (docs/messaging.md).
+    path("chats", directory.ChatListApi.as_view(), name="chats"),
+    path("contacts", directory.ContactListApi.as_view(), name="contacts"),
+    path("contacts/picture", directory.ContactPictureApi.as_view(), name="contacts-picture"),
+    path("groups/participants/add", group_admin.GroupParticipantsAddApi.as_view(), name="groups-add"),
+    path(
+        "groups/participants/remove", group_admin.GroupParticipantsRemoveApi.as_view(), name="groups-remove"
+    ),
+    path("groups/subject", group_admin.GroupSubjectApi.as_view(), name="groups-subject"),
+    path("groups/description", group_admin.GroupDescriptionApi.as_view(), name="groups-description"),
+    path("groups/settings", group_admin.GroupSettingsApi.as_view(), name="groups-settings"),
+    path("groups/invite", group_admin.GroupInviteApi.as_view(), name="groups-invite"),
+    path("groups/invite/revoke", group_admin.GroupInviteRevokeApi.as_view(), name="groups-invite-revoke"),
+    path("groups/join", group_admin.GroupJoinApi.as_view(), name="groups-join"),
+    path(
+        "sessions/<str:session_id>/settings",
+        session_settings.SessionSettingsApi.as_view(),
+        name="session-settings",
+    ),
     path("sandbox/sessions/<str:session_id>/scan", sandbox.SandboxScanApi.as_view(), name="sandbox-scan"),
     path(
         "sandbox/sessions/<str:session_id>/inbound",

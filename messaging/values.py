@@ -114,6 +114,9 @@ class GroupInfo:
     creation: int
     owner: str
     participants: tuple[Participant, ...] = field(default_factory=tuple)
+    description: str = ""
+    announce: bool = False  # only admins send messages
+    locked: bool = False  # only admins edit the group's info
 
     @property
     def size(self) -> int:
@@ -123,4 +126,24 @@ class GroupInfo:
 @dataclass(frozen=True)
 class ParticipantResult:
     jid: str
-    status: str  # "promoted", "demoted", "not_a_participant"
+    # promoted, demoted, added, removed, not_a_participant, already_a_participant, not_on_whatsapp,
+    # not_allowed
+    status: str
+
+
+@dataclass(frozen=True)
+class GroupInvite:
+    code: str
+    url: str
+
+
+@dataclass(frozen=True)
+class SessionBehaviour:
+    """A session's settings as the engines apply them (`GET/PUT /api/sessions/{id}/settings`)."""
+
+    reject_calls: bool = False
+    reject_call_message: str = ""
+    ignore_groups: bool = False
+    read_messages: bool = False
+    always_online: bool = False
+    sync_full_history: bool = False

@@ -18,12 +18,12 @@ EVENTS: dict[str, str] = {
     "qr": gettext_noop("New QR code generated for pairing."),
     "group_join": gettext_noop("Participant joined a group."),
     "group_leave": gettext_noop("Participant left a group."),
-    "call": gettext_noop("Incoming voice or video call."),
+    "call": gettext_noop("Incoming voice or video call (status reject when the session rejects calls)."),
     "presence": gettext_noop("Contact online/offline update."),
     "chat_archive": gettext_noop("Chat archived or unarchived."),
     # Ponte's additions (new names only, so existing receivers are unaffected): what the `meta`
     # format's `groups` and `health` carry.
-    "group_update": gettext_noop("Group subject changed."),
+    "group_update": gettext_noop("Group subject, description, settings or invite link changed."),
     "health": gettext_noop("Whether the account can send (AVAILABLE, LIMITED, BLOCKED)."),
     "poll_vote": gettext_noop("A vote in a poll (the voter's whole choice; empty when cleared)."),
     "message_edited": gettext_noop("A text message was edited (by the session or the other side)."),

@@ -7,10 +7,11 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from integrations.chatwoot import inbound, jobs, mirror, mirror_polls_edits
+from integrations.chatwoot import calls, inbound, jobs, mirror, mirror_polls_edits
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
 from messaging.engines.events import (
+    CallEvent,
     EngineEvent,
     MessageAckEvent,
     MessageEditedEvent,
@@ -51,6 +52,7 @@ def _run(job: MirrorJob) -> None:
             integration, _typed(MessageEditedEvent, job)
         ),
         "poll_vote": lambda: mirror_polls_edits.vote_mirror(integration, _typed(PollVoteEvent, job)),
+        "call": lambda: calls.call_mirror(integration, job.chat, _typed(CallEvent, job)),
         "agent_message": lambda: inbound.agent_message_send(integration, job.chat, job.payload),
         "agent_delete": lambda: inbound.agent_delete_send(integration, job.chat, job.payload),
         "agent_typing": lambda: inbound.agent_typing_send(integration, job.chat, bool(job.payload.get("on"))),

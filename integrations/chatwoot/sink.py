@@ -11,6 +11,7 @@ from uuid import UUID
 from django.db import connection
 
 from integrations.chatwoot import jobs
+from integrations.chatwoot.calls import mirrored_call
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
 from messaging.engines.events import (
     EngineEvent,
@@ -65,7 +66,7 @@ def event_received(
     *, session_id: UUID | str, event: EngineEvent, chat: str = "", event_ms: int | None = None
 ) -> None:
     """The sink: `event` is the engine's typed event (messaging.services.events)."""
-    if not isinstance(event, MIRRORED):
+    if not isinstance(event, MIRRORED) and not mirrored_call(event):
         return
     integration_id = working_integration.get(str(session_id))
     if integration_id is None:

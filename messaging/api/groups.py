@@ -38,6 +38,9 @@ class GroupOutputSerializer(serializers.Serializer):
     owner = serializers.CharField()
     size = serializers.IntegerField()
     participants = ParticipantSerializer(many=True)
+    description = serializers.CharField()
+    announce = serializers.BooleanField(help_text="Only admins send messages.")
+    locked = serializers.BooleanField(help_text="Only admins edit the group's subject and description.")
 
 
 def group_body(info: GroupInfo) -> dict:
@@ -49,6 +52,9 @@ def group_body(info: GroupInfo) -> dict:
         "owner": info.owner,
         "size": info.size,
         "participants": [{"jid": p.jid, "admin": p.admin} for p in info.participants],
+        "description": info.description,
+        "announce": info.announce,
+        "locked": info.locked,
     }
 
 

@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 from messaging.channels import WHATSAPP_CLOUD
+from messaging.channels.group_admin import GraphGroupAdmin
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import account_of, post, recipient, send, unsupported
 from messaging.channels.window import window_template
@@ -38,7 +39,7 @@ def _cloud_only(account: ChannelAccount, operation: str) -> None:
         raise unsupported(account.session.provider, operation)
 
 
-class GraphChannelEngine(Engine):
+class GraphChannelEngine(GraphGroupAdmin, Engine):
     label = "graph"
 
     # Connection ---------------------------------------------------------------------------------

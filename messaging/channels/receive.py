@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from django.db import transaction
 
 from messaging.channels import PAGE_PROVIDERS
+from messaging.channels.behaviour import read_at_once
 from messaging.channels.inbound import Inbound
 from messaging.channels.models import ChannelAccount, ChannelConversation
 from messaging.channels.profiles import contact_name
@@ -85,5 +86,6 @@ def channel_events_receive(*, session: Session, items: list[Inbound]) -> int:
                 )
         for one in events:
             engine_event_receive(str(session.pk), one, event_ms=item.event_ms or None)
+            read_at_once(session, one)
             emitted += 1
     return emitted

@@ -30,6 +30,7 @@ from messaging.values import (  # noqa: F401
     ContactCard,
     ContactStatus,
     GroupInfo,
+    GroupInvite,
     MediaPayload,
     PairingCode,
     Participant,
@@ -38,9 +39,24 @@ from messaging.values import (  # noqa: F401
     Quoted,
     SentMessage,
     SentTemplate,
+    SessionBehaviour,
 )
 
 EventCallback = Callable[[str, EngineEvent], None]
+
+#: The optional operations of group administration, contacts' pictures and settings (they travel to
+#: engine processes like the others: messaging.engines.remote).
+GROUP_ADMIN_COMMANDS = (
+    "group_participants_add",
+    "group_participants_remove",
+    "group_set_subject",
+    "group_set_description",
+    "group_set_settings",
+    "group_invite",
+    "group_join",
+    "contact_picture",
+    "settings_apply",
+)
 
 
 # --- Exceptions ----------------------------------------------------------------------------------
@@ -281,6 +297,51 @@ class Engine(ABC):
         """Replace the text of one of the session's own text messages (the services have checked the
         author and the 15-minute window). The services report the `message_edited` event."""
         raise EngineUnsupported(f"The {self.label} engine cannot edit messages.")
+
+    # Group administration, contacts' pictures and the session's settings (docs/messaging.md). Not
+    # abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED. Admin-only ones raise
+    # EngineNotAllowed when the session is not a group admin; an unknown or revoked invite code raises
+    # EngineNotFound(kind="invite").
+
+    def group_participants_add(
+        self, session_id: str, group_jid: str, participants: list[str]
+    ) -> list[ParticipantResult]:
+        """Add participants: `added`, `already_a_participant`, `not_on_whatsapp`, `not_allowed` each."""
+        raise EngineUnsupported(f"The {self.label} engine cannot add group participants.")
+
+    def group_participants_remove(
+        self, session_id: str, group_jid: str, participants: list[str]
+    ) -> list[ParticipantResult]:
+        """Remove participants: `removed`, `not_a_participant`, `not_allowed` (the owner, oneself) each."""
+        raise EngineUnsupported(f"The {self.label} engine cannot remove group participants.")
+
+    def group_set_subject(self, session_id: str, group_jid: str, subject: str) -> GroupInfo:
+        raise EngineUnsupported(f"The {self.label} engine cannot change a group's subject.")
+
+    def group_set_description(self, session_id: str, group_jid: str, description: str) -> GroupInfo:
+        raise EngineUnsupported(f"The {self.label} engine cannot change a group's description.")
+
+    def group_set_settings(
+        self, session_id: str, group_jid: str, announce: bool | None, locked: bool | None
+    ) -> GroupInfo:
+        """`announce`: only admins send; `locked`: only admins edit the info (None: unchanged)."""
+        raise EngineUnsupported(f"The {self.label} engine cannot change a group's settings.")
+
+    def group_invite(self, session_id: str, group_jid: str, revoke: bool = False) -> GroupInvite:
+        """The group's invite code (admins only); `revoke`: replace it, so the old one stops working."""
+        raise EngineUnsupported(f"The {self.label} engine cannot give group invite links.")
+
+    def group_join(self, session_id: str, code: str) -> GroupInfo:
+        raise EngineUnsupported(f"The {self.label} engine cannot join groups by invite.")
+
+    def contact_picture(self, session_id: str, jid: str) -> str | None:
+        """The URL of a contact's (or group's) picture; None when hidden or absent."""
+        raise EngineUnsupported(f"The {self.label} engine cannot read profile pictures.")
+
+    def settings_apply(self, session_id: str, behaviour: SessionBehaviour) -> None:
+        """The session's settings changed: apply what takes effect at once (`alwaysOnline`). The rest is
+        read where it applies (messaging.engines.behaviour)."""
+        return None  # nothing to do for an engine without a lasting connection
 
     # Sandbox only (the phone and WhatsApp played by the engine; `sandbox` engines override) ------------
 

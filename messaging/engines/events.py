@@ -307,6 +307,8 @@ class CallEvent(EngineEvent):
     status: str = "offer"  # offer, accept, reject, terminate
     is_group: bool = False
     push_name: str | None = None
+    # `reject` by the session's `rejectCalls` setting: the text sent to the caller, if any
+    reject_message: str | None = None
     timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
 
     @property
@@ -316,7 +318,10 @@ class CallEvent(EngineEvent):
 
 @dataclass(frozen=True)
 class GroupChange(EngineEvent):
-    """Participants joined or left a group, or its subject changed; `members` is the group after it."""
+    """Participants joined or left a group, or its subject, description or settings changed; `members`
+    is the group after it. `group_update` names what changed in `changed` (`subject`, `description`,
+    `announce`, `locked`, `invite`, `admins`) and carries the new `description`, `announce` and `locked`
+    when they are among them."""
 
     group: str = ""
     participants: tuple[str, ...] = field(default=(), metadata={"many": str})
@@ -327,6 +332,10 @@ class GroupChange(EngineEvent):
     owner: str = ""
     members: tuple[Member, ...] = field(default=(), metadata={"many": Member})
     timestamp: int | None = None  # Unix seconds; unset: the time Ponte received it
+    changed: tuple[str, ...] | None = field(default=None, metadata={"many": str})
+    description: str | None = None
+    announce: bool | None = None
+    locked: bool | None = None
 
     @property
     def chat(self) -> str:

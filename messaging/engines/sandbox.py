@@ -46,6 +46,8 @@ from messaging.engines.events import (
     QrEvent,
     event_from_data,
 )
+from messaging.engines.sandbox_behaviour import SandboxBehaviour
+from messaging.engines.sandbox_group_admin import SandboxGroupAdmin
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
 from messaging.engines.sandbox_media import SandboxMedia
@@ -64,7 +66,9 @@ def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
 
 
-class SandboxEngine(SandboxInbound, SandboxMedia, SandboxPolls, SandboxGroups, Engine):
+class SandboxEngine(
+    SandboxInbound, SandboxBehaviour, SandboxMedia, SandboxPolls, SandboxGroupAdmin, SandboxGroups, Engine
+):
     label = "sandbox"
     sandbox = True
 
@@ -133,7 +137,8 @@ class SandboxEngine(SandboxInbound, SandboxMedia, SandboxPolls, SandboxGroups, E
     def _sending(self, session_id: str, chat: str) -> SandboxDevice:
         """The paired device about to send a new message to `chat` (a group only if the session is in it)."""
         device = self._serial_next(session_id)
-        self._chat_ok(device, chat)
+        if is_group(chat):
+            self._announce_ok(device, chat)  # in the group, and an admin if only admins send
         return device
 
     def _sent(self, device: SandboxDevice, chat: str, type_: str, **fields: Any) -> SentMessage:

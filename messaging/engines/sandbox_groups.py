@@ -47,6 +47,9 @@ class SandboxGroups:
             creation=group.creation,
             owner=group.owner,
             participants=tuple(Participant(jid=j, admin=a) for j, a in _members(group)),
+            description=group.description,
+            announce=group.announce,
+            locked=group.locked,
         )
 
     # --- groups -----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from messaging.addressing import is_group
 from messaging.engines.base import EngineNotFound
+from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import (
     EngineEvent,
     GroupChange,
@@ -22,6 +23,7 @@ from messaging.engines.events import (
     event_from_data,
 )
 from messaging.models import SandboxDevice, SandboxGroup
+from messaging.values import SessionBehaviour
 
 
 class SandboxInbound:
@@ -30,7 +32,16 @@ class SandboxInbound:
     @transaction.atomic(savepoint=False)
     def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
         """Something arrives from "WhatsApp". `data` is validated (messaging.api.sandbox) and uses the
-        event contract's keys; JIDs are full JIDs. Returns the data reported with the event."""
+        event contract's keys; JIDs are full JIDs. Returns the data reported with the event, or
+        `{"ignored": true, ...}` for what the session's settings drop (messaging.engines.behaviour)."""
+        # The settings matter only to calls and others' group messages: read for those alone.
+        chat = data.get("chat") or data.get("from", "")
+        wanted = event == "call" or (event == "message" and not data.get("fromMe") and is_group(chat))
+        behaviour = behaviour_of(session_id) if wanted else SessionBehaviour()
+        ignored = self._ignored(event, data, behaviour)
+        if ignored is not None:
+            self._paired(session_id)
+            return ignored
         # A message without its own id takes the device's next one (and locks the device) in one statement.
         numbered = event == "message" and not data.get("messageId")
         device = self._serial_next(session_id) if numbered else self._paired(session_id)
@@ -62,9 +73,12 @@ class SandboxInbound:
             reported = self._inject_group(device, event, data, now)
         elif event in ("poll_vote", "message_edited"):
             reported = self.inject_poll_or_edit(device, event, data)
+        elif event == "call":
+            reported = self._call(data, now, behaviour)
         else:
             reported = event_from_data(event, {**data, "timestamp": now})
         self.report(str(session_id), reported)
+        self._after(device, reported)
         return reported.to_data()
 
     def _inject_group(self, device: SandboxDevice, event: str, data: dict[str, Any], now: int) -> GroupChange:

@@ -7,6 +7,7 @@ from django.db import transaction
 from messaging.addressing import is_group
 from messaging.errors import MessageNotFound
 from messaging.models import Message, Session
+from messaging.services.directory import directory_read
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.official import official_channels
 
@@ -33,6 +34,7 @@ def chat_mark_read(*, session: Session, chat: str, message_ids: list[str] | None
     by_sender: dict[str, list[str]] = {}
     for message_id, sender in senders.items():
         by_sender.setdefault(sender if is_group(chat) else "", []).append(message_id)
+    directory_read(session, chat=chat)
     if session.official:
         # Official channels mark one message (and all before it) read, showing the typing indicator.
         mark_read = official_channels().mark_read

@@ -36,6 +36,7 @@ from messaging.engines.events import (
     QrEvent,
 )
 from messaging.models import Group, Message, Session
+from messaging.services.directory import directory_record
 from messaging.services.poll_edit_records import message_edited_record, poll_record, poll_vote_record
 
 logger = logging.getLogger(__name__)
@@ -299,6 +300,7 @@ def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int |
     else:
         handler = _HANDLERS.get(event.name)
         chat = handler(session, event) if handler is not None else None
+        directory_record(session, event)
     if _sink is None:
         wire_sink()
     _sink(session_id=session.pk, event=event, chat=chat or event.chat, event_ms=event_ms or None)

@@ -45,6 +45,7 @@ from messaging.errors import (
     OutsideCustomerWindow,
 )
 from messaging.models import Message, Session
+from messaging.services.directory import directory_sent
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import echo_record, reporting_for
 from messaging.services.quota import quota_take
@@ -113,7 +114,9 @@ def message_send(
         if echo is not None and echo.id != sent.message_id:  # not this message's: recorded as it came
             echo_record(session, echo)
             echo = None
-        return _record(session, sent, type_, content(Dispatched(quote, sent, echo)))
+        message = _record(session, sent, type_, content(Dispatched(quote, sent, echo)))
+        directory_sent(session, chat=message.chat, at=message.timestamp)
+        return message
 
 
 def _record(session: Session, sent: SentMessage, type_: str, content: dict[str, Any]) -> Message:

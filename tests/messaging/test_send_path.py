@@ -5,8 +5,9 @@ without savepoints of its own).
 Counted on the sandbox engine with one registered webhook and no Chatwoot integration. What messaging
 runs is pinned exactly; what the event sinks run (the outbox, the mirror) is counted apart
 (tests/messaging/counted_sinks.py) and only bounded, because that half is built separately: the budget
-is 8 statements per send and 5 per inbound event in all, of which messaging's share is 6 and 3 (the
-request's transaction counted as a savepoint inside the test's).
+is 9 statements per send and 6 per inbound event in all, of which messaging's share is 7 and 4 (the
+request's transaction counted as a savepoint inside the test's); the one added to each by issue 32 keeps
+the chat list (`GET /api/chats`) in step: one upsert of the chat's row.
 """
 
 from __future__ import annotations
@@ -52,11 +53,12 @@ def test_a_send_reads_its_session_once_takes_the_quota_once_and_writes_its_messa
         "INSERT",  # the day's quota: one upsert, conditional on the plan's limit
         "UPDATE",  # the sandbox device: locked, its message counter moved on (RETURNING)
         "INSERT",  # the message row, once (the engine's echo is emitted, not written first)
+        "INSERT",  # the chat's row (ON CONFLICT DO UPDATE): its last message time
         "RELEASE",
     ]
     assert len(counted_sinks.spans) == 1, "one event: the echo of the sent message"
     assert Event.objects.filter(name="message", data__text="counted", data__fromMe=True).count() == 2
-    print(f"send: {len(ours)} + sinks {len(sinks)} {sinks} (budget 8 in all)")
+    print(f"send: {len(ours)} + sinks {len(sinks)} {sinks} (budget 9 in all)")
 
 
 def test_an_inbound_event_reads_the_session_once_and_writes_one_row(admin_client, session):
@@ -67,11 +69,12 @@ def test_an_inbound_event_reads_the_session_once_and_writes_one_row(admin_client
         "SAVEPOINT",  # the request's transaction
         "SELECT",  # the session, for the key; the event's record uses it (no second, locked read)
         "UPDATE",  # the sandbox device: locked, the new message id (RETURNING)
-        "INSERT",  # the message row (ON CONFLICT DO NOTHING): the event's one write
+        "INSERT",  # the message row (ON CONFLICT DO NOTHING)
+        "INSERT",  # the chat's row (ON CONFLICT DO UPDATE): unread count (the settings read inside), time
         "RELEASE",
     ]
-    event_share = 1 + len(sinks)  # the message row, then the sinks'
-    print(f"inbound event: {event_share} ({sinks} from the sinks; budget 5)")
+    event_share = 2 + len(sinks)  # the message and chat rows, then the sinks'
+    print(f"inbound event: {event_share} ({sinks} from the sinks; budget 6)")
 
 
 def test_an_event_reported_from_elsewhere_reads_its_session_locked_once(session, settings):
@@ -91,7 +94,7 @@ def test_an_event_reported_from_elsewhere_reads_its_session_locked_once(session,
     with CaptureQueriesContext(connection) as captured:
         engine_event_receive(str(session.pk), event)
     ours, _ = counted_sinks.split(captured)
-    assert ours == ["SELECT", "INSERT"]  # the session FOR UPDATE, the message row
+    assert ours == ["SELECT", "INSERT", "INSERT"]  # the session FOR UPDATE, the message row, the chat row
 
 
 def test_an_ack_is_one_update_and_only_ever_moves_a_status_forward(admin_client, session):

@@ -112,7 +112,7 @@ def call_value(session: Session, event: Event, call: CallEvent) -> dict[str, Any
 def groups_value(session: Session, event: Event, change: GroupChange) -> dict[str, Any]:
     update: dict[str, Any] = {
         "group_id": change.group or event.chat,
-        "type": "group_subject_update" if change.name == "group_update" else "group_participants_update",
+        "type": _group_update_type(change),
         "timestamp": unix_seconds(change.timestamp, event.event_ms),
     }
     if change.name != "group_update":
@@ -122,7 +122,32 @@ def groups_value(session: Session, event: Event, change: GroupChange) -> dict[st
         update["subject"] = change.subject
     if change.by:
         update["initiated_by"] = user_part(change.by)
+    update.update(_group_settings(change))
     return {**base_value(session), "groups": [update]}
+
+
+def _group_update_type(change: GroupChange) -> str:
+    """Participants joined or left; the subject changed (also a `group_update` naming nothing); or,
+    Ponte's extension, anything else a `group_update` names (docs/instance-webhooks.md)."""
+    if change.name != "group_update":
+        return "group_participants_update"
+    if not change.changed or list(change.changed) == ["subject"]:
+        return "group_subject_update"
+    return "group_settings_update"
+
+
+def _group_settings(change: GroupChange) -> dict[str, Any]:
+    """What a `group_update` changed beyond the subject, under the names of Ponte's extension."""
+    if _group_update_type(change) != "group_settings_update":
+        return {}
+    extra: dict[str, Any] = {"changed": list(change.changed)}
+    if change.description is not None:
+        extra["description"] = change.description
+    if change.announce is not None:
+        extra["only_admins_can_send"] = change.announce
+    if change.locked is not None:
+        extra["only_admins_can_edit_info"] = change.locked
+    return extra
 
 
 def health_value(session: Session, event: Event, health: HealthEvent) -> dict[str, Any]:

@@ -23,7 +23,15 @@ from messaging.engines import base
 from messaging.engines.remote import bus
 
 # The operations that travel: the contract's, the optional ones, and the sandbox's scan and inject.
-OPTIONAL_COMMANDS = ("send_media", "mark_read", "send_presence", "restart", "send_poll", "edit_message")
+OPTIONAL_COMMANDS = (
+    "send_media",
+    "mark_read",
+    "send_presence",
+    "restart",
+    "send_poll",
+    "edit_message",
+    *base.GROUP_ADMIN_COMMANDS,
+)
 COMMANDS = (*sorted(base.Engine.__abstractmethods__), *OPTIONAL_COMMANDS, "scan", "inject")
 # A process that is draining or full answers "ask another": the caller routes again this many times.
 _ROUTES = 3

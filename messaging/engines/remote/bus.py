@@ -44,6 +44,8 @@ VALUE_TYPES: dict[str, type] = {
         base.GroupInfo,
         base.MediaPayload,
         base.ParticipantResult,
+        base.GroupInvite,
+        base.SessionBehaviour,
     )
 }
 # Errors an engine may answer with, recreated on the caller's side.

@@ -33,9 +33,11 @@ from messaging.engines.base import (
     PairingCode,
     QrCode,
 )
+from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, EngineEvent, QrEvent
 from messaging.engines.whatsapp import inbound, polls
 from messaging.engines.whatsapp.errors import library_errors
+from messaging.engines.whatsapp.group_admin import WhatsAppBehaviour, WhatsAppGroupAdmin
 from messaging.engines.whatsapp.library import load
 from messaging.engines.whatsapp.operations import WhatsAppOperations
 from messaging.engines.whatsapp.store import device_delete, device_jid_str, parse_device_jid, store_dsn
@@ -77,7 +79,13 @@ def library_client(store: str, session_id: str, device_jid: str) -> Any:
     lib = load()
     if device_jid:
         return lib.NewClient(store, jid=parse_device_jid(device_jid))
-    return lib.NewClient(store, uuid=session_id, new_device=True)
+    # A new pairing asks the phone for the whole history when the session's settings say so.
+    props = lib.DeviceProps(
+        os="Neonize",
+        platformType=lib.DeviceProps.SAFARI,
+        requireFullSync=behaviour_of(session_id).sync_full_history,
+    )
+    return lib.NewClient(store, uuid=session_id, new_device=True, props=props)
 
 
 @dataclass
@@ -93,7 +101,7 @@ class _Live:
     settled: threading.Event = field(default_factory=threading.Event)  # QR, connected, or ended
 
 
-class WhatsAppDriver(WhatsAppOperations, Engine):
+class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, Engine):
     label = "whatsapp"
 
     def __init__(self, on_event: EventCallback | None = None, *, client_factory: ClientFactory | None = None):
@@ -131,13 +139,19 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
             return media_save(session_id, data, mime, file_name)
 
         if name == "Message":
+            if self.ignored(session_id, ev):  # the session's settings (messaging.engines.behaviour)
+                return []
             special = polls.message_events(session_id, client, ev)  # votes, edits, polls
             if special is not None:
                 return special
             message = inbound.message_event(ev, client.download_any, store)
+            if message is not None:
+                self.read_at_once(session_id, client, message)
             return [message] if message else []
         if name == "HistorySync":
-            return list(inbound.history_events(ev, client.download_any, store))
+            return self.without_ignored(
+                session_id, list(inbound.history_events(ev, client.download_any, store))
+            )
         if name == "Receipt":
             return list(inbound.receipt_events(ev, type(ev).ReceiptType.Name(ev.Type)))
         if name == "Presence":
@@ -150,7 +164,9 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
             return [inbound.joined_group_event(ev, inbound.jid_str(client.get_me().JID))]
         if name == "GroupInfo":
             return list(inbound.group_info_events(ev, client.get_group_info(ev.JID)))
-        if name in ("CallOffer", "CallAccept", "CallTerminate"):
+        if name == "CallOffer":
+            return self.call_offer(session_id, client, ev)
+        if name in ("CallAccept", "CallTerminate"):
             status = {"CallOffer": "offer", "CallAccept": "accept", "CallTerminate": "terminate"}[name]
             return [inbound.call_event(ev, status)]
         if name in _CONNECTION_EVENTS:
@@ -166,6 +182,7 @@ class WhatsAppDriver(WhatsAppOperations, Engine):
             session_id=session_id, defaults={"jid": device_jid_str(me.JID)}
         )
         live.connected, live.qr = True, None
+        self.stay_online(session_id, client)
         jid = inbound.jid_str(me.JID)
         return [ConnectedEvent(jid=jid, phone=me.JID.User, push_name=me.PushName, platform="whatsapp")]
 

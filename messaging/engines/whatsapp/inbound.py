@@ -4,6 +4,7 @@ protobuf event types; media bytes come through `download(message) -> bytes` and 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -290,9 +291,30 @@ def group_info_events(ev: Any, info: Any) -> list[GroupChange]:
         events.append(group_event(GroupJoinEvent, info, [jid_str(j) for j in ev.Join], by, at))
     if ev.Leave:
         events.append(group_event(GroupLeaveEvent, info, [jid_str(j) for j in ev.Leave], by, at))
-    if ev.HasField("Name") or ev.Promote or ev.Demote:
-        events.append(group_event(GroupUpdateEvent, info, [], by, at))
+    changed = [name for field, name in _GROUP_CHANGES if ev.HasField(field)]
+    if ev.Promote or ev.Demote:
+        changed.append("admins")
+    if changed:
+        update = group_event(GroupUpdateEvent, info, [], by, at)
+        events.append(
+            dataclasses.replace(
+                update,
+                changed=tuple(changed),
+                description=info.GroupTopic.Topic if "description" in changed else None,
+                announce=bool(info.GroupAnnounce.IsAnnounce) if "announce" in changed else None,
+                locked=bool(info.GroupLocked.isLocked) if "locked" in changed else None,
+            )
+        )
     return events
+
+
+# The fields of a GroupInfoEv that change the group itself, and the names `group_update` gives them.
+_GROUP_CHANGES = (
+    ("Name", "subject"),
+    ("Topic", "description"),
+    ("Announce", "announce"),
+    ("Locked", "locked"),
+)
 
 
 def call_event(ev: Any, status: str) -> CallEvent:

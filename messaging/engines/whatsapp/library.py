@@ -34,5 +34,8 @@ def load() -> SimpleNamespace:
     from neonize import events
     from neonize._binder import ProxySettings
     from neonize.client import NewClient
+    from neonize.proto.waCompanionReg.WAWebProtobufsCompanionReg_pb2 import DeviceProps
 
-    return SimpleNamespace(NewClient=NewClient, ProxySettings=ProxySettings, events=events)
+    return SimpleNamespace(
+        NewClient=NewClient, ProxySettings=ProxySettings, events=events, DeviceProps=DeviceProps
+    )

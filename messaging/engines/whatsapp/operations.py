@@ -25,6 +25,7 @@ from messaging.engines.whatsapp.errors import library_errors
 
 class WhatsAppOperations:
     _client: Callable[[str], Any]
+    presence_allowed: Callable[[str, str], bool]
 
     def _call(self, session_id: str, operation: Callable[..., Any], *args: Any, kind: str = "message") -> Any:
         client = self._client(session_id)
@@ -80,7 +81,8 @@ class WhatsAppOperations:
         self._call(session_id, outbound.mark_read, chat, message_ids, sender)
 
     def send_presence(self, session_id: str, chat: str, presence: str) -> None:
-        self._call(session_id, outbound.send_presence, chat, presence)
+        if self.presence_allowed(session_id, presence):  # not `unavailable` while always online
+            self._call(session_id, outbound.send_presence, chat, presence)
 
     def check_contacts(self, session_id: str, numbers: list[str]) -> list[ContactStatus]:
         return self._call(session_id, outbound.check_contacts, numbers)

@@ -244,6 +244,9 @@ def group_info(info: Any) -> GroupInfo:
             Participant(jid=jid_str(p.JID), admin=bool(p.IsAdmin or p.IsSuperAdmin))
             for p in info.Participants
         ),
+        description=info.GroupTopic.Topic,
+        announce=bool(info.GroupAnnounce.IsAnnounce),
+        locked=bool(info.GroupLocked.isLocked),
     )
 
 

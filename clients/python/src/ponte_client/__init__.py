@@ -3,6 +3,7 @@
 from ponte_client._http import RetryPolicy
 from ponte_client.aio import AsyncClient
 from ponte_client.client import Client
+from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.errors import (
     AuthenticationError,
     BadRequestError,
@@ -36,12 +37,17 @@ __all__ = [
     "Bond",
     "BondList",
     "BondsAccessError",
+    "Chat",
     "Client",
     "ConflictError",
     "Connection",
+    "Contact",
+    "Group",
+    "GroupInvite",
     "NotFoundError",
     "Page",
     "PairingCode",
+    "ParticipantStatus",
     "PermissionDeniedError",
     "PollOption",
     "PollResults",
@@ -52,6 +58,7 @@ __all__ = [
     "SentMessage",
     "ServerError",
     "Session",
+    "SessionSettings",
     "Webhook",
     "WebhookVerificationError",
     "verify_webhook",

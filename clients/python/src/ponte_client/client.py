@@ -9,8 +9,9 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ponte_client import ops
+from ponte_client import directory, ops
 from ponte_client._http import Op, RetryPolicy, send
+from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.models import (
     BondList,
     Connection,
@@ -100,6 +101,31 @@ class Sessions(_Resource):
     def delete(self, session_id: str) -> None:
         self._run(ops.sessions_delete(session_id))
 
+    def settings(self, session_id: str) -> SessionSettings:
+        return self._run(directory.sessions_settings(session_id))
+
+    def update_settings(
+        self,
+        session_id: str,
+        *,
+        reject_calls: bool | None = None,
+        reject_call_message: str | None = None,
+        ignore_groups: bool | None = None,
+        read_messages: bool | None = None,
+        always_online: bool | None = None,
+        sync_full_history: bool | None = None,
+    ) -> SessionSettings:
+        """Change the settings given (None: unchanged); the reply is all of them."""
+        changes = {
+            "reject_calls": reject_calls,
+            "reject_call_message": reject_call_message,
+            "ignore_groups": ignore_groups,
+            "read_messages": read_messages,
+            "always_online": always_online,
+            "sync_full_history": sync_full_history,
+        }
+        return self._run(directory.sessions_settings_update(session_id, changes))
+
 
 class Messages(_Resource):
     def send_text(
@@ -172,6 +198,20 @@ class Contacts(_Resource):
     def set_status(self, session_id: str, status: str) -> JSON:
         return self._run(ops.contacts_set_status(session_id, status))
 
+    def list(self, session_id: str, *, page: int = 1, limit: int = 20) -> Page[Contact]:
+        """Who the session has seen (push names, contact cards, group participants)."""
+        return self._run(directory.contacts_list(session_id, page, limit))
+
+    def picture(self, session_id: str, jid: str) -> str | None:
+        """The URL of a contact's (or group's) picture; None when hidden or absent."""
+        return self._run(directory.contacts_picture(session_id, jid))
+
+
+class Chats(_Resource):
+    def list(self, session_id: str, *, page: int = 1, limit: int = 20) -> Page[Chat]:
+        """The session's chats, newest message first, with their unread counts."""
+        return self._run(directory.chats_list(session_id, page, limit))
+
 
 class Groups(_Resource):
     def create(self, session_id: str, subject: str, participants: Sequence[str]) -> JSON:
@@ -182,6 +222,40 @@ class Groups(_Resource):
 
     def leave(self, session_id: str, group_jid: str) -> JSON:
         return self._run(ops.groups_leave(session_id, group_jid))
+
+    def add_participants(
+        self, session_id: str, group_jid: str, participants: Sequence[str]
+    ) -> list[ParticipantStatus]:
+        return self._run(directory.groups_participants(session_id, group_jid, participants, "add"))
+
+    def remove_participants(
+        self, session_id: str, group_jid: str, participants: Sequence[str]
+    ) -> list[ParticipantStatus]:
+        return self._run(directory.groups_participants(session_id, group_jid, participants, "remove"))
+
+    def set_subject(self, session_id: str, group_jid: str, subject: str) -> Group:
+        return self._run(directory.groups_put(session_id, group_jid, "subject", {"subject": subject}))
+
+    def set_description(self, session_id: str, group_jid: str, description: str) -> Group:
+        fields = {"description": description}
+        return self._run(directory.groups_put(session_id, group_jid, "description", fields))
+
+    def set_settings(
+        self, session_id: str, group_jid: str, *, announce: bool | None = None, locked: bool | None = None
+    ) -> Group:
+        """`announce`: only admins send; `locked`: only admins edit the info (None: unchanged)."""
+        fields = {"announce": announce, "locked": locked}
+        return self._run(directory.groups_put(session_id, group_jid, "settings", fields))
+
+    def invite(self, session_id: str, group_jid: str) -> GroupInvite:
+        return self._run(directory.groups_invite(session_id, group_jid))
+
+    def revoke_invite(self, session_id: str, group_jid: str) -> GroupInvite:
+        return self._run(directory.groups_invite_revoke(session_id, group_jid))
+
+    def join(self, session_id: str, code: str) -> Group:
+        """Join by invite code or link (NotFoundError `INVITE_NOT_FOUND` when unknown or revoked)."""
+        return self._run(directory.groups_join(session_id, code))
 
 
 class Webhooks(_Resource):
@@ -262,6 +336,7 @@ class Client:
         self.messages = Messages(self._send)
         self.contacts = Contacts(self._send)
         self.groups = Groups(self._send)
+        self.chats = Chats(self._send)
         self.webhooks = Webhooks(self._send)
         self.instance = Instance(self._send)
 

@@ -1,0 +1,49 @@
+"""A session's settings (`GET/PUT /api/sessions/{id}/settings`): stored, then handed to the engine for
+what takes effect at once (`alwaysOnline`); the rest the engines read where it applies
+(messaging.engines.behaviour).
+
+Official channels do what the Graph API allows: `readMessages` (the channel marks each inbound message
+read) and `ignoreGroups` (they have no groups: nothing to ignore); `rejectCalls`, `alwaysOnline` and
+`syncFullHistory` have no Graph API equivalent, so turning them on answers 400 OPERATION_NOT_SUPPORTED.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from django.db import transaction
+
+from messaging.engines.behaviour import behaviour_of
+from messaging.errors import OperationNotSupported
+from messaging.models import Session, SessionSettings
+from messaging.services.engine import engine_errors, engine_for
+from messaging.values import SessionBehaviour
+
+#: Settings an official channel cannot honour (docs/channels.md).
+OFFICIAL_UNSUPPORTED = ("reject_calls", "always_online", "sync_full_history")
+
+
+def session_settings_get(*, session: Session) -> SessionBehaviour:
+    return behaviour_of(str(session.pk))
+
+
+@transaction.atomic
+def session_settings_update(*, session: Session, changes: dict[str, object]) -> SessionBehaviour:
+    """Apply `changes` (snake_case fields of SessionBehaviour; those left out keep their value)."""
+    current = behaviour_of(str(session.pk))
+    wanted = dataclasses.replace(current, **changes)
+    if session.official:
+        refused = [name for name in OFFICIAL_UNSUPPORTED if getattr(wanted, name)]
+        if refused:
+            names = ", ".join(_camel(n) for n in refused)
+            raise OperationNotSupported(f"The {session.provider} channel cannot honour {names}.")
+    SessionSettings.objects.update_or_create(session=session, defaults=dataclasses.asdict(wanted))
+    if session.status == Session.Status.CONNECTED and not session.official:
+        with engine_errors():
+            engine_for(session).settings_apply(str(session.pk), wanted)
+    return wanted
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
