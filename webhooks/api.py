@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api import KeyedAPIView
+from accounts.models import ApiKey
 from accounts.permissions import ReadOrOperate
 from config.filters import filterset_valid
 from webhooks import selectors, services
@@ -27,6 +28,19 @@ _RETRY_HELP = (
 )
 
 
+_HEADERS_HELP = (
+    "Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values "
+    "at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, "
+    "Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only."
+)
+
+
+def record(view: KeyedAPIView, webhook: Webhook) -> dict:
+    """The webhook record as this key may see it: header values for admin keys only."""
+    context = {"header_values": view.api_key.role == ApiKey.Role.ADMIN}
+    return WebhookOutputSerializer(webhook, context=context).data
+
+
 class WebhookListCreateApi(KeyedAPIView):
     permission_classes = [ReadOrOperate]
     filterset_class = WebhookFilterSet
@@ -37,6 +51,12 @@ class WebhookListCreateApi(KeyedAPIView):
         secret = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
         events = serializers.ListField(child=serializers.CharField(max_length=40), help_text=_EVENTS_HELP)
         retryCount = serializers.IntegerField(required=False, allow_null=True, help_text=_RETRY_HELP)
+        headers = serializers.DictField(
+            child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+            required=False,
+            allow_null=True,
+            help_text=_HEADERS_HELP,
+        )
 
         class Meta:
             ref_name = "WebhookCreate"
@@ -48,7 +68,7 @@ class WebhookListCreateApi(KeyedAPIView):
     def get(self, request: Request) -> Response:
         webhooks = selectors.webhook_list(key=self.api_key)
         webhooks = filterset_valid(WebhookFilterSet, request.query_params, webhooks).qs
-        return Response({"data": WebhookOutputSerializer(webhooks, many=True).data})
+        return Response({"data": [record(self, webhook) for webhook in webhooks]})
 
     @extend_schema(
         operation_id="gateway_webhooks_create", request=InputSerializer, responses=WebhookOutputSerializer
@@ -65,8 +85,9 @@ class WebhookListCreateApi(KeyedAPIView):
             events=values["events"],
             secret=values["secret"],
             retry_count=values.get("retryCount"),
+            headers=values.get("headers"),
         )
-        return Response(WebhookOutputSerializer(webhook).data)
+        return Response(record(self, webhook))
 
 
 class WebhookDetailApi(KeyedAPIView):
@@ -79,6 +100,17 @@ class WebhookDetailApi(KeyedAPIView):
             child=serializers.CharField(max_length=40), required=False, help_text=_EVENTS_HELP
         )
         retryCount = serializers.IntegerField(required=False, help_text=_RETRY_HELP)
+        headers = serializers.DictField(
+            child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+            required=False,
+            allow_null=True,
+            help_text=_HEADERS_HELP + " Replaces all headers; {} or null removes them.",
+        )
+        status = serializers.ChoiceField(
+            choices=Webhook.Status.choices,
+            required=False,
+            help_text='"active" enables a webhook that was disabled (after failing for days, or by hand).',
+        )
 
         class Meta:
             ref_name = "WebhookPatch"
@@ -90,7 +122,7 @@ class WebhookDetailApi(KeyedAPIView):
 
     @extend_schema(operation_id="gateway_webhooks_get", responses=WebhookOutputSerializer)
     def get(self, request: Request, webhook_id: str) -> Response:
-        return Response(WebhookOutputSerializer(self._webhook(webhook_id)).data)
+        return Response(record(self, self._webhook(webhook_id)))
 
     @extend_schema(
         operation_id="gateway_webhooks_patch", request=InputSerializer, responses=WebhookOutputSerializer
@@ -103,7 +135,7 @@ class WebhookDetailApi(KeyedAPIView):
         if "retryCount" in changes:
             changes["retry_count"] = changes.pop("retryCount")
         webhook = services.webhook_update(webhook=webhook, **changes)
-        return Response(WebhookOutputSerializer(webhook).data)
+        return Response(record(self, webhook))
 
     @extend_schema(
         operation_id="gateway_webhooks_delete",

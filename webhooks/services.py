@@ -16,6 +16,8 @@ from messaging.engines.events import EngineEvent
 from messaging.models import Session
 from webhooks import broadcast, instance, lookups
 from webhooks.catalogue import canonical_event, canonical_events
+from webhooks.custom_headers import headers_clean
+from webhooks.disable import webhook_disable, webhook_enable
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import sql
@@ -156,6 +158,7 @@ def webhook_create(
     events: list[str],
     secret: str = "",
     retry_count: int | None = None,
+    headers: dict[str, str] | None = None,
 ) -> Webhook:
     """Register a webhook on one of the account's sessions, within the plan's webhook cap."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
@@ -168,6 +171,7 @@ def webhook_create(
         secret=secret,
         events=canonical_events(events),
         retry_count=_clean_retry_count(retry_count),
+        headers=headers_clean(headers) or None,
     )
     cap = account.plan.max_webhooks
     if cap is not None and Webhook.objects.filter(account=account).count() >= cap:
@@ -184,24 +188,47 @@ def webhook_update(
     secret: str = UNSET,
     events: list[str] = UNSET,
     retry_count: int | None = UNSET,
+    headers: dict[str, str] | None = UNSET,
+    status: str = UNSET,
 ) -> Webhook:
-    """Patch a webhook. Deliveries still waiting follow a new URL, secret and attempt count."""
+    """Patch a webhook. Deliveries still waiting follow a new URL, secret, headers and attempt count.
+
+    A new `secret` replaces the old one at once (secret/rotate keeps both for an overlap); `status`
+    "active" enables a disabled webhook again (webhooks.disable), "disabled" stops its deliveries."""
     webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
     if url is not UNSET:
         webhook.url = target_url_clean(url)
     if secret is not UNSET:
         webhook.secret = secret
+        webhook.previous_secret, webhook.previous_secret_expires_at = "", None
+    if headers is not UNSET:
+        webhook.headers = headers_clean(headers) or None
     if events is not UNSET:
         webhook.events = canonical_events(events)
     if retry_count is not UNSET:
         webhook.retry_count = _clean_retry_count(retry_count)
     webhook.updated_at = timezone.now()
     webhook.save()
+    if status is not UNSET:
+        _status_set(webhook, status)
     waiting = Delivery.objects.filter(
         webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
     )
     waiting.update(target_url=webhook.url, max_attempts=webhook.retry_count)
     return webhook
+
+
+def _status_set(webhook: Webhook, status: str) -> None:
+    if status not in Webhook.Status.values:
+        raise ValidationFailed(f"status: must be one of {', '.join(Webhook.Status.values)}")
+    if status == webhook.status:
+        return
+    if status == Webhook.Status.ACTIVE:
+        webhook_enable(webhook=webhook)
+        webhook.save()
+    else:
+        webhook_disable(webhook_id=webhook.pk, reason="Disabled by the customer.", tell=False)
+        webhook.refresh_from_db()
 
 
 @transaction.atomic

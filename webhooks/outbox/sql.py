@@ -15,7 +15,7 @@ PostgreSQL and SQLite (3.35 or later, for RETURNING).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -71,6 +71,7 @@ def _targets_statement(vendor: str) -> str:
         f" hook.{column(hook, 'retry_count')} AS hook_retry_count"
         f" FROM (SELECT 1 AS one) AS one LEFT JOIN {table(hook)} AS hook"
         f" ON hook.{column(hook, 'session')} = %(session)s"
+        f" AND hook.{column(hook, 'status')} = {literal(hook.Status.ACTIVE)}"  # a disabled one gets nothing
         f" ORDER BY hook.{column(hook, 'created_at')}, hook.{column(hook, 'id')}"
     )
 
@@ -166,6 +167,8 @@ class Claimed:
     resend_requested_by_id: int | None
     request_id: str = ""
     created_at: datetime | None = None
+    previous_secret: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -232,9 +235,16 @@ def _worker_statements(vendor: str) -> dict[str, str]:
     skip_locked = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
     hook_pk = f"{table(hook)}.{column(hook, 'id')}"
+    of_hook = f"FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')}"
+    # What signing and sending need of the webhook, read at claim time so a resend or a replay uses
+    # its current secret and headers: the secret, the one a rotation replaced while its overlap lasts
+    # (webhooks.rotation), the custom headers (webhooks.custom_headers).
+    expires = column(hook, "previous_secret_expires_at")
     secret = (
-        f"(SELECT {column(hook, 'secret')} FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')})"
-        " AS secret"
+        f"(SELECT {column(hook, 'secret')} {of_hook}) AS secret,"
+        f" (SELECT CASE WHEN {expires} > %(claimed_at)s THEN {column(hook, 'previous_secret')} END"
+        f" {of_hook}) AS previous_secret,"
+        f" (SELECT {column(hook, 'headers')} {of_hook}) AS headers"
     )
     held_lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     # Waiting and stuck rows are looked up apart, each on its own partial index: one condition with OR
@@ -343,6 +353,8 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             kind=row["kind"],
             webhook_id=row["webhook"],
             secret=from_db(_models().Webhook, "secret", row["secret"]),  # decrypted (config.fields)
+            previous_secret=from_db(_models().Webhook, "previous_secret", row["previous_secret"]) or "",
+            headers=from_db(_models().Webhook, "headers", row["headers"]) or {},
             target_url=row["target_url"],
             payload=from_db(d, "payload", row["payload"]),
             dispatch_id=row["dispatch_id"],
