@@ -17,10 +17,12 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
+from config.admin_once import shown_once
 from config.admin_safety import QueryStringGuard, bad_lookup_redirect, has_nul
 from webhooks.admin_forms import InstanceWebhookConfigForm, WebhookForm
 from webhooks.models import Delivery, DeliveryAttempt, Event, InstanceWebhookConfig, Webhook
 from webhooks.outbox.deliveries import deliveries_resend
+from webhooks.rotation import webhook_secret_rotate
 from webhooks.services import webhook_update
 
 WAITING = (Delivery.Status.PENDING, Delivery.Status.FAILED)
@@ -36,12 +38,43 @@ def _short_time(moment: datetime) -> str:
 class WebhookAdmin(QueryStringGuard, admin.ModelAdmin):
     form = WebhookForm
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    list_display = ["id", "account", "session", "url", "events", "retry_count", "signed", "created_at"]
-    list_filter = ["account", "retry_count"]
+    list_display = [
+        "id",
+        "account",
+        "session",
+        "url",
+        "events",
+        "retry_count",
+        "signed",
+        "status",
+        "created_at",
+    ]
+    list_filter = ["status", "account", "retry_count"]
     search_fields = ["id", "url", "account__name", "session__name"]
-    # The secret is never shown; change it through the gateway's PATCH.
+    # The secret is never shown; "Rotate the secret" replaces it (shown once), as the gateway's rotate.
     exclude = ["secret"]
-    readonly_fields = ["id", "account", "session", "created_at", "updated_at"]
+    readonly_fields = [
+        "id",
+        "account",
+        "session",
+        "created_at",
+        "updated_at",
+        "disabled_reason",
+        "disabled_at",
+        "failing_since",
+        "failed_attempts",
+        "previous_secret_expires_at",
+    ]
+    actions = ["rotate_secret"]
+
+    @admin.action(description="Rotate the secret (a new whsec_ secret; the old one signs too for a day)")
+    def rotate_secret(self, request: HttpRequest, queryset: QuerySet[Webhook]) -> HttpResponse:
+        shown = []
+        for webhook in queryset:
+            webhook, secret = webhook_secret_rotate(webhook=webhook)
+            shown.append((f"New secret of {webhook.pk}", secret))
+        back = reverse("admin:webhooks_webhook_changelist")
+        return shown_once(request, self, title="Secrets rotated", shown=shown, back=back)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # registered through the gateway, which validates the URL and the plan's cap
