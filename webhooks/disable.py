@@ -57,7 +57,7 @@ def webhook_disable(*, webhook_id: str, reason: str, tell: bool = True) -> bool:
     """Disable one webhook (False: already disabled or gone): its waiting deliveries become dead
     letters and (`tell`) the account's people get an e-mail once the change is committed."""
     webhook = (
-        Webhook.objects.select_for_update()
+        Webhook.objects.select_for_update(of=("self",))
         .select_related("account__user")
         .filter(pk=webhook_id, status=Webhook.Status.ACTIVE)
         .first()
