@@ -50,7 +50,7 @@ def _fail_until_disabled(session, client, receiver, capture):
 def test_failing_long_enough_disables_dead_letters_the_waiting_and_tells_the_account(
     customer, make_receiver, django_capture_on_commit_callbacks
 ):
-    account, session, client = customer
+    _account, session, client = customer
     receiver = make_receiver(default=500)
     hook = _fail_until_disabled(session, client, receiver, django_capture_on_commit_callbacks)
 
