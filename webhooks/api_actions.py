@@ -30,6 +30,10 @@ class _OneWebhookApi(KeyedAPIView):
 
 
 class WebhookSecretRotateApi(_OneWebhookApi):
+    """Give the webhook a new signing secret; the old one keeps signing too during the overlap, so
+    `webhook-signature` carries one `v1,` signature per secret (new first) and receivers verify with
+    either. `x-webhook-signature` uses the new secret. The new secret is in this reply only."""
+
     class InputSerializer(serializers.Serializer):
         secret = serializers.CharField(
             required=False,
@@ -74,6 +78,9 @@ class WebhookSecretRotateApi(_OneWebhookApi):
 
 
 class WebhookTestApi(_OneWebhookApi):
+    """Send the webhook one `webhook.test` event, delivered like any other (signed, retried, in the
+    delivery log); other webhooks of the session do not get it. 409 when the webhook is disabled."""
+
     @extend_schema(
         operation_id="gateway_webhooks_test",
         request=None,
@@ -95,6 +102,10 @@ class WebhookTestApi(_OneWebhookApi):
 
 
 class WebhookReplayApi(_OneWebhookApi):
+    """Send the webhook's delivered and dead deliveries created in [since, until) again, to its current
+    URL with its current secret and headers, each with its original `webhook-id`: one attempt each.
+    The window is at most 7 days and at most 10,000 deliveries."""
+
     class InputSerializer(serializers.Serializer):
         since = serializers.DateTimeField(help_text="Start of the window (ISO 8601), inclusive.")
         until = serializers.DateTimeField(
