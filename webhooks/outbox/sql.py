@@ -225,27 +225,34 @@ def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) ->
     }
 
 
-@cache
-def _worker_statements(vendor: str) -> dict[str, str]:
+def _webhook_columns() -> str:
+    """What signing and sending need of a claimed delivery's webhook, read at claim time so a resend or
+    a replay uses its current secret and headers: the secret, the one a rotation replaced while its
+    overlap lasts (webhooks.rotation), the custom headers (webhooks.custom_headers)."""
     m = _models()
     d, hook = m.Delivery, m.Webhook
-    t, pk, target = table(d), column(d, "id"), column(d, "target_url")
-    waiting, stuck, next_at = _waiting_sql(), _stuck_sql(), column(d, "next_attempt_at")
-    # PostgreSQL: concurrent drains of one target take different rows instead of queueing on locks.
-    skip_locked = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
-    hook_pk = f"{table(hook)}.{column(hook, 'id')}"
-    of_hook = f"FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')}"
-    # What signing and sending need of the webhook, read at claim time so a resend or a replay uses
-    # its current secret and headers: the secret, the one a rotation replaced while its overlap lasts
-    # (webhooks.rotation), the custom headers (webhooks.custom_headers).
+    of_hook = (
+        f"FROM {table(hook)} WHERE {table(hook)}.{column(hook, 'id')} = {table(d)}.{column(d, 'webhook')}"
+    )
     expires = column(hook, "previous_secret_expires_at")
-    secret = (
+    return (
         f"(SELECT {column(hook, 'secret')} {of_hook}) AS secret,"
         f" (SELECT CASE WHEN {expires} > %(claimed_at)s THEN {column(hook, 'previous_secret')} END"
         f" {of_hook}) AS previous_secret,"
         f" (SELECT {column(hook, 'headers')} {of_hook}) AS headers"
     )
+
+
+@cache
+def _worker_statements(vendor: str) -> dict[str, str]:
+    m = _models()
+    d = m.Delivery
+    t, pk, target = table(d), column(d, "id"), column(d, "target_url")
+    waiting, stuck, next_at = _waiting_sql(), _stuck_sql(), column(d, "next_attempt_at")
+    # PostgreSQL: concurrent drains of one target take different rows instead of queueing on locks.
+    skip_locked = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
+    secret = _webhook_columns()
     held_lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     # Waiting and stuck rows are looked up apart, each on its own partial index: one condition with OR
     # made PostgreSQL merge bitmaps over the whole (target) range instead.
