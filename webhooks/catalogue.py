@@ -27,6 +27,15 @@ EVENTS: dict[str, str] = {
     "health": gettext_noop("Whether the account can send (AVAILABLE, LIMITED, BLOCKED)."),
 }
 
+# Sent only on request, to the one webhook asked for (webhooks.test_event): not in EVENTS, so it cannot
+# be subscribed to, and the live socket leaves it out.
+TEST_EVENT = "webhook.test"
+ON_REQUEST: dict[str, str] = {
+    TEST_EVENT: gettext_noop(
+        "A test event sent on request to one webhook (POST /gateway/webhooks/{id}/test)."
+    ),
+}
+
 # Plural names some integrations expect, and the dotted names of the messaging API.
 ALIASES: dict[str, str] = {
     "messages": "message",

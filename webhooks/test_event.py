@@ -13,12 +13,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.errors import Conflict
+from webhooks.catalogue import TEST_EVENT
 from webhooks.models import Delivery, Event, Webhook
 from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.policy import REGISTERED
 from webhooks.payloads import envelope
 
-TEST_EVENT = "webhook.test"
+__all__ = ["TEST_EVENT", "WebhookDisabled", "require_active", "webhook_test_send"]
 
 
 class WebhookDisabled(Conflict):
