@@ -41,6 +41,8 @@ class ApplicationError(Exception):
     #: the request's transaction, which then commits instead of rolling back.
     record: Callable[[], None] | None = None
     gateway_text: str = "Internal server error"
+    #: The gateway shows `message` instead of `gateway_text` (validation errors, which name their field).
+    gateway_shows_message: bool = False
     default_message: str = "An unexpected error occurred; it has been logged."
 
     def __init__(self, message: str | None = None, *, extra: dict[str, Any] | None = None) -> None:
@@ -63,6 +65,15 @@ class BadRequest(ApplicationError):
 class ValidationFailed(BadRequest):
     code = "VALIDATION_ERROR"
     default_message = "The request has invalid or missing fields."
+    # The gateway says what is wrong and names the field ("url refused: ...", "retryCount: ..."):
+    # "Request body invalid" alone left callers guessing which of their fields was refused.
+    gateway_shows_message = True
+
+
+class MalformedBody(ValidationFailed):
+    """The body is not JSON at all: there is no field to name, so the gateway keeps its contract text."""
+
+    gateway_shows_message = False
 
 
 class PayloadTooLarge(ApplicationError):
@@ -157,7 +168,9 @@ def _messaging_body(error: ApplicationError) -> dict[str, Any]:
 
 def _gateway_body(error: ApplicationError) -> dict[str, Any]:
     hint = getattr(error, "hint", None)
-    return {"error": error.gateway_text, "hint": hint} if hint else {"error": error.gateway_text}
+    specific = error.gateway_shows_message and error.message != error.default_message
+    text = error.message if specific else error.gateway_text
+    return {"error": text, "hint": hint} if hint else {"error": text}
 
 
 def _instance_body(error: ApplicationError) -> dict[str, Any]:
@@ -258,7 +271,7 @@ def as_application_error(exc: Exception) -> ApplicationError | None:
         )
         return ValidationFailed("; ".join(lines) or None, extra={"details": lines})
     if isinstance(exc, drf_exceptions.ParseError):
-        return ValidationFailed(f"Malformed request body: {exc.detail}")
+        return MalformedBody(f"Malformed request body: {exc.detail}")
     if isinstance(exc, drf_exceptions.UnsupportedMediaType):
         return BadRequest(f"{exc.detail} Send Content-Type: application/json.")
     if isinstance(exc, drf_exceptions.NotAuthenticated | drf_exceptions.AuthenticationFailed):

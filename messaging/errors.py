@@ -7,6 +7,7 @@ from core.errors import ApplicationError, BadRequest, Conflict, Forbidden, NotFo
 
 class InvalidPhoneNumber(ValidationFailed):
     gateway_text = "Invalid phone number"
+    gateway_shows_message = False
     default_message = "Invalid phone number: use the international format without '+', or a JID."
 
 

@@ -57,13 +57,13 @@ def validate_target_url(url: str) -> None:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as exc:
-        raise UnsafeTarget(f"url is not a valid URL: {exc}") from None
+        raise UnsafeTarget(f"url refused: it is not a valid URL ({exc})") from None
     if parts.scheme not in {"http", "https"}:
-        raise UnsafeTarget("url must start with http:// or https://")
+        raise UnsafeTarget("url refused: it must start with http:// or https://")
     if not parts.hostname:
-        raise UnsafeTarget("url has no host")
+        raise UnsafeTarget("url refused: it has no host")
     if parts.username or parts.password:
-        raise UnsafeTarget("url must not carry a user name or password; use the webhook secret")
+        raise UnsafeTarget("url refused: it must not carry a user name or password; use the webhook secret")
     try:
         resolve_vetted(parts.hostname, port)
     except RefusedAddress as exc:

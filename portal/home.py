@@ -20,6 +20,7 @@ from core.errors import Conflict
 from messaging.services.quota import messages_sent_today
 from portal.common import account_required
 from webhooks.models import Webhook
+from webhooks.registered.selectors import webhooks_disabled
 
 
 def landing(request: HttpRequest) -> HttpResponse:
@@ -120,5 +121,6 @@ def overview(request: HttpRequest, account: Account) -> HttpResponse:
         "bonds_access": bonds_access(account),
         "bonds_requestable": _bonds_status(account) in {None, Subscription.Status.CANCELED},
         "base": settings.PONTE_BASE_URL,
+        "disabled_webhooks": webhooks_disabled(account_id=account.pk),
     }
     return render(request, "portal/home.html", context)

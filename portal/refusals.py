@@ -20,14 +20,14 @@ from webhooks.errors import WebhookLimitReached
 FIXED_MESSAGES = (
     gettext_noop("An account with this email already exists; sign in or reset the password."),
     gettext_noop("The session is already paired; log out first to pair another phone."),
-    gettext_noop("url must start with http:// or https://"),
-    gettext_noop("url has no host"),
+    gettext_noop("url refused: it must start with http:// or https://"),
+    gettext_noop("url refused: it has no host"),
     # net.transport's REFUSED_MESSAGE and CONNECT_REFUSED_MESSAGE (a test keeps them in step).
     gettext_noop("url refused: its host must resolve only to public internet addresses"),
     gettext_noop(
         "url refused at connection time: its host no longer resolves only to public internet addresses"
     ),
-    gettext_noop("url must not carry a user name or password; use the webhook secret"),
+    gettext_noop("url refused: it must not carry a user name or password; use the webhook secret"),
     gettext_noop("retryCount: must be a whole number"),
     gettext_noop("The account's plan does not allow more of this resource."),
     gettext_noop("The session engine is unreachable or not answering; try again shortly."),

@@ -36,6 +36,7 @@ urlpatterns = [
     path("webhooks/", webhooks.webhook_list, name="webhooks"),
     path("webhooks/<str:webhook_id>/edit/", webhooks.webhook_edit, name="webhook_edit"),
     path("webhooks/<str:webhook_id>/delete/", webhooks.webhook_delete, name="webhook_delete"),
+    path("webhooks/<str:webhook_id>/enable/", webhooks.webhook_enable, name="webhook_enable"),
     path("deliveries/", webhooks.delivery_list, name="deliveries"),
     path("deliveries/resend/", webhooks.delivery_resend, name="delivery_resend"),
 ]

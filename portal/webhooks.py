@@ -15,9 +15,9 @@ from core.errors import ApplicationError
 from portal.common import account_required, form_error
 from portal.forms import WebhookForm
 from portal.keys import session_choices
-from webhooks import services
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 from webhooks.outbox.deliveries import deliveries_resend
+from webhooks.registered import selectors, services
 from webhooks.registered.filters import DeliveryFilterSet
 
 DELIVERIES_SHOWN = 100
@@ -46,6 +46,7 @@ def webhook_list(request: HttpRequest, account: Account) -> HttpResponse:
         "form": form,
         "webhooks": Webhook.objects.filter(account=account).select_related("session"),
         "plan": account.plan,
+        "disabled_webhooks": selectors.webhooks_disabled(account_id=account.pk),
     }
     return render(request, "portal/webhooks.html", context, status=400 if form.errors else 200)
 
@@ -79,6 +80,20 @@ def webhook_delete(request: HttpRequest, account: Account, webhook_id: str) -> H
     messages.success(
         request,
         gettext("Webhook %(id)s deleted; its waiting deliveries became dead letters.") % {"id": webhook_id},
+    )
+    return redirect("account:webhooks")
+
+
+@require_POST
+@account_required
+def webhook_enable(request: HttpRequest, account: Account, webhook_id: str) -> HttpResponse:
+    """Enable a disabled webhook again (the banner's button), as PATCH {"status": "active"} does."""
+    webhook = get_object_or_404(Webhook, pk=webhook_id, account=account)
+    services.webhook_update(webhook=webhook, status=Webhook.Status.ACTIVE)
+    messages.success(
+        request,
+        gettext("Webhook %(id)s enabled; resend its dead letters from the delivery log.")
+        % {"id": webhook_id},
     )
     return redirect("account:webhooks")
 

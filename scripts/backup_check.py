@@ -205,7 +205,7 @@ def phase_populate(facts_file: Path, receiver_url: str) -> None:
     from messaging.services.sessions import sandbox_inject, sandbox_pair, session_create
     from webhooks.models import Delivery
     from webhooks.outbox.deliveries import delivery_attempt
-    from webhooks.services import webhook_create
+    from webhooks.registered.services import webhook_create
     from webhooks.signing import hex_signature
 
     account = account_create(name="backup-check", plan=Plan.objects.get(name="Empresarial"))

@@ -17,11 +17,13 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
+from core.admin_once import shown_once
 from core.admin_safety import QueryStringGuard, bad_lookup_redirect, has_nul
 from webhooks.admin_forms import InstanceWebhookConfigForm, WebhookForm
 from webhooks.models import Delivery, DeliveryAttempt, Event, InstanceWebhookConfig, Webhook
 from webhooks.outbox.deliveries import deliveries_resend
-from webhooks.services import webhook_update
+from webhooks.registered.rotation import webhook_secret_rotate
+from webhooks.registered.services import webhook_update
 from webhooks.stream import admin as stream_admin  # noqa: F401 (registers the event stream's jobs)
 
 WAITING = (Delivery.Status.PENDING, Delivery.Status.FAILED)
@@ -46,13 +48,35 @@ class WebhookAdmin(QueryStringGuard, admin.ModelAdmin):
         "retry_count",
         "rate_limit",
         "signed",
+        "status",
         "created_at",
     ]
-    list_filter = ["account", "retry_count"]
+    list_filter = ["status", "account", "retry_count"]
     search_fields = ["id", "url", "account__name", "session__name"]
-    # The secret is never shown; change it through the gateway's PATCH.
+    # The secret is never shown; "Rotate the secret" replaces it (shown once), as the gateway's rotate.
     exclude = ["secret"]
-    readonly_fields = ["id", "account", "session", "created_at", "updated_at"]
+    readonly_fields = [
+        "id",
+        "account",
+        "session",
+        "created_at",
+        "updated_at",
+        "disabled_reason",
+        "disabled_at",
+        "failing_since",
+        "failed_attempts",
+        "previous_secret_expires_at",
+    ]
+    actions = ["rotate_secret"]
+
+    @admin.action(description="Rotate the secret (a new whsec_ secret; the old one signs too for a day)")
+    def rotate_secret(self, request: HttpRequest, queryset: QuerySet[Webhook]) -> HttpResponse:
+        shown = []
+        for webhook in queryset:
+            webhook, secret = webhook_secret_rotate(webhook=webhook)
+            shown.append((f"New secret of {webhook.pk}", secret))
+        back = reverse("admin:webhooks_webhook_changelist")
+        return shown_once(request, self, title="Secrets rotated", shown=shown, back=back)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # registered through the gateway, which validates the URL and the plan's cap

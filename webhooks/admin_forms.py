@@ -14,6 +14,7 @@ from net.transport import validate_target_url
 from webhooks.catalogue import EVENTS, canonical_events
 from webhooks.instance.services import URL_SETTINGS, allow_number_clean
 from webhooks.models import InstanceWebhookConfig, Webhook
+from webhooks.registered.custom_headers import headers_clean
 
 URL_FIELDS = list(URL_SETTINGS.values())
 
@@ -42,9 +43,17 @@ class WebhookForm(forms.ModelForm):
         help_text="The events POSTed to the URL (at least one; docs/webhooks.md lists what each carries).",
     )
 
+    headers = forms.JSONField(
+        required=False,
+        help_text=(
+            'Custom headers sent with every delivery, as a JSON object {"Name": "value"}: at most 10; '
+            "Host, Content-*, Connection, Transfer-Encoding, webhook-*, x-webhook-*, x-ponte-* are refused."
+        ),
+    )
+
     class Meta:
         model = Webhook
-        fields = ["url", "events", "retry_count", "rate_limit"]
+        fields = ["url", "events", "retry_count", "rate_limit", "headers", "status"]
         formfield_callback = _formfield
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -59,6 +68,12 @@ class WebhookForm(forms.ModelForm):
     def clean_url(self) -> str:
         url = self.cleaned_data["url"].strip()
         return _target_url(url) if "url" in self.changed_data else url
+
+    def clean_headers(self) -> dict[str, str] | None:
+        try:
+            return headers_clean(self.cleaned_data["headers"]) or None
+        except ValidationFailed as error:
+            raise ValidationError(error.message.removeprefix("headers: ")) from None
 
     def clean_events(self) -> list[str]:
         try:

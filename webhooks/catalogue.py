@@ -29,6 +29,15 @@ EVENTS: dict[str, str] = {
     "message_edited": gettext_noop("A text message was edited (by the session or the other side)."),
 }
 
+# Sent only on request, to the one webhook asked for (webhooks.registered.test_event): not in EVENTS,
+# so it cannot be subscribed to, and the live socket leaves it out.
+TEST_EVENT = "webhook.test"
+ON_REQUEST: dict[str, str] = {
+    TEST_EVENT: gettext_noop(
+        "A test event sent on request to one webhook (POST /gateway/webhooks/{id}/test)."
+    ),
+}
+
 # Plural names some integrations expect, and the dotted names of the messaging API.
 ALIASES: dict[str, str] = {
     "messages": "message",

@@ -9,7 +9,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from core.fields import EncryptedTextField
+from core.fields import EncryptedJSONField, EncryptedTextField
 from core.logs import current_request_id
 
 
@@ -79,6 +79,10 @@ def new_dispatch_id() -> str:
 class Webhook(models.Model):
     """A registered webhook (the gateway's): POSTs the events of one session to a customer's URL."""
 
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("Active")
+        DISABLED = "disabled", _("Disabled")
+
     MIN_RETRY_COUNT = 1
     MAX_RETRY_COUNT = 10
     DEFAULT_RETRY_COUNT = 5
@@ -107,6 +111,23 @@ class Webhook(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(null=True, blank=True, editable=False, help_text="Set by a patch.")
+    # Secret rotation (webhooks.registered.rotation): the secret replaced by the last rotation keeps
+    # signing too, until `previous_secret_expires_at`, so receivers can switch keys without losing a delivery.
+    previous_secret = EncryptedTextField(blank=True, editable=False)
+    previous_secret_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Custom headers sent with every delivery (webhooks.registered.custom_headers): {name: value},
+    # encrypted at rest because customers put credentials in them.
+    headers = EncryptedJSONField(null=True, blank=True, help_text="Extra request headers {name: value}.")
+    # Auto-disable (webhooks.outbox.disable): counted by the worker in the statement that records outcomes.
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    disabled_reason = models.CharField(max_length=500, blank=True)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    failing_since = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="First failed attempt since the last success."
+    )
+    failed_attempts = models.PositiveIntegerField(
+        default=0, editable=False, help_text="Failed attempts in a row since the last success."
+    )
 
     class Meta:
         ordering = ["created_at"]

@@ -1,4 +1,5 @@
-"""Writes of the webhooks app: emit() (the outbox's entry point) and registered webhooks."""
+"""emit(): the outbox's entry point, where every event of every session comes in (registered webhooks'
+records are written by webhooks.registered.services)."""
 
 from __future__ import annotations
 
@@ -7,24 +8,16 @@ from typing import Any
 from uuid import UUID
 
 from django.db import connection, transaction
-from django.utils import timezone
 
-from accounts.models import Account
-from core.errors import ValidationFailed
-from core.unset import UNSET
 from messaging.engines.events import EngineEvent
-from messaging.errors import SessionNotFound
-from messaging.models import Session
 from webhooks import lookups
-from webhooks.catalogue import canonical_event, canonical_events
-from webhooks.errors import WebhookLimitReached
+from webhooks.catalogue import canonical_event
 from webhooks.instance import services as instance
 from webhooks.live import broadcast
-from webhooks.models import Delivery, Event, Webhook
+from webhooks.models import Delivery, Event
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import sql
-from webhooks.outbox.policy import REGISTERED, target_url_clean
-from webhooks.outbox.posting import WEBHOOK_DELETED
+from webhooks.outbox.policy import REGISTERED
 from webhooks.payloads import envelope
 from webhooks.stream import jobs as stream
 
@@ -134,109 +127,3 @@ def _emit(
 
 
 # --- Registered webhooks -------------------------------------------------------------------------
-
-
-def _clean_retry_count(value: int | None) -> int:
-    if value is None:
-        return Webhook.DEFAULT_RETRY_COUNT
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationFailed("retryCount: must be a whole number")
-    if not Webhook.MIN_RETRY_COUNT <= value <= Webhook.MAX_RETRY_COUNT:
-        raise ValidationFailed(
-            f"retryCount: must be between {Webhook.MIN_RETRY_COUNT} and {Webhook.MAX_RETRY_COUNT}"
-        )
-    return value
-
-
-def _clean_rate_limit(value: int | None) -> int | None:
-    """Deliveries per second, 1 to 1,000; None: no limit."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationFailed("rateLimit: must be a whole number or null")
-    if not Webhook.MIN_RATE_LIMIT <= value <= Webhook.MAX_RATE_LIMIT:
-        raise ValidationFailed(
-            f"rateLimit: must be between {Webhook.MIN_RATE_LIMIT} and {Webhook.MAX_RATE_LIMIT}, or null"
-        )
-    return value
-
-
-def _session_of(account: Account, session_id: UUID | str) -> Session:
-    try:
-        return Session.objects.get(account=account, pk=UUID(str(session_id)))
-    except (ValueError, Session.DoesNotExist):
-        raise SessionNotFound() from None
-
-
-@transaction.atomic
-def webhook_create(
-    *,
-    account: Account,
-    session_id: UUID | str,
-    url: str,
-    events: list[str],
-    secret: str = "",
-    retry_count: int | None = None,
-    rate_limit: int | None = None,
-) -> Webhook:
-    """Register a webhook on one of the account's sessions, within the plan's webhook cap.
-    `rate_limit`: deliveries per second across every worker (None: no limit)."""
-    # Lock the account row so two concurrent creates cannot both pass the cap.
-    account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
-    session = _session_of(account, session_id)
-    webhook = Webhook(
-        account=account,
-        session=session,
-        url=target_url_clean(url),
-        secret=secret,
-        events=canonical_events(events),
-        retry_count=_clean_retry_count(retry_count),
-        rate_limit=_clean_rate_limit(rate_limit),
-    )
-    cap = account.plan.max_webhooks
-    if cap is not None and Webhook.objects.filter(account=account).count() >= cap:
-        raise WebhookLimitReached(f"The {account.plan.name} plan allows {cap} webhook(s).")
-    webhook.save(force_insert=True)
-    return webhook
-
-
-@transaction.atomic
-def webhook_update(
-    *,
-    webhook: Webhook,
-    url: str = UNSET,
-    secret: str = UNSET,
-    events: list[str] = UNSET,
-    retry_count: int | None = UNSET,
-    rate_limit: int | None = UNSET,
-) -> Webhook:
-    """Patch a webhook. Deliveries still waiting follow a new URL, secret, attempt count and rate
-    limit (a limit is read with every claim)."""
-    webhook = Webhook.objects.select_for_update().get(pk=webhook.pk)
-    if url is not UNSET:
-        webhook.url = target_url_clean(url)
-    if secret is not UNSET:
-        webhook.secret = secret
-    if events is not UNSET:
-        webhook.events = canonical_events(events)
-    if retry_count is not UNSET:
-        webhook.retry_count = _clean_retry_count(retry_count)
-    if rate_limit is not UNSET:
-        webhook.rate_limit = _clean_rate_limit(rate_limit)
-    webhook.updated_at = timezone.now()
-    webhook.save()
-    waiting = Delivery.objects.filter(
-        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
-    )
-    waiting.update(target_url=webhook.url, max_attempts=webhook.retry_count)
-    return webhook
-
-
-@transaction.atomic
-def webhook_delete(*, webhook: Webhook) -> None:
-    """Delete a webhook; its deliveries still waiting become dead letters (kept 7 days, not sent)."""
-    now = timezone.now()
-    Delivery.objects.filter(
-        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
-    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error=WEBHOOK_DELETED)
-    webhook.delete()

@@ -46,8 +46,15 @@ def standard_signature(*, secret: str, msg_id: str, timestamp: int, body: bytes)
     return Webhook(standard_key(secret)).sign(msg_id=msg_id, timestamp=sent_at, data=body.decode())
 
 
-def delivery_headers(*, secret: str, msg_id: str, body: bytes, sent_at: datetime) -> dict[str, str]:
-    """All headers of one attempt; a fresh timestamp and signature per attempt, the same id."""
+def delivery_headers(
+    *, secret: str, msg_id: str, body: bytes, sent_at: datetime, previous_secret: str = ""
+) -> dict[str, str]:
+    """All headers of one attempt; a fresh timestamp and signature per attempt, the same id.
+
+    `previous_secret`: the secret a rotation replaced, still in its overlap (webhooks.registered.rotation).
+    The Standard Webhooks header then carries one signature per secret, the new one first, separated by a
+    space (the spec's rotation form), so a receiver still on the old secret verifies too; the hex
+    `x-webhook-signature` has room for one and uses the new secret."""
     timestamp = int(sent_at.timestamp())
     headers = {
         "Content-Type": "application/json",
@@ -59,7 +66,10 @@ def delivery_headers(*, secret: str, msg_id: str, body: bytes, sent_at: datetime
     }
     if secret:
         headers["x-webhook-signature"] = hex_signature(secret=secret, body=body)
-        headers["webhook-signature"] = standard_signature(
-            secret=secret, msg_id=msg_id, timestamp=timestamp, body=body
-        )
+        signatures = [
+            standard_signature(secret=key, msg_id=msg_id, timestamp=timestamp, body=body)
+            for key in (secret, previous_secret)
+            if key
+        ]
+        headers["webhook-signature"] = " ".join(signatures)
     return headers

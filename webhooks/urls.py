@@ -3,11 +3,22 @@
 from django.urls import URLPattern, path
 
 from webhooks.instance import api as instance_api
-from webhooks.registered import api
+from webhooks.registered import api, api_actions
 
 gateway_urlpatterns: list[URLPattern] = [
     path("webhooks", api.WebhookListCreateApi.as_view(), name="gateway-webhooks"),
     path("webhooks/<str:webhook_id>", api.WebhookDetailApi.as_view(), name="gateway-webhook"),
+    path(
+        "webhooks/<str:webhook_id>/secret/rotate",
+        api_actions.WebhookSecretRotateApi.as_view(),
+        name="gateway-webhook-secret-rotate",
+    ),
+    path("webhooks/<str:webhook_id>/test", api_actions.WebhookTestApi.as_view(), name="gateway-webhook-test"),
+    path(
+        "webhooks/<str:webhook_id>/replay",
+        api_actions.WebhookReplayApi.as_view(),
+        name="gateway-webhook-replay",
+    ),
 ]
 instance_urlpatterns: list[URLPattern] = [
     path("<str:instance_key>/instance", instance_api.InstanceConfigApi.as_view(), name="instance-config"),

@@ -189,6 +189,11 @@ PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = env_float("PONTE_WEBHOOK_BUSY_TARGET_D
 # Per-webhook rate limits (`rateLimit`, webhooks.outbox.rate_limit): a drain waits up to this long for a place
 # in a webhook's window, and gives the rest of its batch back for later beyond that.
 PONTE_WEBHOOK_RATE_LIMIT_MAX_WAIT_SECONDS = env_float("PONTE_WEBHOOK_RATE_LIMIT_MAX_WAIT_SECONDS", 0.5)
+# Auto-disable (webhooks.outbox.disable): a registered webhook whose attempts have all failed for this long
+# (seconds, default 5 days) and at least this many times is disabled, its waiting deliveries dead-lettered
+# and the account told by e-mail.
+PONTE_WEBHOOK_DISABLE_AFTER_SECONDS = env_int("PONTE_WEBHOOK_DISABLE_AFTER_SECONDS", 5 * 24 * 60 * 60)
+PONTE_WEBHOOK_DISABLE_AFTER_ATTEMPTS = env_int("PONTE_WEBHOOK_DISABLE_AFTER_ATTEMPTS", 10)
 # Retention (webhooks.outbox.retention): delivered deliveries, their attempts and the events no delivery needs
 # any more are purged this many days after delivery (default 7, the statistics window; dead letters keep
 # their own 7 days), PURGE_BATCH rows per short transaction.

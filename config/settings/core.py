@@ -269,6 +269,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "KeyRoleEnum": "accounts.models.ApiKey.Role",
         "BondListStatusEnum": "bonds.statuses.REPLY_STATUSES",
+        "WebhookStatusEnum": "webhooks.models.Webhook.Status",
     },
 }
 

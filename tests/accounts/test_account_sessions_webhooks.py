@@ -11,7 +11,8 @@ from accounts.services import account_signup
 from messaging.models import Session
 from messaging.services import sessions as session_services
 from webhooks.models import Delivery, Webhook
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 
 
 @pytest.fixture

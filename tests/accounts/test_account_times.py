@@ -16,7 +16,8 @@ from accounts.services import account_signup, api_key_create
 from core.timefmt import local_time_text
 from messaging.services import sessions as session_services
 from webhooks.models import Delivery, DeliveryAttempt
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 
 # 17:03:05 UTC is 14:03:05 in São Paulo (UTC-3, no daylight saving time since 2019).
 MOMENT = datetime(2026, 11, 26, 17, 3, 5, tzinfo=UTC)

@@ -17,7 +17,8 @@ from webhooks.delivery_errors import customer_error_text
 from webhooks.models import Delivery
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox.posting import WEBHOOK_DELETED
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from messaging.models import Session
 from tests.webhooks.support import LOOPBACK, Receiver, Worker, purge_queues, wait_for
 from webhooks.models import Delivery
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
 

@@ -21,7 +21,7 @@ from messaging.models import Group, SandboxDevice, Session
 from tests.webhooks.instance_support import configure
 from webhooks.meta import FIELDS
 from webhooks.models import Delivery, Event
-from webhooks.services import webhook_create
+from webhooks.registered.services import webhook_create
 
 CUSTOMER = "5511988880002"
 CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"

@@ -8,7 +8,7 @@ from django.conf import settings
 from core.logs import request_id_var
 from tests.webhooks.support import LOOPBACK
 from webhooks.models import Delivery
-from webhooks.services import webhook_create
+from webhooks.registered.services import webhook_create
 
 # RemoteEngine needs PostgreSQL (E004): the test with engine processes exists only on it (never skipped).
 POSTGRES = not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")

@@ -41,7 +41,10 @@ def test_an_unknown_status_is_a_400_in_each_interfaces_shape(admin_client) -> No
         "message": "status: 'paused' is not one of disconnected, qr (also QRCODE), connected.",
     }
     reply = admin_client.get("/gateway/sessions?status=paused")
-    assert (reply.status_code, reply.json()) == (400, {"error": "Request body invalid"})
+    assert (reply.status_code, reply.json()) == (
+        400,
+        {"error": "status: 'paused' is not one of disconnected, qr (also QRCODE), connected."},
+    )
 
 
 def test_a_present_but_empty_status_is_refused_not_read_as_no_filter(admin_client) -> None:

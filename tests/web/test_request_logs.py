@@ -17,7 +17,7 @@ from core.observe import loggable_path, request_id_for
 from tests.web.observe_support import WebServer, json_lines, samples, value
 from tests.webhooks.support import LOOPBACK, Receiver, Worker, purge_queues, wait_for
 from webhooks.models import Delivery
-from webhooks.services import webhook_create
+from webhooks.registered.services import webhook_create
 
 HEX_ID = re.compile(r"[0-9a-f]{32}")
 

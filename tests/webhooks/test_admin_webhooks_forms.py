@@ -94,7 +94,13 @@ def test_resend_all_matching_with_an_unusable_filter_goes_back_to_the_list(admin
 
 
 def _webhook_post(admin_client, webhook: Webhook, **fields):
-    data = {"url": webhook.url, "events": webhook.events, "retry_count": webhook.retry_count, **fields}
+    data = {
+        "url": webhook.url,
+        "events": webhook.events,
+        "retry_count": webhook.retry_count,
+        "status": webhook.status,
+        **fields,
+    }
     # Admin URLs carry the key quoted: "wh_3A…" unquoted would read as "wh:…".
     return admin_client.post(f"/admin/webhooks/webhook/{quote(webhook.pk)}/change/", data)
 

@@ -15,7 +15,8 @@ from messaging.services.sessions import session_create
 from webhooks.demo import DEMO_SECRET
 from webhooks.demo.receiver import received_list
 from webhooks.models import Delivery, Webhook
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 from webhooks.signing import delivery_headers, hex_signature
 
 

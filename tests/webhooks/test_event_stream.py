@@ -22,7 +22,8 @@ from kombu import Connection, Exchange, Queue
 
 from tests.webhooks.support import wait_for
 from webhooks.models import Delivery, StreamJob
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 from webhooks.stream import jobs
 
 AMQP_URL = os.environ.get("PONTE_TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672//")

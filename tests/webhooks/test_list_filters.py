@@ -10,7 +10,8 @@ from django.test import Client
 from accounts.services import account_signup
 from messaging.services import sessions as session_services
 from webhooks.models import Delivery
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 
 pytestmark = pytest.mark.django_db
 HOOK = "http://127.0.0.1:9/hook"

@@ -14,7 +14,8 @@ from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
 from messaging.engines.events import MessageEvent
 from webhooks import lookups
 from webhooks.models import Delivery, Webhook
-from webhooks.services import emit, webhook_delete
+from webhooks.registered.services import webhook_delete
+from webhooks.services import emit
 
 # Real commits: a write inside an open transaction is seen only by its own connection, which then
 # reads the database itself (test_a_connection_that_wrote_reads_its_own_rows_until_it_commits).

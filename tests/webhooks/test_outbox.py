@@ -20,7 +20,8 @@ from webhooks.models import Delivery, DeliveryAttempt, Webhook
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import throttle
 from webhooks.outbox.lease import Keeper
-from webhooks.services import emit, webhook_delete, webhook_update
+from webhooks.registered.services import webhook_delete, webhook_update
+from webhooks.services import emit
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,8 @@ import pytest
 from tests.webhooks.support import wait_for
 from webhooks.models import Delivery, Webhook
 from webhooks.outbox import rate_limit
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 
 URL = "https://93.184.215.14/hook"
 

@@ -8,7 +8,8 @@ import pytest
 
 from tests.webhooks.support import wait_for
 from webhooks.models import Delivery
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

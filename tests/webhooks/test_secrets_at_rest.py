@@ -15,7 +15,7 @@ from django.db import connection
 from core.encryption import DecryptionFailed
 from messaging.models import SandboxDevice, Session
 from webhooks.models import Webhook
-from webhooks.services import webhook_create
+from webhooks.registered.services import webhook_create
 
 SECRET = "whsec-at-rest-7c1d9e0f4a2b"
 PUBLIC_URL = "https://93.184.216.34/hook"

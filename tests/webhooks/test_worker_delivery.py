@@ -19,7 +19,8 @@ from config.celery import app
 from tests.webhooks.support import wait_for
 from webhooks import tasks
 from webhooks.models import Delivery, Webhook
-from webhooks.services import emit, webhook_create
+from webhooks.registered.services import webhook_create
+from webhooks.services import emit
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

@@ -20,7 +20,7 @@ from accounts.services import api_key_authenticate
 from core.errors import ApplicationError, ValidationFailed
 from messaging.models import Session
 from messaging.selectors import session_get
-from webhooks.catalogue import ALIASES, EVENTS, canonical_event
+from webhooks.catalogue import ALIASES, EVENTS, TEST_EVENT, canonical_event
 from webhooks.live.broadcast import LiveEvent
 from webhooks.models import Event
 
@@ -223,7 +223,8 @@ _FIELDS = (
 def replay_page(grant: Grant, after: Position, *, limit: int) -> list[LiveEvent]:
     """The next `limit` events the grant sees, recorded after `after` (created_at, id), oldest first."""
     created_at, pk = after
-    events = Event.objects.filter(session__account_id=grant.account_id)
+    # The test event is for one webhook only (webhooks.registered.test_event), not the account's stream.
+    events = Event.objects.filter(session__account_id=grant.account_id).exclude(name=TEST_EVENT)
     if grant.sessions is not None:
         events = events.filter(session_id__in=grant.sessions)
     if grant.events is not None:
@@ -239,6 +240,7 @@ def recent_events(accounts: set[str], since: datetime, *, limit: int) -> list[Li
     sessions = Session.objects.filter(account_id__in=accounts).values("pk")
     rows = (
         Event.objects.filter(session_id__in=sessions, created_at__gte=since)
+        .exclude(name=TEST_EVENT)
         .order_by("created_at", "id")
         .values(*_FIELDS)[:limit]
     )

@@ -30,12 +30,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from core.metrics import Reading
-from webhooks.models import Delivery
+from webhooks.models import Delivery, Webhook
 from webhooks.outbox import metrics, posting, rate_limit, recording, retention, sql, throttle
+from webhooks.outbox.disable import webhooks_check_failing
 from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.lease import Keeper
 from webhooks.outbox.sql import Claimed
@@ -131,7 +132,11 @@ def _record_batch(sent: list[posting.Sent], token: str) -> dict[int, str]:
     applied = {item.delivery.pk: (item.delivery, *posting.judged(item)) for item in sent}
     states = [(pk, state) for pk, (_d, _o, state, _a, _r) in applied.items()]
     attempts = [attempt for _d, _o, _s, attempt, _r in applied.values() if attempt is not None]
-    held = recording.record_batch(states, attempts, token=token, now=timezone.now())
+    hooks = {item.delivery.pk: item.delivery.webhook_id for item in sent}
+    held, counts = recording.record_batch_counted(
+        states, attempts, token=token, now=timezone.now(), webhooks=hooks
+    )
+    webhooks_check_failing(counts)  # nothing more unless a webhook has failed long enough (disable)
     outcomes: dict[int, str] = {}
     retries: dict[float, tuple[int, str]] = {}
     for pk, (delivery, outcome, _state, _attempt, delay) in applied.items():
@@ -303,15 +308,21 @@ def deliveries_resend(*, deliveries: QuerySet[Delivery], requested_by: Any) -> t
     """Queue one new attempt (same x-webhook-id) for each dead or delivered delivery; (queued, skipped).
 
     Deliveries still on their way are skipped (they will be attempted anyway), and so are those whose
-    registered webhook was deleted (there is nothing left to sign them with).
+    registered webhook was deleted (there is nothing left to sign them with). A registered webhook's
+    delivery goes to the webhook's current URL, not the one it was first sent to (a customer fixes the
+    URL, then resends), and is signed with its current secret and headers (read when it is claimed).
     """
     now = timezone.now()
     total = deliveries.count()
     candidates = deliveries.filter(status__in=RESENDABLE).exclude(
         kind=Delivery.Kind.REGISTERED, webhook__isnull=True
     )
-    hints = list(candidates.values_list("pk", "target_url"))
-    ids = [pk for pk, _ in hints]
+    ids = list(candidates.values_list("pk", flat=True))
+    current_url = Webhook.objects.filter(pk=OuterRef("webhook_id")).values("url")[:1]
+    Delivery.objects.filter(pk__in=ids, kind=Delivery.Kind.REGISTERED).update(
+        target_url=Subquery(current_url)
+    )
+    hints = list(Delivery.objects.filter(pk__in=ids).values_list("pk", "target_url"))
     queued = Delivery.objects.filter(pk__in=ids, status__in=RESENDABLE).update(
         status=Delivery.Status.PENDING,
         next_attempt_at=now,

@@ -46,9 +46,18 @@ def attempt(delivery: Claimed) -> Sent:
     sent_at = timezone.now()
     # The messenger ordering block says when this attempt was dispatched (webhooks.meta).
     body = render_body(stamp_dispatch(delivery.payload, int(sent_at.timestamp() * 1000)))
-    headers = delivery_headers(
-        secret=delivery.secret or "", msg_id=delivery.dispatch_id, body=body, sent_at=sent_at
-    )
+    # The webhook's custom headers first: Ponte's own may not be overridden (reserved names are refused
+    # when they are set, webhooks.registered.custom_headers).
+    headers = {
+        **delivery.headers,
+        **delivery_headers(
+            secret=delivery.secret or "",
+            msg_id=delivery.dispatch_id,
+            body=body,
+            sent_at=sent_at,
+            previous_secret=delivery.previous_secret,
+        ),
+    }
     try:
         result = safe_post(
             delivery.target_url,

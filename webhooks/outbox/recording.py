@@ -15,21 +15,27 @@ from functools import cache
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Model
+from django.db.models import DateTimeField, F, Model, Value
+from django.db.models.functions import Coalesce
 
 from webhooks.outbox.rows import (
     column,
     cursor,
     fetch,
+    from_db,
     in_list,
     insert_many,
     insert_parts,
+    literal,
     qn,
     row_values,
     table,
     to_db,
 )
 from webhooks.outbox.sql import Outcome, held_statement, record_statement
+
+# A registered webhook's failure count after a batch: (id, failing since, failed attempts in a row).
+HookCount = tuple[str, datetime | None, int]
 
 # The outcome columns, each with the Delivery field whose type it has.
 _OUTCOME_FIELDS = (
@@ -83,17 +89,45 @@ def _statement() -> str:
         f" {column(d, 'updated_at')} = %(now)s"
         f" FROM unnest({outcome_arrays}) AS outcome ({outcome_columns})"
         f" WHERE {t}.{column(d, 'id')} = outcome.id AND {t}.{column(d, 'claim_token')} = %(token)s"
-        f" RETURNING {t}.{column(d, 'id')} AS id),"
+        f" RETURNING {t}.{column(d, 'id')} AS id, {t}.{column(d, 'webhook')} AS webhook,"
+        f" {t}.{column(d, 'status')} AS status),"
         f" inserted AS (INSERT INTO {table(a)} ({columns}) SELECT attempt.* FROM"
         f" unnest({attempt_arrays}) AS attempt ({columns})"
-        f" JOIN written ON attempt.{column(a, 'delivery')} = written.id)"
-        " SELECT id FROM written"
+        f" JOIN written ON attempt.{column(a, 'delivery')} = written.id),"
+        f" {_webhooks_counted()}"
+        f" SELECT id, NULL{_cast(m.Webhook, 'id')} AS hook, NULL{_cast(m.Webhook, 'failing_since')} AS since,"
+        f" NULL{_cast(m.Webhook, 'failed_attempts')} AS fails FROM written"
+        " UNION ALL SELECT NULL, id, failing_since, failed_attempts FROM hooks"
+    )
+
+
+def _cast(model: type[Model], name: str) -> str:
+    return "::" + model._meta.get_field(name).db_type(connection)
+
+
+def _webhooks_counted() -> str:
+    """The CTEs that keep each registered webhook's failure count (webhooks.outbox.disable) with the outcomes:
+    a delivered attempt in the batch resets it, else the batch's failed attempts are added and
+    `failing_since` is set if it was not. Instance deliveries have no webhook and are left out."""
+    m = _models()
+    d, h = m.Delivery, m.Webhook
+    delivered = literal(d.Status.DELIVERED)
+    fails, since = column(h, "failed_attempts"), column(h, "failing_since")
+    return (
+        "counted AS (SELECT webhook AS id, bool_or(status = " + delivered + ") AS ok, count(*) AS failed"
+        " FROM written WHERE webhook IS NOT NULL GROUP BY webhook),"
+        f" hooks AS (UPDATE {table(h)} SET"
+        f" {fails} = CASE WHEN counted.ok THEN 0 ELSE {table(h)}.{fails} + counted.failed END,"
+        f" {since} = CASE WHEN counted.ok THEN NULL ELSE COALESCE({table(h)}.{since}, %(now)s) END"
+        f" FROM counted WHERE {table(h)}.{column(h, 'id')} = counted.id"
+        f" RETURNING {table(h)}.{column(h, 'id')} AS id, {table(h)}.{since} AS failing_since,"
+        f" {table(h)}.{fails} AS failed_attempts)"
     )
 
 
 def _in_one_statement(
     states: list[tuple[int, Outcome]], attempts: list[Model], *, token: str, now: datetime
-) -> set[int]:
+) -> tuple[set[int], list[HookCount]]:
     d, a = _models().Delivery, _models().DeliveryAttempt
     params: dict[str, Any] = {
         "token": token,
@@ -109,7 +143,10 @@ def _in_one_statement(
         params[f"a_{f.column}"] = [row[f.column] for row in attempt_rows]
     with cursor(prepare=True) as cur:
         cur.execute(_statement(), params)
-        return {row[0] for row in cur.fetchall()}
+        rows = cur.fetchall()
+    held = {row[0] for row in rows if row[0] is not None}
+    counts = [(row[1], from_db(_models().Webhook, "failing_since", row[2]), row[3]) for row in rows if row[1]]
+    return held, counts
 
 
 def _outcome_values(pk: int, outcome: Outcome) -> tuple[Any, ...]:
@@ -128,8 +165,13 @@ def _outcome_values(pk: int, outcome: Outcome) -> tuple[Any, ...]:
 
 
 def _one_by_one(
-    states: list[tuple[int, Outcome]], attempts: list[Model], *, token: str, now: datetime
-) -> set[int]:
+    states: list[tuple[int, Outcome]],
+    attempts: list[Model],
+    *,
+    token: str,
+    now: datetime,
+    webhooks: dict[int, str | None],
+) -> tuple[set[int], list[HookCount]]:
     with transaction.atomic():
         placeholders, id_params = in_list("id", [pk for pk, _ in states])
         rows = fetch(held_statement().format(ids=placeholders), {"token": token, **id_params})
@@ -140,7 +182,30 @@ def _one_by_one(
             rows = [_record_params(pk, outcome, token, now) for pk, outcome in written]
             with cursor(prepare=True) as cur:
                 cur.executemany(record_statement(), rows)
-    return held
+        counts = _count_failures([(pk, o) for pk, o in written], webhooks, now)
+    return held, counts
+
+
+def _count_failures(
+    written: list[tuple[int, Outcome]], webhooks: dict[int, str | None], now: datetime
+) -> list[HookCount]:
+    """_webhooks_counted() where no single statement does it (SQLite, which serialises writers)."""
+    hook_model = _models().Webhook
+    per_hook: dict[str, tuple[bool, int]] = {}
+    for pk, outcome in written:
+        hook_id = webhooks.get(pk)
+        if hook_id:
+            ok, failed = per_hook.get(hook_id, (False, 0))
+            per_hook[hook_id] = (ok or outcome.status == "delivered", failed + 1)
+    for hook_id, (ok, failed) in per_hook.items():
+        hooks = hook_model.objects.filter(pk=hook_id)
+        if ok:
+            hooks.update(failed_attempts=0, failing_since=None)
+        else:
+            since = Coalesce("failing_since", Value(now, output_field=DateTimeField()))
+            hooks.update(failed_attempts=F("failed_attempts") + failed, failing_since=since)
+    rows = hook_model.objects.filter(pk__in=list(per_hook))
+    return list(rows.values_list("pk", "failing_since", "failed_attempts"))
 
 
 def _record_params(pk: int, outcome: Outcome, token: str, now: datetime) -> dict[str, Any]:
@@ -165,8 +230,21 @@ def record_batch(
 ) -> set[int]:
     """Write each delivery's new state and its attempt (`attempts`: DeliveryAttempt rows, at most one
     per delivery), releasing the claim, for the deliveries `token` still holds; their ids."""
+    return record_batch_counted(states, attempts, token=token, now=now, webhooks={})[0]
+
+
+def record_batch_counted(
+    states: list[tuple[int, Outcome]],
+    attempts: list[Model],
+    *,
+    token: str,
+    now: datetime,
+    webhooks: dict[int, str | None],
+) -> tuple[set[int], list[HookCount]]:
+    """record_batch(), also keeping the failure count of each registered webhook the batch touched
+    (`webhooks`: delivery id -> webhook id): (held ids, [(webhook id, failing since, failed attempts)])."""
     if not states:
-        return set()
+        return set(), []
     if connection.vendor == "postgresql":
         return _in_one_statement(states, attempts, token=token, now=now)
-    return _one_by_one(states, attempts, token=token, now=now)
+    return _one_by_one(states, attempts, token=token, now=now, webhooks=webhooks)

@@ -14,7 +14,7 @@ PostgreSQL and SQLite (3.35 or later, for RETURNING).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -70,6 +70,7 @@ def _targets_statement(vendor: str) -> str:
         f" hook.{column(hook, 'retry_count')} AS hook_retry_count"
         f" FROM (SELECT 1 AS one) AS one LEFT JOIN {table(hook)} AS hook"
         f" ON hook.{column(hook, 'session')} = %(session)s"
+        f" AND hook.{column(hook, 'status')} = {literal(hook.Status.ACTIVE)}"  # a disabled one gets nothing
         f" ORDER BY hook.{column(hook, 'created_at')}, hook.{column(hook, 'id')}"
     )
 
@@ -166,6 +167,8 @@ class Claimed:
     request_id: str = ""
     created_at: datetime | None = None
     rate_limit: int | None = None  # of its registered webhook, deliveries per second
+    previous_secret: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -222,6 +225,24 @@ def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) ->
     }
 
 
+def _webhook_columns() -> str:
+    """What signing and sending need of a claimed delivery's webhook, read at claim time so a resend or
+    a replay uses its current secret and headers: the secret, the one a rotation replaced while its
+    overlap lasts (webhooks.registered.rotation), the custom headers (webhooks.registered.custom_headers)."""
+    m = _models()
+    d, hook = m.Delivery, m.Webhook
+    of_hook = (
+        f"FROM {table(hook)} WHERE {table(hook)}.{column(hook, 'id')} = {table(d)}.{column(d, 'webhook')}"
+    )
+    expires = column(hook, "previous_secret_expires_at")
+    return (
+        f"(SELECT {column(hook, 'secret')} {of_hook}) AS secret,"
+        f" (SELECT CASE WHEN {expires} > %(claimed_at)s THEN {column(hook, 'previous_secret')} END"
+        f" {of_hook}) AS previous_secret,"
+        f" (SELECT {column(hook, 'headers')} {of_hook}) AS headers"
+    )
+
+
 @cache
 def _worker_statements(vendor: str) -> dict[str, str]:
     """The worker's statements for the current connection (`vendor` keys the cache)."""
@@ -262,10 +283,7 @@ def _claim_statement() -> str:
     t = table(d)
     returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
     hook_pk = f"{table(hook)}.{column(hook, 'id')}"
-    secret = (
-        f"(SELECT {column(hook, 'secret')} FROM {table(hook)} WHERE {hook_pk} = {t}.{column(d, 'webhook')})"
-        " AS secret"
-    )
+    secret = _webhook_columns()
     # Read with every claim, so a patched limit holds from the next batch on (webhooks.outbox.rate_limit).
     rate_limit = (
         f"(SELECT {column(hook, 'rate_limit')} FROM {table(hook)}"
@@ -374,6 +392,8 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             kind=row["kind"],
             webhook_id=row["webhook"],
             secret=from_db(_models().Webhook, "secret", row["secret"]),  # decrypted (core.fields)
+            previous_secret=from_db(_models().Webhook, "previous_secret", row["previous_secret"]) or "",
+            headers=from_db(_models().Webhook, "headers", row["headers"]) or {},
             target_url=row["target_url"],
             payload=from_db(d, "payload", row["payload"]),
             dispatch_id=row["dispatch_id"],

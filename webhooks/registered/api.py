@@ -12,12 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.api import KeyedAPIView
+from accounts.models import ApiKey
 from accounts.permissions import ReadOrOperate
 from core.filters import filterset_valid
-from webhooks import services
 from webhooks.catalogue import EVENTS
 from webhooks.models import Webhook
-from webhooks.registered import selectors
+from webhooks.registered import selectors, services
 from webhooks.registered.filters import WebhookFilterSet
 from webhooks.registered.serializers import WebhookOutputSerializer
 
@@ -33,6 +33,19 @@ _RATE_HELP = (
 )
 
 
+_HEADERS_HELP = (
+    "Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values "
+    "at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, "
+    "Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only."
+)
+
+
+def record(view: KeyedAPIView, webhook: Webhook) -> dict:
+    """The webhook record as this key may see it: header values for admin keys only."""
+    context = {"header_values": view.api_key.role == ApiKey.Role.ADMIN}
+    return WebhookOutputSerializer(webhook, context=context).data
+
+
 class WebhookListCreateApi(KeyedAPIView):
     permission_classes = [ReadOrOperate]
     filterset_class = WebhookFilterSet
@@ -44,6 +57,12 @@ class WebhookListCreateApi(KeyedAPIView):
         events = serializers.ListField(child=serializers.CharField(max_length=40), help_text=_EVENTS_HELP)
         retryCount = serializers.IntegerField(required=False, allow_null=True, help_text=_RETRY_HELP)
         rateLimit = serializers.IntegerField(required=False, allow_null=True, help_text=_RATE_HELP)
+        headers = serializers.DictField(
+            child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+            required=False,
+            allow_null=True,
+            help_text=_HEADERS_HELP,
+        )
 
         class Meta:
             ref_name = "WebhookCreate"
@@ -55,7 +74,7 @@ class WebhookListCreateApi(KeyedAPIView):
     def get(self, request: Request) -> Response:
         webhooks = selectors.webhook_list(key=self.api_key)
         webhooks = filterset_valid(WebhookFilterSet, request.query_params, webhooks).qs
-        return Response({"data": WebhookOutputSerializer(webhooks, many=True).data})
+        return Response({"data": [record(self, webhook) for webhook in webhooks]})
 
     @extend_schema(
         operation_id="gateway_webhooks_create", request=InputSerializer, responses=WebhookOutputSerializer
@@ -73,8 +92,9 @@ class WebhookListCreateApi(KeyedAPIView):
             secret=values["secret"],
             retry_count=values.get("retryCount"),
             rate_limit=values.get("rateLimit"),
+            headers=values.get("headers"),
         )
-        return Response(WebhookOutputSerializer(webhook).data)
+        return Response(record(self, webhook))
 
 
 class WebhookDetailApi(KeyedAPIView):
@@ -88,6 +108,17 @@ class WebhookDetailApi(KeyedAPIView):
         )
         retryCount = serializers.IntegerField(required=False, help_text=_RETRY_HELP)
         rateLimit = serializers.IntegerField(required=False, allow_null=True, help_text=_RATE_HELP)
+        headers = serializers.DictField(
+            child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+            required=False,
+            allow_null=True,
+            help_text=_HEADERS_HELP + " Replaces all headers; {} or null removes them.",
+        )
+        status = serializers.ChoiceField(
+            choices=Webhook.Status.choices,
+            required=False,
+            help_text='"active" enables a webhook that was disabled (after failing for days, or by hand).',
+        )
 
         class Meta:
             ref_name = "WebhookPatch"
@@ -99,7 +130,7 @@ class WebhookDetailApi(KeyedAPIView):
 
     @extend_schema(operation_id="gateway_webhooks_get", responses=WebhookOutputSerializer)
     def get(self, request: Request, webhook_id: str) -> Response:
-        return Response(WebhookOutputSerializer(self._webhook(webhook_id)).data)
+        return Response(record(self, self._webhook(webhook_id)))
 
     @extend_schema(
         operation_id="gateway_webhooks_patch", request=InputSerializer, responses=WebhookOutputSerializer
@@ -114,7 +145,7 @@ class WebhookDetailApi(KeyedAPIView):
         if "rateLimit" in changes:
             changes["rate_limit"] = changes.pop("rateLimit")
         webhook = services.webhook_update(webhook=webhook, **changes)
-        return Response(WebhookOutputSerializer(webhook).data)
+        return Response(record(self, webhook))
 
     @extend_schema(
         operation_id="gateway_webhooks_delete",

@@ -24,3 +24,10 @@ def webhook_get(*, key: ApiKey, webhook_id: str) -> Webhook:
     if webhook is None:
         raise WebhookNotFound()
     return webhook
+
+
+def webhooks_disabled(*, account_id: int) -> QuerySet[Webhook]:
+    """The account's disabled webhooks, for the account area's banner (webhooks.outbox.disable)."""
+    return Webhook.objects.filter(account_id=account_id, status=Webhook.Status.DISABLED).order_by(
+        "disabled_at"
+    )

@@ -1179,6 +1179,68 @@ export interface paths {
         patch: operations["gateway_webhooks_patch"];
         trace?: never;
     };
+    "/gateway/webhooks/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send the webhook's delivered and dead deliveries created in [since, until) again, to its current
+         *     URL with its current secret and headers, each with its original `webhook-id`: one attempt each.
+         *     The window is at most 7 days and at most 10,000 deliveries.
+         */
+        post: operations["gateway_webhooks_replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/webhooks/{webhook_id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Give the webhook a new signing secret; the old one keeps signing too during the overlap, so
+         *     `webhook-signature` carries one `v1,` signature per secret (new first) and receivers verify with
+         *     either. `x-webhook-signature` uses the new secret. The new secret is in this reply only.
+         */
+        post: operations["gateway_webhooks_secret_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send the webhook one `webhook.test` event, delivered like any other (signed, retried, in the
+         *     delivery log); other webhooks of the session do not get it. 409 when the webhook is disabled.
+         */
+        post: operations["gateway_webhooks_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instances/{instance_key}/chatwoot": {
         parameters: {
             query?: never;
@@ -2084,6 +2146,17 @@ export interface components {
             retryCount?: number;
             /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
             rateLimit?: number | null;
+            /** @description Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only. Replaces all headers; {} or null removes them. */
+            headers?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description "active" enables a webhook that was disabled (after failing for days, or by hand).
+             *
+             *     * `active` - Active
+             *     * `disabled` - Disabled
+             */
+            status?: components["schemas"]["WebhookStatusEnum"];
         };
         PhoneInputRequest: {
             /** @description Digits with country code, no '+'. */
@@ -2310,6 +2383,10 @@ export interface components {
             retryCount?: number | null;
             /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
             rateLimit?: number | null;
+            /** @description Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only. */
+            headers?: {
+                [key: string]: string;
+            } | null;
         };
         WebhookDeleted: {
             deleted: boolean;
@@ -2336,6 +2413,7 @@ export interface components {
         WebhookList: {
             data: components["schemas"]["WebhookOutput"][];
         };
+        /** @description `context["header_values"]`: show the custom headers' values (admin keys); other roles get names. */
         WebhookOutput: {
             id: string;
             /** Format: uuid */
@@ -2347,6 +2425,22 @@ export interface components {
             rateLimit: number | null;
             /** @description Whether deliveries are signed; the secret itself is never returned. */
             readonly hasSecret: boolean;
+            /**
+             * Format: date-time
+             * @description While a rotated-out secret still signs too (secret/rotate): when it stops; else null.
+             */
+            readonly previousSecretExpiresAt: string | null;
+            /** @description Names of the custom headers (every role). */
+            readonly headerNames: string[];
+            /** @description Custom headers with their values: only in replies to admin keys (values are secrets). */
+            readonly headers: {
+                [key: string]: string;
+            };
+            status: components["schemas"]["WebhookStatusEnum"];
+            /** @description Why it was disabled; null while active. */
+            disabledReason: string | null;
+            /** Format: date-time */
+            disabledAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -2354,6 +2448,49 @@ export interface components {
              * @description Present once the webhook has been patched.
              */
             updatedAt?: string;
+        };
+        WebhookReplayQueued: {
+            queued: number;
+        };
+        WebhookReplayRequest: {
+            /**
+             * Format: date-time
+             * @description Start of the window (ISO 8601), inclusive.
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description End of the window, exclusive; default now.
+             */
+            until?: string | null;
+            /**
+             * @description Only dead letters (deliveries whose attempts all failed).
+             * @default false
+             */
+            onlyFailed?: boolean;
+        };
+        WebhookSecretRotateRequest: {
+            /** @description The new secret; omitted or empty: Ponte generates a whsec_ secret (returned once). */
+            secret?: string;
+            /** @description How long the old secret keeps signing too, 0 to 604800 seconds, default 86400. */
+            overlapSeconds?: number | null;
+        };
+        WebhookSecretRotated: {
+            webhook: components["schemas"]["WebhookOutput"];
+            /** @description The new secret: shown this once, never again. */
+            secret: string;
+        };
+        /**
+         * @description * `active` - Active
+         *     * `disabled` - Disabled
+         * @enum {string}
+         */
+        WebhookStatusEnum: "active" | "disabled";
+        WebhookTestQueued: {
+            /** @description Always "webhook.test". */
+            event: string;
+            /** @description The delivery's webhook-id (x-webhook-id), to find it on your side. */
+            webhookId: string;
         };
     };
     responses: never;
@@ -12607,6 +12744,371 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    gateway_webhooks_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookReplayRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayQueued"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    gateway_webhooks_secret_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookSecretRotateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    gateway_webhooks_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestQueued"];
                 };
             };
             /** @description Bad Request */

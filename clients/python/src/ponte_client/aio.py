@@ -271,8 +271,9 @@ class Webhooks(_Resource):
         *,
         secret: str | None = None,
         retry_count: int | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Webhook:
-        return await self._run(ops.webhooks_create(session_id, url, events, secret, retry_count))
+        return await self._run(ops.webhooks_create(session_id, url, events, secret, retry_count, headers))
 
     async def list(self, *, session_id: str | None = None) -> list[Webhook]:
         return await self._run(ops.webhooks_list(session_id))
@@ -288,17 +289,39 @@ class Webhooks(_Resource):
         events: Sequence[str] | None = None,
         secret: str | None = None,
         retry_count: int | None = None,
+        headers: dict[str, str] | None = None,
+        status: str | None = None,
     ) -> Webhook:
+        """`status="active"` enables a disabled webhook again; `headers={}` removes the custom headers."""
         changes = {
             "url": url,
             "events": list(events) if events is not None else None,
             "secret": secret,
             "retry_count": retry_count,
+            "headers": headers,
+            "status": status,
         }
         return await self._run(ops.webhooks_update(webhook_id, changes))
 
     async def delete(self, webhook_id: str) -> None:
         await self._run(ops.webhooks_delete(webhook_id))
+
+    async def rotate_secret(
+        self, webhook_id: str, *, secret: str | None = None, overlap_seconds: int | None = None
+    ) -> JSON:
+        """A new secret (generated when not given), the old one signing too for the overlap:
+        `{"webhook": record, "secret": the new secret, shown this once}`."""
+        return await self._run(ops.webhooks_rotate_secret(webhook_id, secret, overlap_seconds))
+
+    async def send_test(self, webhook_id: str) -> JSON:
+        """Queue one `webhook.test` event to this webhook: `{"event", "webhookId"}`."""
+        return await self._run(ops.webhooks_test(webhook_id))
+
+    async def replay(
+        self, webhook_id: str, *, since: str, until: str | None = None, only_failed: bool = False
+    ) -> int:
+        """Send the window's deliveries again to the webhook's current URL; how many were queued."""
+        return await self._run(ops.webhooks_replay(webhook_id, since, until, only_failed))
 
 
 class Instance(_Resource):

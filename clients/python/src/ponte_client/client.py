@@ -267,8 +267,9 @@ class Webhooks(_Resource):
         *,
         secret: str | None = None,
         retry_count: int | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Webhook:
-        return self._run(ops.webhooks_create(session_id, url, events, secret, retry_count))
+        return self._run(ops.webhooks_create(session_id, url, events, secret, retry_count, headers))
 
     def list(self, *, session_id: str | None = None) -> list[Webhook]:
         return self._run(ops.webhooks_list(session_id))
@@ -284,17 +285,39 @@ class Webhooks(_Resource):
         events: Sequence[str] | None = None,
         secret: str | None = None,
         retry_count: int | None = None,
+        headers: dict[str, str] | None = None,
+        status: str | None = None,
     ) -> Webhook:
+        """`status="active"` enables a disabled webhook again; `headers={}` removes the custom headers."""
         changes = {
             "url": url,
             "events": list(events) if events is not None else None,
             "secret": secret,
             "retry_count": retry_count,
+            "headers": headers,
+            "status": status,
         }
         return self._run(ops.webhooks_update(webhook_id, changes))
 
     def delete(self, webhook_id: str) -> None:
         self._run(ops.webhooks_delete(webhook_id))
+
+    def rotate_secret(
+        self, webhook_id: str, *, secret: str | None = None, overlap_seconds: int | None = None
+    ) -> JSON:
+        """A new secret (generated when not given), the old one signing too for the overlap:
+        `{"webhook": record, "secret": the new secret, shown this once}`."""
+        return self._run(ops.webhooks_rotate_secret(webhook_id, secret, overlap_seconds))
+
+    def send_test(self, webhook_id: str) -> JSON:
+        """Queue one `webhook.test` event to this webhook: `{"event", "webhookId"}`."""
+        return self._run(ops.webhooks_test(webhook_id))
+
+    def replay(
+        self, webhook_id: str, *, since: str, until: str | None = None, only_failed: bool = False
+    ) -> int:
+        """Send the window's deliveries again to the webhook's current URL; how many were queued."""
+        return self._run(ops.webhooks_replay(webhook_id, since, until, only_failed))
 
 
 class Instance(_Resource):

@@ -174,6 +174,11 @@ class Webhook:
     retry_count: int
     has_secret: bool
     created_at: datetime | None
+    status: str = "active"
+    disabled_reason: str | None = None
+    header_names: list[str] = field(default_factory=list)
+    # Custom headers with their values: only in replies to admin keys (None otherwise).
+    headers: dict[str, str] | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Webhook:
@@ -185,4 +190,8 @@ class Webhook:
             data["retryCount"],
             data["hasSecret"],
             _dt(data.get("createdAt")),
+            data.get("status", "active"),
+            data.get("disabledReason"),
+            list(data.get("headerNames") or []),
+            data.get("headers"),
         )

@@ -252,13 +252,20 @@ def groups_leave(session_id: str, group_jid: str) -> Op[JSON]:
 
 
 def webhooks_create(
-    session_id: str, url: str, events: Sequence[str], secret: str | None, retry_count: int | None
+    session_id: str,
+    url: str,
+    events: Sequence[str],
+    secret: str | None,
+    retry_count: int | None,
+    headers: dict[str, str] | None = None,
 ) -> Op[Webhook]:
     body: JSON = {"sessionId": session_id, "url": url, "events": list(events)}
     if secret is not None:
         body["secret"] = secret
     if retry_count is not None:
         body["retryCount"] = retry_count
+    if headers is not None:
+        body["headers"] = dict(headers)
     return Op("POST", "/gateway/webhooks", _one(Webhook.from_json), json=body)
 
 
@@ -281,6 +288,26 @@ def webhooks_update(webhook_id: str, changes: JSON) -> Op[Webhook]:
 
 def webhooks_delete(webhook_id: str) -> Op[None]:
     return Op("DELETE", f"/gateway/webhooks/{webhook_id}", _none)
+
+
+def webhooks_rotate_secret(webhook_id: str, secret: str | None, overlap_seconds: int | None) -> Op[JSON]:
+    body: JSON = {}
+    if secret is not None:
+        body["secret"] = secret
+    if overlap_seconds is not None:
+        body["overlapSeconds"] = overlap_seconds
+    return Op("POST", f"/gateway/webhooks/{webhook_id}/secret/rotate", _json, json=body)
+
+
+def webhooks_test(webhook_id: str) -> Op[JSON]:
+    return Op("POST", f"/gateway/webhooks/{webhook_id}/test", _json)
+
+
+def webhooks_replay(webhook_id: str, since: str, until: str | None, only_failed: bool) -> Op[int]:
+    body: JSON = {"since": since, "onlyFailed": only_failed}
+    if until is not None:
+        body["until"] = until
+    return Op("POST", f"/gateway/webhooks/{webhook_id}/replay", lambda r: r.json()["queued"], json=body)
 
 
 # --- instance (the instance key in the path, no API key) --------------------------------------------
