@@ -162,7 +162,7 @@ def test_a_webhook_without_a_limit_is_not_slowed_by_a_limited_one(
 def test_staff_set_and_clear_a_rate_limit_in_the_admin(admin_client, session):
     webhook = webhook_create(account=session.account, session_id=session.id, url=URL, events=["message"])
     change = f"/admin/webhooks/webhook/{webhook.pk}/change/"
-    form = {"url": URL, "events": ["message"], "retry_count": 5}
+    form = {"url": URL, "events": ["message"], "retry_count": 5, "status": "active"}
 
     assert admin_client.post(change, {**form, "rate_limit": 7}).status_code == 302
     webhook.refresh_from_db()
