@@ -11,9 +11,8 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.api import KeyedAPIView
+from accounts.api_bases import KeyedAPIView, KeyedListAPIView
 from accounts.permissions import ReadOrOperate
-from core.filters import filterset_valid
 from webhooks import services
 from webhooks.catalogue import EVENTS
 from webhooks.models import Webhook
@@ -28,7 +27,7 @@ _RETRY_HELP = (
 )
 
 
-class WebhookListCreateApi(KeyedAPIView):
+class WebhookListCreateApi(KeyedListAPIView):
     permission_classes = [ReadOrOperate]
     filterset_class = WebhookFilterSet
 
@@ -47,8 +46,7 @@ class WebhookListCreateApi(KeyedAPIView):
         responses=inline_serializer("WebhookList", {"data": WebhookOutputSerializer(many=True)}),
     )
     def get(self, request: Request) -> Response:
-        webhooks = selectors.webhook_list(key=self.api_key)
-        webhooks = filterset_valid(WebhookFilterSet, request.query_params, webhooks).qs
+        webhooks = self.filter_queryset(selectors.webhook_list(key=self.api_key))
         return Response({"data": WebhookOutputSerializer(webhooks, many=True).data})
 
     @extend_schema(
