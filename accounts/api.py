@@ -1,60 +1,23 @@
-"""The base of every keyed REST view (messaging and gateway)."""
+"""The account's own endpoints: who am I (`/api/me`, `/gateway/me`) and its keys (`/api/keys`)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from accounts.api_bases import KeyedAPIView
 from accounts.models import ApiKey
-from accounts.permissions import IsAdmin, IsViewer, require_session_allowed
-from accounts.ratelimit import EndpointRateThrottle, PlanRateThrottle, ratelimit_headers
+from accounts.permissions import IsAdmin, IsViewer
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke
 from core.errors import NotFound
 
 KEY_MAX_LIFETIME_YEARS = 50
-
-
-class KeyedAPIView(APIView):
-    """An APIView authenticated by `X-API-Key`, rate limited per key, with rate-limit headers on
-    every reply (errors included).
-
-    Subclasses set `permission_classes` (accounts.permissions) and, for a stricter per-endpoint
-    limit, `rate_limits = {"POST": "5/m"}`.
-    """
-
-    throttle_classes = [PlanRateThrottle, EndpointRateThrottle]
-    rate_limits: dict[str, str] = {}
-
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        self.format_kwarg = self.get_format_suffix(**kwargs)
-        request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
-        request.version, request.versioning_scheme = self.determine_version(request, *args, **kwargs)
-        # Count the call before checking who makes it, so 401 and 403 replies carry the headers too.
-        self.check_throttles(request)
-        self.perform_authentication(request)
-        self.check_permissions(request)
-
-    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
-        response = super().finalize_response(request, response, *args, **kwargs)
-        for name, value in ratelimit_headers(request._request).items():
-            response[name] = value
-        return response
-
-    @property
-    def api_key(self) -> ApiKey:
-        return self.request.auth
-
-    def require_session(self, session_id: Any) -> None:
-        """Refuse (403) a session this key is not allowed to touch."""
-        require_session_allowed(self.api_key, session_id)
 
 
 class KeyOutputSerializer(serializers.ModelSerializer):

@@ -29,6 +29,7 @@ from accounts.netaddr import client_address
 from core.cache import cache_degraded
 
 _REQUEST_ATTR = "ponte_ratelimit"
+_COUNTED_ATTR = "ponte_ratelimit_counted"
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,13 @@ class _CountingThrottle(BaseThrottle):
         return self._wait
 
     def _count(self, request: Request, *, group: str, subject: str, rate: str) -> bool:
-        usage = usage_hit(request._request, group=group, subject=subject, rate=rate)
-        _record(request._request, usage)
+        # A request is counted once per group however often its throttles are checked (a keyed view
+        # checks them before authenticating, and DRF again after the permissions).
+        counted: dict[str, Usage | None] = request._request.__dict__.setdefault(_COUNTED_ATTR, {})
+        if group not in counted:
+            counted[group] = usage_hit(request._request, group=group, subject=subject, rate=rate)
+            _record(request._request, counted[group])
+        usage = counted[group]
         if usage is not None and usage.exceeded:
             self._wait = usage.retry_after
             return False

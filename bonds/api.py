@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -23,6 +20,7 @@ from bonds.filters import BondFilterSet, parse_filters, parse_format, parse_loca
 from bonds.models import Index, Product
 from bonds.rendering import PT_BR
 from bonds.replies import StreamedReply, bond_list_reply
+from core.negotiation import QueryFormatIsOurs
 
 STATUS_HEADER = "X-Ponte-Status"
 HINT_HEADER = "X-Ponte-Auth-Hint"
@@ -152,6 +150,7 @@ class BondListApi(APIView):
     permission_classes = [AllowAny]
     throttle_classes: list = []
     renderer_classes = [JSONRenderer]
+    content_negotiation_class = QueryFormatIsOurs
     filterset_class = BondFilterSet
 
     OutputSerializer = inline_serializer(
@@ -175,10 +174,6 @@ class BondListApi(APIView):
         # The key is this view's own business (bonds_access_status) and DRF's user is never read:
         # left lazy (DRF's documented `pass`), it is never built (docs/decisions/0007).
         pass
-
-    def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple:
-        # `format` is this endpoint's own parameter (json|csv), not DRF's renderer override.
-        return JSONRenderer(), JSONRenderer.media_type
 
     @extend_schema(
         operation_id="listBonds",
@@ -207,23 +202,6 @@ class BondListApi(APIView):
     def get(self, request: Request) -> HttpResponseBase:
         return self.list_reply(request._request)
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        """A GET skips DRF's request wrapping, negotiation, permission and throttle passes, none of
-        which this view uses (public, always 200, its own key check): they are a large share of what a
-        cached preview costs (docs/decisions/0007). The response carries the headers DRF
-        adds (Allow). Other methods, and an exception, go through DRF as before (405,
-        OPTIONS, the error shapes of core.errors)."""
-        if request.method != "GET":
-            return super().dispatch(request, *args, **kwargs)
-        self.args, self.kwargs, self.request = args, kwargs, request
-        self.headers = self.default_response_headers
-        try:
-            response = self.list_reply(request)
-        except Exception as error:
-            self.request = self.initialize_request(request, *args, **kwargs)
-            response = self.handle_exception(error)
-        return self.finalize_response(self.request, response, *args, **kwargs)
-
     def list_reply(self, request: HttpRequest) -> HttpResponseBase:
         # Without a query string (the preview's usual call) Django's QueryDict is not built at all.
         query = dict(request.GET.lists()) if request.META.get("QUERY_STRING") else {}
@@ -233,26 +211,22 @@ class BondListApi(APIView):
             authorization=request.META.get("HTTP_AUTHORIZATION", ""), query_key=query.get("key", [""])[-1]
         )
         status = bonds_access_status(plaintext_key=key, client_ip=client_address(request))
+        hint = bearer_key_hint(request, key)
         reply = bond_list_reply(
             status=status,
             filters=parse_filters(query),
             fmt=fmt,
             locale=locale,
             bom=fmt == "csv" and parse_bom(query, locale),
+            hint=hint,
         )
-        hint = bearer_key_hint(request, key)
         response: HttpResponseBase
         if isinstance(reply, StreamedReply):
             # A long list on a cache miss: no Content-Length, so a stream cut short by an error reaches
             # the client as an unfinished chunked body, never as a complete-looking reply.
             response = StreamingHttpResponse(reply.pieces, content_type=reply.content_type)
         else:
-            body = reply.body
-            if hint and fmt != "csv":  # the preview is at most a few bonds: cheap to rewrite
-                document = json.loads(body)
-                document["response"]["description"] = f"{hint} {document['response']['description']}"
-                body = json.dumps(document).encode()
-            response = HttpResponse(body, content_type=reply.content_type)
+            response = HttpResponse(reply.body, content_type=reply.content_type)
         response[STATUS_HEADER] = reply.status
         if hint:
             response[HINT_HEADER] = hint

@@ -122,7 +122,15 @@ class StreamedReply:
     pieces: Iterator[bytes]
 
 
-def _render(status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date) -> Reply:
+def _description(status: str, hint: str | None) -> str:
+    """The JSON reply's `response.description`: the status's own, after the hint when there is one."""
+    description = statuses.description(status)
+    return f"{hint} {description}" if hint else description
+
+
+def _render(
+    status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date, hint: str | None
+) -> Reply:
     if status in statuses.WITH_BONDS:
         limit = settings.BONDS_PREVIEW_LIMIT if status == statuses.PREVIEW else None
         rows = bond_rows(filters=filters, limit=limit, today=today)
@@ -132,7 +140,7 @@ def _render(status: str, filters: BondFilters, fmt: str, locale: str | None, bom
         return Reply(status, CSV_CONTENT_TYPE, render_csv(rows=rows, locale=locale, bom=bom))
     assumptions = _assumptions(status, today)
     body = render_json(
-        status=status, description=statuses.description(status), rows=rows, assumptions=assumptions
+        status=status, description=_description(status, hint), rows=rows, assumptions=assumptions
     )
     return Reply(status, JSON_CONTENT_TYPE, body)
 
@@ -143,7 +151,7 @@ def _assumptions(status: str, today: date) -> dict | None:
 
 
 def _pieces(
-    status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date
+    status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date, hint: str | None
 ) -> Generator[bytes, None, None]:
     """The full list's body in pieces of BONDS_STREAM_ROWS rows, read from a database cursor one
     piece at a time (a server-side cursor on PostgreSQL), so its rows are never all in memory."""
@@ -151,10 +159,9 @@ def _pieces(
     rows = bond_list(filters=filters, today=today).values_list(*JSON_FIELDS).iterator(chunk_size=size)
     if fmt == "csv":
         return csv_pieces(rows=rows, locale=locale, bom=bom, rows_per_piece=size)
-    description = statuses.description(status)
     return json_pieces(
         status=status,
-        description=description,
+        description=_description(status, hint),
         rows=rows,
         rows_per_piece=size,
         assumptions=_assumptions(status, today),
@@ -186,11 +193,11 @@ def _local_put(key: str, reply: Reply) -> None:
 
 
 def _reply_key(
-    status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date
+    status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool, today: date, hint: str | None
 ) -> str:
     token = (
         f"{filters.cache_token()}|{fmt}|{locale or ''}|{int(bom)}|{status}|{settings.BONDS_PREVIEW_LIMIT}"
-        f"|{today.isoformat()}"
+        f"|{today.isoformat()}|{hint or ''}"
     )
     # The prefix names this module: a reply is pickled with its class's module path, so entries stored
     # under another path (by a process of another release) are never read back.
@@ -257,26 +264,34 @@ def _today() -> date:
 
 
 def bond_list_reply(
-    *, status: str, filters: BondFilters, fmt: str, locale: str | None, bom: bool = False
+    *,
+    status: str,
+    filters: BondFilters,
+    fmt: str,
+    locale: str | None,
+    bom: bool = False,
+    hint: str | None = None,
 ) -> Reply | StreamedReply:
     """The reply for a status and a query, cached per (data version, day, normalised query, format,
     locale, BOM, status): the day is in the key so a bond that matured since the reply was cached is
     not served. Statuses without bonds need no database at all. A repeated query with bonds costs no
     database query while the data version is cached. A full list missing from the cache and longer
-    than BONDS_STREAM_ROWS comes as a StreamedReply, cached once it has been sent whole."""
+    than BONDS_STREAM_ROWS comes as a StreamedReply, cached once it has been sent whole. `hint`, a
+    sentence on how the key was sent, starts the JSON description (a CSV has none)."""
     today = _today()
+    hint = hint if fmt == "json" else None
     if status not in statuses.WITH_BONDS:
-        return _render(status, filters, fmt, locale, bom, today)
-    key = _reply_key(status, filters, fmt, locale, bom, today)
+        return _render(status, filters, fmt, locale, bom, today, hint)
+    key = _reply_key(status, filters, fmt, locale, bom, today, hint)
     reply = _reply_cached(key)
     if reply is not None:
         return reply
     if status == statuses.PREVIEW:  # a few bonds: whole
-        reply = _render(status, filters, fmt, locale, bom, today)
+        reply = _render(status, filters, fmt, locale, bom, today, hint)
         _reply_store(key, reply)
         return reply
     content_type = CSV_CONTENT_TYPE if fmt == "csv" else JSON_CONTENT_TYPE
-    pieces = _pieces(status, filters, fmt, locale, bom, today)
+    pieces = _pieces(status, filters, fmt, locale, bom, today, hint)
     head = list(islice(pieces, 2))  # the renderers always yield at least one piece
     if len(head) == 1:  # the whole list fits in one piece: answered whole, as a cached reply is
         reply = Reply(status, content_type, head[0])

@@ -241,6 +241,12 @@ def _flatten(detail: Any, prefix: str = "") -> list[str]:
     return [f"{prefix}: {detail}" if prefix else str(detail)]
 
 
+def validation_failed(detail: Any) -> ValidationFailed:
+    """A 400 from DRF-style error detail (`{"field": ["problem", ...]}`), one `field: problem` line each."""
+    lines = _flatten(detail)
+    return ValidationFailed("; ".join(lines) or None, extra={"details": lines})
+
+
 def _unreachable(exc: Exception) -> bool:
     """Redis or the broker could not be reached (what escapes the fallbacks of core/cache.py and the
     outbox): answered 503 with Retry-After rather than 500."""
@@ -261,8 +267,7 @@ def as_application_error(exc: Exception) -> ApplicationError | None:
     if isinstance(exc, SuspiciousOperation):  # too many fields, bad headers: Django logs these itself
         return BadRequest(str(exc) or None)
     if isinstance(exc, drf_exceptions.ValidationError):
-        lines = _flatten(exc.detail)
-        return ValidationFailed("; ".join(lines) or None, extra={"details": lines})
+        return validation_failed(exc.detail)
     if isinstance(exc, DjangoValidationError):
         lines = (
             [f"{k}: {m}" for k, msgs in exc.message_dict.items() for m in msgs]

@@ -9,14 +9,20 @@ declared from that serializer field (core.openapi turns a FilterSet into paramet
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import django_filters
 from django import forms
 from django.db.models import QuerySet
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.request import Request
+
+from core.errors import validation_failed
+
+if TYPE_CHECKING:  # rest_framework.generics imports this module through DEFAULT_FILTER_BACKENDS
+    from rest_framework.views import APIView
 
 
 class SerializerFormField(forms.Field):
@@ -53,23 +59,26 @@ class SerializerFieldFilter(django_filters.Filter):
         extend_schema_field(serializer_field)(self)
 
 
-def filterset_valid(
-    filterset_class: type[django_filters.FilterSet],
-    query: Mapping[str, Any],
-    queryset: QuerySet,
-    *,
-    other: serializers.Serializer | None = None,
-) -> django_filters.FilterSet:
-    """The bound FilterSet once its values are valid; otherwise a 400 in the interface's error shape
-    (core.errors), one line per wrong parameter. `other` checks the list's other query parameters
-    (pagination) in the same reply, its lines first. An error a field raises itself (an unknown
-    session status) is answered alone, at once."""
-    errors: dict[str, list[str]] = {}
-    if other is not None and not other.is_valid():
-        errors.update({name: [str(m) for m in messages] for name, messages in other.errors.items()})
-    filterset = filterset_class(data=query, queryset=queryset)
-    if not filterset.is_valid():
-        errors.update({name: list(messages) for name, messages in filterset.errors.items()})
-    if errors:
-        raise serializers.ValidationError(errors)
-    return filterset
+class FilterBackend(DjangoFilterBackend):
+    """django-filter's DRF backend (REST_FRAMEWORK's DEFAULT_FILTER_BACKENDS), refusing a wrong query
+    with Ponte's ValidationFailed, which core.errors renders in the interface's shape, one line per
+    wrong parameter. A view whose list takes other query parameters (pagination) names their
+    serializer in `query_serializer_class`: they are checked in the same pass, their lines first, so
+    one reply names every wrong parameter. An error a field raises itself (an unknown session status)
+    is answered alone, at once; so is one a filter raises while filtering (a session not found)."""
+
+    def filter_queryset(self, request: Request, queryset: QuerySet, view: APIView) -> QuerySet:
+        filterset = self.get_filterset(request, queryset, view)
+        if filterset is None:
+            return queryset
+        errors: dict[str, list[str]] = {}
+        other_class = getattr(view, "query_serializer_class", None)
+        if other_class is not None:
+            other = other_class(data=request.query_params)
+            if not other.is_valid():
+                errors.update({name: [str(m) for m in messages] for name, messages in other.errors.items()})
+        if not filterset.is_valid():
+            errors.update({name: list(messages) for name, messages in filterset.errors.items()})
+        if errors:
+            raise validation_failed(errors)
+        return filterset.qs

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
+from django.db.models import QuerySet
 from rest_framework import serializers
 
 from core.filters import SerializerFieldFilter
 from messaging.addressing import normalize_jid
-from messaging.selectors import status_parse
+from messaging.selectors import session_get, status_parse
 
 
 class StatusField(serializers.CharField):
@@ -36,8 +37,15 @@ class SessionFilterSet(django_filters.FilterSet):
 
 
 class MessageFilterSet(django_filters.FilterSet):
-    # The view looks the session up (404 unknown, 403 for a key limited to others) before listing.
     sessionId = SerializerFieldFilter(
-        serializers.CharField(max_length=64), query_name="sessionId", field_name="session_id"
+        serializers.CharField(max_length=64),
+        query_name="sessionId",
+        field_name="session_id",
+        method="filter_session",
     )
     chat = SerializerFieldFilter(ChatField(required=False), query_name="chat", field_name="chat")
+
+    def filter_session(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        # The caller's session, looked up once every parameter is valid: 404 when it is not the
+        # account's, 403 when the key is limited to other sessions.
+        return queryset.filter(session=session_get(key=self.request.auth, session_id=value))

@@ -83,11 +83,14 @@ def _is_uuid(value: Any) -> bool:
     return True
 
 
+def message_history() -> QuerySet[Message]:
+    """Messages newest first (the history list narrows it to one session with its filters)."""
+    return Message.objects.order_by("-timestamp", "-id")
+
+
 def message_list(*, session: Session, chat: str = "") -> QuerySet[Message]:
-    messages = session.messages.all()
-    if chat:
-        messages = messages.filter(chat=chat)
-    return messages.order_by("-timestamp", "-id")
+    messages = message_history().filter(session=session)
+    return messages.filter(chat=chat) if chat else messages
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,9 @@ from core.errors import NotAuthenticated, NotFound, ValidationFailed
 from core.signed_json import signed_json_load
 from integrations.chatwoot import config, inbound, signature, templates
 from integrations.chatwoot.models import ChatwootIntegration
+from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SuccessSerializer
-from messaging.api.sessions import SessionKeyedView
-from webhooks.instance.api import InstanceAPIView, StrictBooleanField
+from webhooks.instance.bases import InstanceAPIView, StrictBooleanField
 from webhooks.instance.guard import instance_session_for
 
 logger = logging.getLogger(__name__)

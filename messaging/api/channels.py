@@ -8,8 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator, ReadOrAdmin
+from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM
-from messaging.api.sessions import SessionKeyedView
 from messaging.channels import subscriptions, templates
 
 

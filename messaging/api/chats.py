@@ -8,9 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator
+from messaging.api.bases import MessageView, RecipientField, SessionInput, SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
-from messaging.api.messages import MessageView, RecipientField, SessionInput
-from messaging.api.sessions import SessionKeyedView
 from messaging.services import chats as services
 from messaging.services.sessions import session_restart
 from messaging.values import PRESENCES

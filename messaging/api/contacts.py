@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from accounts.permissions import IsOperator
 from core.errors import ValidationFailed
 from messaging.addressing import normalize_jid, normalize_number
+from messaging.api.bases import MessageView, SessionInput
 from messaging.api.common import SuccessSerializer
-from messaging.api.messages import MessageView, SessionInput
 from messaging.services import profile as services
 
 MAX_CHECK_NUMBERS = 50

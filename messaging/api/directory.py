@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
 from messaging.addressing import normalize_jid
+from messaging.api.bases import SessionKeyedView
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
-from messaging.api.sessions import SessionKeyedView
 from messaging.models import Session
 from messaging.selectors import paginate
 from messaging.services import directory_reads as services

@@ -8,22 +8,18 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.api_bases import KeyedListAPIView
 from accounts.permissions import IsOperator, IsViewer
-from core.filters import filterset_valid
+from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
-from messaging.api.sessions import (
-    PairingCodeSerializer,
-    PhoneInputSerializer,
-    SessionKeyedView,
-    pairing_body,
-)
+from messaging.api.sessions import PairingCodeSerializer, PhoneInputSerializer, pairing_body
 from messaging.filters import SessionFilterSet
 from messaging.qr import qr_data_uri
 from messaging.selectors import session_list
 from messaging.services import sessions as services
 
 
-class GatewaySessionListApi(SessionKeyedView):
+class GatewaySessionListApi(KeyedListAPIView):
     """The account's sessions this key may see, optionally filtered by `status`."""
 
     permission_classes = [IsViewer]
@@ -36,7 +32,7 @@ class GatewaySessionListApi(SessionKeyedView):
 
     @extend_schema(responses=OutputSerializer, operation_id="gateway_sessions_list")
     def get(self, request: Request) -> Response:
-        sessions = filterset_valid(SessionFilterSet, request.query_params, session_list(key=self.api_key)).qs
+        sessions = self.filter_queryset(session_list(key=self.api_key))
         data = SessionOutputSerializer(sessions, many=True, context={"key": self.api_key}).data
         return Response({"sessions": data})
 

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
 from messaging.addressing import normalize_group
+from messaging.api.bases import MessageView, SessionInput
 from messaging.api.groups import (
     GroupJidField,
     GroupOutputSerializer,
@@ -22,7 +23,6 @@ from messaging.api.groups import (
     ParticipantsOutputSerializer,
     group_body,
 )
-from messaging.api.messages import MessageView, SessionInput
 from messaging.services import group_admin as services
 from messaging.values import GroupInvite
 

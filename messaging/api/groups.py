@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
 from messaging.addressing import normalize_group
-from messaging.api.messages import MessageView, RecipientField, SessionInput
+from messaging.api.bases import MessageView, RecipientField, SessionInput
 from messaging.services import groups as services
 from messaging.values import GroupInfo
 

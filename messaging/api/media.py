@@ -13,15 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import ApplicationError, NotFound
-from messaging.api.messages import (
-    MessageView,
-    QuotedSerializer,
-    RecipientField,
-    SentSerializer,
-    SessionInput,
-    quoted_input,
-    sent_body,
-)
+from messaging.api.bases import MessageView, RecipientField, SessionInput
+from messaging.api.messages import QuotedSerializer, SentSerializer, quoted_input, sent_body
 from messaging.media import MediaLinkExpired, MediaLinkInvalid, media_link_read, media_storage
 from messaging.services.media import message_send_media
 from messaging.values import MEDIA_SEND_TYPES

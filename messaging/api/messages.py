@@ -10,17 +10,14 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.permissions import IsOperator, IsViewer
+from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
-from core.filters import filterset_valid
-from messaging.addressing import normalize_jid, normalize_number, user_suffix
+from messaging.addressing import normalize_number
+from messaging.api.bases import MessageView, PagedListView, RecipientField, SessionInput
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
-from messaging.api.sessions import SessionKeyedView
-from messaging.channels import PAGE_PROVIDERS
 from messaging.filters import MessageFilterSet
-from messaging.idempotency import IdempotentMixin
 from messaging.models import Message
-from messaging.selectors import message_list, paginate, session_allowed, session_find
+from messaging.selectors import message_history
 from messaging.services import messages as services
 from messaging.values import Button, ContactCard
 
@@ -29,24 +26,6 @@ MAX_VCARDS = 50
 MAX_BUTTONS = 3
 # A reaction is an emoji, never a word: letters, digits and spaces are refused upfront.
 _NOT_EMOJI = re.compile(r"[A-Za-z0-9\s]")
-# A page-scoped user id of an official channel (Messenger PSID, Instagram IGSID).
-_CHANNEL_ID = re.compile(r"^[0-9]{8,20}$")
-
-
-class RecipientField(serializers.CharField):
-    """A number with country code or a JID (individual or group), returned as a full JID."""
-
-    def __init__(self, *, allow_group: bool = True, **kwargs: Any) -> None:
-        self.allow_group = allow_group
-        super().__init__(max_length=100, **kwargs)
-
-    def to_internal_value(self, data: Any) -> str:
-        value = super().to_internal_value(data)
-        local, _, domain = value.strip().partition("@")
-        if self.context.get("channel_ids") and _CHANNEL_ID.match(local) and domain in ("", user_suffix()):
-            # Messenger PSIDs and Instagram IGSIDs are longer than any phone number.
-            return f"{local}@{user_suffix()}"
-        return normalize_jid(value, allow_group=self.allow_group, field=self.field_name)
 
 
 class ContactNumberField(serializers.CharField):
@@ -61,10 +40,6 @@ class ContactNumberField(serializers.CharField):
 class QuotedSerializer(serializers.Serializer):
     messageId = serializers.CharField(max_length=100)
     participant = RecipientField(allow_group=False, required=False)
-
-
-class SessionInput(serializers.Serializer):
-    sessionId = serializers.CharField(max_length=64)
 
 
 @extend_schema_serializer(component_name="MessageSent")
@@ -90,26 +65,6 @@ def quoted_input(data: dict | None) -> services.QuotedInput | None:
     if not data:
         return None
     return services.QuotedInput(message_id=data["messageId"], participant=data.get("participant", ""))
-
-
-class MessageView(IdempotentMixin, SessionKeyedView):
-    """Sends pass `savepoint=False`: the request's transaction (ATOMIC_REQUESTS, or the view's own with
-    an `Idempotency-Key`: messaging.idempotency) is the unit of work."""
-
-    permission_classes = [IsOperator]
-
-    def validated(self, serializer_class: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
-        """Validate the body, then refuse a session not found (404) or not allowed (403): nothing invalid
-        reaches a service. The session is read once, before validating, because a Messenger or Instagram
-        session's recipients are page-scoped ids, not phone numbers."""
-        raw = self.request.data.get("sessionId") if hasattr(self.request.data, "get") else None
-        found = session_find(key=self.api_key, session_id=str(raw).strip()) if raw is not None else None
-        page_channel = found is not None and found.provider in PAGE_PROVIDERS
-        data = serializer_class(data=self.request.data, context={"channel_ids": page_channel})
-        data.is_valid(raise_exception=True)
-        # The same id: the field trims the value as the read above did.
-        session_id = data.validated_data["sessionId"]
-        return session_allowed(key=self.api_key, session_id=session_id, session=found), data.validated_data
 
 
 class MessageSendApi(MessageView):
@@ -356,7 +311,7 @@ class MessageOutputSerializer(serializers.Serializer):
         return message.edited_at is not None
 
 
-class MessageListApi(SessionKeyedView):
+class MessageListApi(PagedListView):
     """Message history of a session (newest first), optionally of one chat. Viewers may read it."""
 
     permission_classes = [IsViewer]
@@ -372,13 +327,5 @@ class MessageListApi(SessionKeyedView):
         parameters=[PaginationQuerySerializer], responses=OutputSerializer, operation_id="messages_list"
     )
     def get(self, request: Request) -> Response:
-        pagination = PaginationQuerySerializer(data=request.query_params)
-        filters = filterset_valid(
-            MessageFilterSet, request.query_params, Message.objects.none(), other=pagination
-        )
-        session = self.session(filters.form.cleaned_data["sessionId"])
-        messages = filters.filter_queryset(message_list(session=session))
-        page = paginate(
-            messages, page=pagination.validated_data["page"], limit=pagination.validated_data["limit"]
-        )
-        return Response(envelope(page, MessageOutputSerializer))
+        messages = self.filter_queryset(message_history())
+        return Response(envelope(self.page_of(messages), MessageOutputSerializer))

@@ -10,17 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsViewer
-from messaging.api.messages import (
-    MAX_TEXT,
-    MessageView,
-    QuotedSerializer,
-    RecipientField,
-    SentSerializer,
-    SessionInput,
-    quoted_input,
-    sent_body,
-)
-from messaging.api.sessions import SessionKeyedView
+from messaging.api.bases import MessageView, RecipientField, SessionInput, SessionKeyedView
+from messaging.api.messages import MAX_TEXT, QuotedSerializer, SentSerializer, quoted_input, sent_body
 from messaging.services import edits, polls
 
 MIN_OPTIONS, MAX_OPTIONS = 2, 12

@@ -15,11 +15,10 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.permissions import IsOperator
 from core.errors import ValidationFailed
 from messaging.addressing import is_group, normalize_group, normalize_jid, normalize_number
+from messaging.api.bases import SandboxView
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
-from messaging.api.sessions import SessionKeyedView
 from messaging.services import sessions as services
 
 INBOUND_EVENTS = (
@@ -50,10 +49,6 @@ MESSAGE_TYPES = (
 )
 # Why a connection drops (the reasons the WhatsApp driver reports too; docs/messaging.md).
 DISCONNECT_REASONS = ("logged_out", "replaced", "banned", "stream_error", "connection_lost")
-
-
-class SandboxView(SessionKeyedView):
-    permission_classes = [IsOperator]
 
 
 class SandboxScanApi(SandboxView):

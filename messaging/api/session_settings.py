@@ -9,8 +9,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import ReadOrOperate
+from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM
-from messaging.api.sessions import SessionKeyedView
 from messaging.services import session_settings as services
 from messaging.values import SessionBehaviour
 

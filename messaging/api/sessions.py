@@ -6,15 +6,14 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
-from rest_framework.negotiation import BaseContentNegotiation, DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.api import KeyedAPIView
 from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin
 from core.errors import ValidationFailed
-from core.filters import filterset_valid
+from core.negotiation import QueryFormatIsOurs
 from messaging.addressing import normalize_number
+from messaging.api.bases import PagedListView, SessionKeyedView
 from messaging.api.common import (
     SESSION_ID_PARAM,
     PaginationQuerySerializer,
@@ -27,19 +26,11 @@ from messaging.channels import PROVIDERS, WHATSAPP
 from messaging.channels.services import channel_session_create
 from messaging.filters import SessionFilterSet
 from messaging.qr import qr_data_uri, qr_png
-from messaging.selectors import paginate, session_get, session_list
+from messaging.selectors import session_list
 from messaging.services import sessions as services
 
 
-class SessionKeyedView(KeyedAPIView):
-    def session(self, session_id: str):
-        return session_get(key=self.api_key, session_id=session_id)
-
-    def session_data(self, session) -> dict:
-        return SessionOutputSerializer(session, context={"key": self.api_key}).data
-
-
-class SessionListCreateApi(SessionKeyedView):
+class SessionListCreateApi(PagedListView):
     """GET: the sessions this key may see (paginated). POST: create one (admin keys; 5/min; plan cap)."""
 
     permission_classes = [ReadOrAdmin]
@@ -77,14 +68,8 @@ class SessionListCreateApi(SessionKeyedView):
         parameters=[PaginationQuerySerializer], responses=SessionListSerializer, operation_id="sessions_list"
     )
     def get(self, request: Request) -> Response:
-        pagination = PaginationQuerySerializer(data=request.query_params)
-        filters = filterset_valid(
-            SessionFilterSet, request.query_params, session_list(key=self.api_key), other=pagination
-        )
-        page = paginate(
-            filters.qs, page=pagination.validated_data["page"], limit=pagination.validated_data["limit"]
-        )
-        return Response(envelope(page, SessionOutputSerializer, key=self.api_key))
+        sessions = self.filter_queryset(session_list(key=self.api_key))
+        return Response(envelope(self.page_of(sessions), SessionOutputSerializer, key=self.api_key))
 
     @extend_schema(
         request=InputSerializer, responses={201: SessionOutputSerializer}, operation_id="sessions_create"
@@ -193,16 +178,6 @@ class QrCodeSerializer(serializers.Serializer):
 
 
 QR_FORMATS = ("base64", "raw", "image")
-
-
-class QueryFormatIsOurs(BaseContentNegotiation):
-    """`?format=` is the QR endpoint's own parameter, not DRF's renderer override: always JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
-
-    def select_parser(self, request, parsers):
-        return DefaultContentNegotiation().select_parser(request, parsers)
 
 
 class SessionQrCodeApi(SessionKeyedView):

@@ -38,3 +38,12 @@ def test_x_api_key_on_bonds_names_the_bearer_header(client, admin_key) -> None:
 def test_bonds_with_a_bearer_key_carries_no_hint(client, admin_key) -> None:
     reply = client.get("/bonds/api/", HTTP_AUTHORIZATION=f"Bearer {admin_key}")
     assert "X-Ponte-Auth-Hint" not in reply
+
+
+def test_the_hinted_preview_and_the_plain_one_are_cached_apart(client, admin_key) -> None:
+    # The hint is written into the description when the reply is rendered, so each is its own cached reply.
+    hinted = client.get("/bonds/api/", HTTP_X_API_KEY=admin_key).json()
+    plain = client.get("/bonds/api/").json()
+    assert hinted["response"]["description"] == f"{BEARER_KEY_HINT} {plain['response']['description']}"
+    assert client.get("/bonds/api/", HTTP_X_API_KEY=admin_key).json() == hinted
+    assert client.get("/bonds/api/").json() == plain

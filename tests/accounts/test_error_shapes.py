@@ -75,7 +75,7 @@ def test_unknown_instance_routes_answer_in_the_instance_shape(api_client) -> Non
 def test_an_unexpected_error_is_a_logged_500_in_the_interface_shape(rf, caplog) -> None:
     from rest_framework.response import Response
 
-    from accounts.api import KeyedAPIView
+    from accounts.api_bases import KeyedAPIView
     from accounts.permissions import IsViewer
 
     class BrokenApi(KeyedAPIView):

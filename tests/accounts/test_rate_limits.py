@@ -12,7 +12,7 @@ from django.http import HttpResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.api import KeyedAPIView
+from accounts.api_bases import KeyedAPIView
 from accounts.permissions import IsViewer
 
 pytestmark = pytest.mark.django_db

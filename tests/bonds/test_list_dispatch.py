@@ -1,5 +1,6 @@
-"""GET /bonds/api/ skips DRF's dispatch passes (bonds.api.BondListApi.dispatch): what a caller sees stays
-what DRF's path gave, headers, refusals of other methods and errors alike."""
+"""GET /bonds/api/ on DRF's stock path, customised only through its hooks (bonds.api.BondListApi): the
+headers DRF adds, refusals of other methods and errors in the bonds shape, `format` read as the list's own
+parameter, never as DRF's renderer override."""
 
 from __future__ import annotations
 
@@ -53,3 +54,14 @@ def test_a_query_key_reads_like_a_bearer_key(api_client, bonds, make_key):  # no
     by_query = api_client.get(f"{URL}?key={key}&key=")
     assert by_query["X-Ponte-Status"] == "preview"  # the last `key` wins, as QueryDict.get reads it
     assert api_client.get(f"{URL}?key=&key={key}")["X-Ponte-Status"] != "preview"
+
+
+def test_format_and_accept_never_make_drf_refuse_the_list(api_client, bonds):  # noqa: F811
+    for query, accept, content_type in (
+        ("?format=xml", "application/json", "application/json"),
+        ("?format=csv", "application/xml", "text/csv; charset=utf-8"),
+        ("", "text/csv", "application/json"),
+    ):
+        response = api_client.get(URL + query, HTTP_ACCEPT=accept)
+        assert (response.status_code, response["Content-Type"]) == (200, content_type), query
+        assert response["X-Ponte-Status"] == "preview"

@@ -7,32 +7,17 @@ credential. Errors come as `{"status": 404, "error": "INSTANCE_NOT_FOUND", "mess
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from core.errors import ValidationFailed
 from webhooks.instance import services as instance
 from webhooks.instance import statistics
-from webhooks.instance.guard import InstanceKeyGuessThrottle, instance_session_for
+from webhooks.instance.bases import InstanceAPIView, StrictBooleanField
+from webhooks.instance.guard import instance_session_for
 from webhooks.models import InstanceWebhookConfig
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """A JSON boolean only: "true", 1 or "yes" are refused rather than guessed."""
-
-    default_error_messages = {"invalid": "must be true or false (a JSON boolean)."}
-
-    def to_internal_value(self, data: Any) -> bool:
-        if not isinstance(data, bool):
-            self.fail("invalid")
-        return data
-
 
 _URL_HELP = "http(s) URL reaching a public address; empty = use webhookMessage."
 
@@ -83,18 +68,6 @@ class InstanceConfigOutputSerializer(serializers.Serializer):
 _CONFIG_REPLY = inline_serializer(
     "InstanceConfigReply", {"status": serializers.IntegerField(), "data": InstanceConfigOutputSerializer()}
 )
-
-
-class InstanceAPIView(APIView):
-    """No API key: the instance key in the path identifies and authorises; failed lookups are
-    throttled per client address."""
-
-    # The throttle lives in webhooks.instance.guard (kept out of the docstring, which is the public
-    # description of every instance operation).
-
-    authentication_classes: list = []
-    permission_classes = [AllowAny]
-    throttle_classes = [InstanceKeyGuessThrottle]
 
 
 class InstanceConfigApi(InstanceAPIView):

@@ -11,10 +11,9 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.api import KeyedAPIView
+from accounts.api_bases import KeyedAPIView, KeyedListAPIView
 from accounts.models import ApiKey
 from accounts.permissions import ReadOrOperate
-from core.filters import filterset_valid
 from webhooks.catalogue import EVENTS
 from webhooks.models import Webhook
 from webhooks.registered import selectors, services
@@ -46,7 +45,7 @@ def record(view: KeyedAPIView, webhook: Webhook) -> dict:
     return WebhookOutputSerializer(webhook, context=context).data
 
 
-class WebhookListCreateApi(KeyedAPIView):
+class WebhookListCreateApi(KeyedListAPIView):
     permission_classes = [ReadOrOperate]
     filterset_class = WebhookFilterSet
 
@@ -72,8 +71,7 @@ class WebhookListCreateApi(KeyedAPIView):
         responses=inline_serializer("WebhookList", {"data": WebhookOutputSerializer(many=True)}),
     )
     def get(self, request: Request) -> Response:
-        webhooks = selectors.webhook_list(key=self.api_key)
-        webhooks = filterset_valid(WebhookFilterSet, request.query_params, webhooks).qs
+        webhooks = self.filter_queryset(selectors.webhook_list(key=self.api_key))
         return Response({"data": [record(self, webhook) for webhook in webhooks]})
 
     @extend_schema(

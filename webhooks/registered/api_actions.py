@@ -11,7 +11,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.api import KeyedAPIView
+from accounts.api_bases import KeyedAPIView
 from accounts.permissions import ReadOrOperate
 from webhooks.models import Webhook
 from webhooks.registered import replay, rotation, selectors

@@ -1,0 +1,55 @@
+"""The bases of every keyed REST view (messaging, gateway, webhooks, integrations)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import ApiKey
+from accounts.permissions import require_session_allowed
+from accounts.ratelimit import EndpointRateThrottle, PlanRateThrottle, ratelimit_headers
+
+
+class KeyedAPIView(APIView):
+    """An APIView authenticated by `X-API-Key`, rate limited per key, with rate-limit headers on
+    every reply (errors included).
+
+    Subclasses set `permission_classes` (accounts.permissions) and, for a stricter per-endpoint
+    limit, `rate_limits = {"POST": "5/m"}`.
+    """
+
+    throttle_classes = [PlanRateThrottle, EndpointRateThrottle]
+    rate_limits: dict[str, str] = {}
+
+    def perform_authentication(self, request: Request) -> None:
+        # Count the call before checking who makes it, so 401 and 403 replies carry the headers too:
+        # the throttles read the key themselves (a key refused is counted against the address), and
+        # count a request once, so DRF's own throttle pass after the permissions counts nothing more.
+        self.check_throttles(request)
+        super().perform_authentication(request)
+
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        for name, value in ratelimit_headers(request._request).items():
+            response[name] = value
+        return response
+
+    @property
+    def api_key(self) -> ApiKey:
+        return self.request.auth
+
+    def require_session(self, session_id: Any) -> None:
+        """Refuse (403) a session this key is not allowed to touch."""
+        require_session_allowed(self.api_key, session_id)
+
+
+# A keyed view with a list: `self.filter_queryset(queryset)` applies the view's `filterset_class`
+# through the filter backend (core.filters.FilterBackend), which refuses a wrong query parameter in the
+# interface's error shape. No docstring of its own: a view without one is described in OpenAPI by
+# KeyedAPIView's, as every other keyed view.
+class KeyedListAPIView(KeyedAPIView, GenericAPIView):
+    pass
