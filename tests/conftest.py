@@ -15,9 +15,6 @@ from accounts.services import account_create, api_key_create
 from tests.faults import RedisServer
 from tests.webhooks.support import LOOPBACK
 
-# The live and fast tiers: markers set at collection (tests/tiers.py).
-pytest_plugins = ["tests.tiers"]
-
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
