@@ -139,3 +139,13 @@ def database_url_of_test_db() -> str:
 def subprocess_env(db) -> dict[str, str]:
     """The environment for a child process that must use the test database."""
     return {**os.environ, "DATABASE_URL": database_url_of_test_db()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_password_hashing() -> Iterator[None]:
+    """Sign-ups and sign-ins hash with a cheap hasher: the suite tests Ponte, not PBKDF2's cost (Django's
+    own advice for test runs). Processes a test starts read the real settings."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
