@@ -89,7 +89,7 @@ class Receiver:
                 except OSError:
                     pass  # the sender went away (a killed worker)
 
-        self.server = start_server(Handler, poll_interval=0.05)
+        self.server = start_server(Handler)
         return self
 
     def release(self) -> None:
