@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run keys test lint format migrate demo bench fuzz backup-check messages clean
+.PHONY: run keys test test-fast lint format migrate demo bench fuzz backup-check messages clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,11 @@ keys: demo
 test: $(STAMP)
 	# Connections opened by live-server threads would outlive the run and block dropping the test database.
 	DB_CONN_MAX_AGE=$${DB_CONN_MAX_AGE:-0} $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## test-fast: the quick loop: the suite without the live tier (no live server, browser, Celery worker,
+## engine or web process, nginx, node: tests/tiers.py marks those `live`); the whole suite stays `make test`
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not live" $(PYTEST_ARGS)
 
 ## fuzz: schemathesis over every operation of the OpenAPI document, against a live server on the
 ## configured DATABASE_URL/REDIS_URL, for PONTE_FUZZ_SECONDS (100); non-zero on any failure

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib import import_module
 
 import pytest
@@ -12,6 +12,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import Account, ApiKey, Plan
 from accounts.services import account_create, api_key_create
+from tests.faults import RedisServer
+from tests.webhooks.support import LOOPBACK
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -32,6 +34,20 @@ def _clean_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def allow_loopback(settings) -> None:
+    """Local receivers and stand-ins live on 127.0.0.1, which the SSRF rules refuse unless allow-listed."""
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = [LOOPBACK]
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A private redis-server of the test's own, which it may stop and start again."""
+    server = RedisServer().start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture
@@ -123,3 +139,13 @@ def database_url_of_test_db() -> str:
 def subprocess_env(db) -> dict[str, str]:
     """The environment for a child process that must use the test database."""
     return {**os.environ, "DATABASE_URL": database_url_of_test_db()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_password_hashing() -> Iterator[None]:
+    """Sign-ups and sign-ins hash with a cheap hasher: the suite tests Ponte, not PBKDF2's cost (Django's
+    own advice for test runs). Processes a test starts read the real settings."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield

@@ -22,6 +22,8 @@ import pytest
 from django.conf import settings
 from requests.structures import CaseInsensitiveDict
 
+from tests.tiers import require_live
+
 BASE_DIR = Path(settings.BASE_DIR)
 
 
@@ -109,6 +111,7 @@ class WebServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> WebServer:
+        require_live("a web process")
         command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--log-level", "warning"]
         with self.log.open("wb") as log:

@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
 from accounts.models import Account, ApiKey, Subscription
-from accounts.services import account_signup, api_key_create, subscription_set
+from accounts.services import api_key_create, subscription_set
 
 KEY_PATTERN = r"ponte_[a-z0-9]{8}_[A-Za-z0-9_-]+"
-
-
-@pytest.fixture
-def customer(default_plans) -> tuple[Client, Account]:
-    """A signed-in customer with their own account."""
-    _, account = account_signup(email="ana@example.com", password="a long pass phrase 42")
-    browser = Client()
-    browser.login(username="ana@example.com", password="a long pass phrase 42")
-    return browser, account
 
 
 def test_sign_up_creates_a_free_account_and_signs_in_at_once(client, default_plans) -> None:

@@ -16,14 +16,12 @@ from webhooks.services import emit
 
 
 @pytest.fixture
-def customer(default_plans, settings) -> tuple[Client, Account]:
-    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
-    _, account = account_signup(email="ana@example.com", password="a long pass phrase 42")
+def customer(customer, allow_loopback) -> tuple[Client, Account]:
+    """The signed-in customer on the Empresarial plan, with webhooks to 127.0.0.1 allowed."""
+    _, account = customer
     account.plan = account.plan.__class__.objects.get(name="Empresarial")
     account.save()
-    browser = Client()
-    browser.login(username="ana@example.com", password="a long pass phrase 42")
-    return browser, account
+    return customer
 
 
 def test_create_connect_and_pair_a_session_from_the_account_area(customer) -> None:

@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import translation
 
 from accounts.models import Account
-from accounts.services import account_signup, api_key_create
+from accounts.services import api_key_create
 from core.timefmt import local_time_text
 from messaging.services import sessions as session_services
 from webhooks.models import Delivery, DeliveryAttempt
@@ -26,12 +26,9 @@ OTHER_TIMES = re.compile(r"\d{2}:\d{2}:\d{2}(?! -03:00)|\+00:00")
 
 
 @pytest.fixture
-def customer(default_plans, settings) -> tuple[Client, Account]:
-    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
-    _, account = account_signup(email="ana@example.com", password="a long pass phrase 42")
-    browser = Client()
-    browser.login(username="ana@example.com", password="a long pass phrase 42")
-    return browser, account
+def customer(customer, allow_loopback) -> tuple[Client, Account]:
+    """The signed-in customer, with webhooks to 127.0.0.1 allowed."""
+    return customer
 
 
 def test_a_moment_reads_as_sao_paulo_time_with_its_offset_in_each_language() -> None:

@@ -5,7 +5,6 @@ made meanwhile reach Redis once it is back."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 import redis
@@ -14,14 +13,6 @@ from django.http import HttpRequest
 from accounts.ratelimit import degraded_rate
 from core.cache import RedisCache
 from core.errors import as_application_error, error_body
-from tests.faults import RedisServer
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import pytest
 from django.test import Client
 
 from accounts.models import Account
-from accounts.services import account_signup
 from messaging.services import sessions as session_services
 from webhooks.delivery_errors import customer_error_text
 from webhooks.models import Delivery
@@ -22,12 +21,9 @@ from webhooks.services import emit
 
 
 @pytest.fixture
-def customer(default_plans, settings) -> tuple[Client, Account]:
-    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
-    _, account = account_signup(email="ana@example.com", password="a long pass phrase 42")
-    browser = Client()
-    browser.login(username="ana@example.com", password="a long pass phrase 42")
-    return browser, account
+def customer(customer, allow_loopback) -> tuple[Client, Account]:
+    """The signed-in customer, with webhooks to 127.0.0.1 allowed."""
+    return customer
 
 
 @pytest.fixture

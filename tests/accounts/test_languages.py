@@ -12,19 +12,11 @@ import pytest
 from django.test import Client
 
 from accounts.models import Subscription
-from accounts.services import account_signup, api_key_create, subscription_set
+from accounts.services import api_key_create, subscription_set
 from messaging.models import Session
 
 PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9,en;q=0.5"}
 PASSWORD = "a long pass phrase 42"
-
-
-@pytest.fixture
-def customer(default_plans) -> tuple[Client, object]:
-    _, account = account_signup(email="ana@example.com", password=PASSWORD)
-    browser = Client()
-    browser.login(username="ana@example.com", password=PASSWORD)
-    return browser, account
 
 
 def test_the_landing_page_is_in_english_by_default_and_in_portuguese_for_pt_br(client, db) -> None:

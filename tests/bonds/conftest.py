@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from accounts.models import ApiKey
 from tests.bonds.mcp_support import bonds, live_server_url, mcp_url  # noqa: F401  (the MCP tests' fixtures)
 from tests.localhttp import base_url, start_server, stop_server
 
@@ -135,3 +136,10 @@ def live_sources(fake_source: FakeSource, settings) -> FakeSource:
         + "?lista=Reuni%C3%B5es%20do%20Copom"
     )
     return fake_source
+
+
+@pytest.fixture
+def key(make_key, settings) -> str:
+    """A viewer key with no wait between its bond calls, so a test may call as often as it needs."""
+    settings.BONDS_KEY_INTERVAL_SECONDS = 0
+    return make_key(ApiKey.Role.VIEWER)

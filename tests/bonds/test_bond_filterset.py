@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from accounts.models import ApiKey
 from tests.bonds.test_list_api import bearer, bonds, get, names  # noqa: F401  (bonds: the fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("bonds")]
 EVERY_BOND = [f"Bond 0{n}" for n in (4, 6, 2, 1, 3, 5, 8, 7)]
-
-
-@pytest.fixture
-def key(make_key, settings) -> str:
-    settings.BONDS_KEY_INTERVAL_SECONDS = 0
-    return make_key(ApiKey.Role.VIEWER)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ import pytest
 from django.http import StreamingHttpResponse
 from drf_spectacular.generators import SchemaGenerator
 
-from accounts.models import ApiKey
 from bonds import statuses
 from bonds.filters import parse_filters
 from bonds.models import Bond, Issuer
@@ -86,12 +85,6 @@ def offers(db) -> dict[str, Bond]:
         Bond.objects.filter(name=name).update(net_annualized_return=net, real_annualized_return=real)
     Bond.objects.filter(natural_key__startswith="plain").update(net_annualized_return=0.09)
     return {bond.name: bond for bond in Bond.objects.all()}
-
-
-@pytest.fixture
-def key(make_key, settings) -> str:
-    settings.BONDS_KEY_INTERVAL_SECONDS = 0
-    return make_key(ApiKey.Role.VIEWER)
 
 
 def listed(client, key: str, query: str) -> list[str]:

@@ -14,7 +14,6 @@ import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command, load_command_class
 
-from accounts.models import ApiKey
 from bonds import demo
 from bonds.models import Bond, RefreshRun
 from bonds.refresh import bonds_refresh
@@ -40,12 +39,6 @@ def run_command() -> tuple[str, str]:
 def listed_tesouro(api_client, key: str) -> list[dict]:
     bonds = api_client.get("/bonds/api/?product=td", **bearer(key)).json()["bonds"]
     return [bond for bond in bonds if bond["bank"] == 0]
-
-
-@pytest.fixture
-def key(make_key, settings) -> str:
-    settings.BONDS_KEY_INTERVAL_SECONDS = 0
-    return make_key(ApiKey.Role.VIEWER)
 
 
 # --- Exit codes and failed sources ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import database_url_of_test_db
+from tests.tiers import require_live
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,6 +53,7 @@ def procfile_web_command() -> str:
 def start_web(port: int, **settings: str) -> subprocess.Popen:
     """The Procfile's web line on `port`, with `settings` added to the environment; returns once it
     listens."""
+    require_live("the Procfile's web process")
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",

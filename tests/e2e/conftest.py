@@ -1,4 +1,5 @@
-"""A real headless Chromium (Debian's chromium + chromium-driver) for the admin flows."""
+"""A real headless Chromium (Debian's chromium + chromium-driver) for the admin flows; a real Celery
+worker."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.webhooks.support import Worker, purge_queues
 
 CHROMIUM_FLAGS = [
     "--headless=new",
@@ -59,5 +62,14 @@ def admin_login(browser, live_server, transactional_db) -> Callable[[], webdrive
     return login
 
 
-# The delivery tests' real parts (local receivers, loopback allowed, Celery worker subprocesses).
-from tests.webhooks.conftest import allow_loopback, make_receiver, start_worker  # noqa: E402, F401
+@pytest.fixture
+def worker(transactional_db) -> Iterator[Worker]:
+    """One real Celery worker on the test database, on queues emptied of earlier runs' tasks."""
+    purge_queues()
+    worker = Worker().start()
+    yield worker
+    worker.stop()
+
+
+# The delivery tests' real parts (local receivers, Celery worker subprocesses).
+from tests.webhooks.conftest import make_receiver, start_worker  # noqa: E402, F401

@@ -5,7 +5,7 @@ and the landing page."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 import requests
@@ -16,7 +16,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accounts.models import Account, ApiKey
 from messaging.models import Session
-from tests.webhooks.support import LOOPBACK, Receiver, Worker, purge_queues, wait_for
+from tests.webhooks.support import LOOPBACK, Receiver, wait_for
 from webhooks.models import Delivery
 from webhooks.services import emit
 
@@ -105,14 +105,6 @@ def test_create_a_session_and_watch_its_qr_code_change(signed_up, live_server, s
     browser.find_element(By.NAME, "scan").click()  # the sandbox phone scans the current code
     _wait(browser, 15).until(lambda b: "Connected" in b.find_element(By.ID, "session-status").text)
     assert Session.objects.get(name="shop").status == "connected"
-
-
-@pytest.fixture
-def worker(transactional_db) -> Iterator[Worker]:
-    purge_queues()
-    worker = Worker().start()
-    yield worker
-    worker.stop()
 
 
 @pytest.mark.worker

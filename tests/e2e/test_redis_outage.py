@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from messaging.models import Session
-from tests.faults import RedisServer, WebServer
+from tests.faults import WebServer
 from tests.webhooks.support import LOOPBACK, wait_for, worker_database_url
 from webhooks.models import Delivery
 
@@ -31,13 +31,6 @@ EXPECTED = {
     "inbound": 201,
 }
 ANONYMOUS_PER_MINUTE = 40  # degraded share 0.25: 10 per process while Redis is down
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

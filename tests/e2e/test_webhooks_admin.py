@@ -11,20 +11,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from messaging.models import Session
-from tests.webhooks.support import LOOPBACK, Receiver, Worker, purge_queues, wait_for
+from tests.webhooks.support import LOOPBACK, Receiver, wait_for
 from webhooks.models import Delivery
 from webhooks.registered.services import webhook_create
 from webhooks.services import emit
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
-
-
-@pytest.fixture
-def worker(transactional_db) -> Iterator[Worker]:
-    purge_queues()
-    worker = Worker().start()
-    yield worker
-    worker.stop()
 
 
 @pytest.fixture

@@ -11,12 +11,6 @@ from rest_framework.test import APIClient
 from integrations.chatwoot.models import ChatwootIntegration
 from messaging.models import Session
 from tests.integrations.chatwoot_standin import INBOX_IDENTIFIER, TOKEN, ChatwootStandIn
-from tests.webhooks.support import LOOPBACK
-
-
-@pytest.fixture
-def allow_loopback(settings) -> None:
-    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = [LOOPBACK]
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.messaging.contract import CUSTOMER
 from tests.messaging.graph_standin import APP_SECRET, PAGE_ID, PHONE_NUMBER_ID, WABA_ID, sign
 
-CUSTOMER = "5511988880002"
 PSID = "246813579024680"
 
 

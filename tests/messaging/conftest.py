@@ -45,6 +45,12 @@ def connected_session(admin_client, make_session) -> Callable[..., Session]:
     return make
 
 
+@pytest.fixture
+def session(connected_session) -> Session:
+    """A connected sandbox session of the account, phone 5511999990001."""
+    return connected_session()
+
+
 def other_account_key(make_account, make_key, plan_name: str = "Empresarial") -> tuple[Account, str]:
     other = make_account(plan_name=plan_name)
     return other, make_key("admin", for_account=other)
@@ -107,6 +113,11 @@ def official_session(admin_client, graph) -> Callable[..., Session]:
         return Session.objects.get(pk=response.json()["id"])
 
     return make
+
+
+@pytest.fixture
+def messenger(official_session) -> Session:
+    return official_session("messenger")
 
 
 @pytest.fixture

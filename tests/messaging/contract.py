@@ -1,4 +1,8 @@
-"""The message fields every message event carries, as the messaging contract lists them."""
+"""The message fields every message event carries, as the messaging contract lists them, and the customer
+the messaging tests write with."""
+
+CUSTOMER = "5511988880002"
+CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
 
 SEED_MESSAGE_FIELDS = (
     "id",

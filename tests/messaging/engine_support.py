@@ -16,6 +16,7 @@ from pathlib import Path
 
 import redis
 
+from tests.tiers import require_live
 from tests.webhooks.support import wait_for, worker_database_url
 
 BASE_DIR = Path(__file__).resolve().parents[2]
@@ -101,6 +102,7 @@ class EngineProcess:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> EngineProcess:
+        require_live("an engine process")
         command = [
             sys.executable,
             "manage.py",

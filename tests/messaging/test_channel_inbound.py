@@ -5,12 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from rest_framework.test import APIClient
 
 from messaging.channels.models import ChannelConversation
 from messaging.models import Message
 from tests.messaging.channel_webhooks import (
-    CUSTOMER,
     PSID,
     cloud_body,
     cloud_message,
@@ -18,6 +16,7 @@ from tests.messaging.channel_webhooks import (
     page_item,
     post_signed,
 )
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID
 from tests.messaging.graph_standin import VERIFY_TOKEN
 from tests.webhooks.instance_schema import validate_envelope
 from tests.webhooks.instance_support import configure
@@ -25,70 +24,66 @@ from webhooks.models import Delivery, Event, Webhook
 
 pytestmark = pytest.mark.django_db
 
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
 PSID_JID = f"{PSID}@s.whatsapp.net"
 
 
-@pytest.fixture
-def meta() -> APIClient:
-    return APIClient()
-
-
-def _challenge(meta, session, **params):
-    return meta.get(f"/channels/{session.provider}/{session.pk}/webhook", params)
+def _challenge(meta_client, session, **params):
+    return meta_client.get(f"/channels/{session.provider}/{session.pk}/webhook", params)
 
 
 @pytest.mark.parametrize("provider", ["whatsapp_cloud", "messenger", "instagram"])
-def test_the_challenge_is_echoed_as_text_when_the_verify_token_matches(meta, official_session, provider):
+def test_the_challenge_is_echoed_as_text_when_the_verify_token_matches(
+    meta_client, official_session, provider
+):
     session = official_session(provider)
     params = {"hub.mode": "subscribe", "hub.verify_token": VERIFY_TOKEN, "hub.challenge": "1158201444"}
-    response = _challenge(meta, session, **params)
+    response = _challenge(meta_client, session, **params)
     assert response.status_code == 200
     assert response.content == b"1158201444"
     assert response["Content-Type"].startswith("text/plain")
 
 
-def test_a_wrong_verify_token_or_mode_is_403(meta, official_session):
+def test_a_wrong_verify_token_or_mode_is_403(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     bad_token = {"hub.mode": "subscribe", "hub.verify_token": "nope", "hub.challenge": "1"}
     bad_mode = {"hub.mode": "unsubscribe", "hub.verify_token": VERIFY_TOKEN, "hub.challenge": "1"}
-    assert _challenge(meta, session, **bad_token).status_code == 403
-    assert _challenge(meta, session, **bad_mode).status_code == 403
+    assert _challenge(meta_client, session, **bad_token).status_code == 403
+    assert _challenge(meta_client, session, **bad_mode).status_code == 403
 
 
-def test_a_webhook_for_an_unknown_session_or_the_wrong_provider_is_404(meta, official_session):
+def test_a_webhook_for_an_unknown_session_or_the_wrong_provider_is_404(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     params = {"hub.mode": "subscribe", "hub.verify_token": VERIFY_TOKEN, "hub.challenge": "1"}
-    assert meta.get(f"/channels/messenger/{session.pk}/webhook", params).status_code == 404
-    assert meta.get("/channels/whatsapp_cloud/not-a-uuid/webhook", params).status_code == 404
+    assert meta_client.get(f"/channels/messenger/{session.pk}/webhook", params).status_code == 404
+    assert meta_client.get("/channels/whatsapp_cloud/not-a-uuid/webhook", params).status_code == 404
 
 
 @pytest.mark.parametrize("signature", ["", "sha256=00", "sha1=abc", None])
-def test_a_post_with_a_bad_signature_is_401_and_records_nothing(meta, official_session, signature):
+def test_a_post_with_a_bad_signature_is_401_and_records_nothing(meta_client, official_session, signature):
     session = official_session("whatsapp_cloud")
     body = cloud_body(messages=[cloud_message("text", {"body": "oi"})])
     before = Event.objects.count()
     if signature is None:  # signed with another secret
-        response = post_signed(meta, session, body, secret="another-secret")
+        response = post_signed(meta_client, session, body, secret="another-secret")
     else:
-        response = post_signed(meta, session, body, signature=signature)
+        response = post_signed(meta_client, session, body, signature=signature)
     assert response.status_code == 401
     assert Event.objects.count() == before and not Message.objects.exists()
 
 
-def test_a_signature_of_other_bytes_is_refused(meta, official_session):
+def test_a_signature_of_other_bytes_is_refused(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     body = cloud_body(messages=[cloud_message("text", {"body": "oi"})])
     from tests.messaging.graph_standin import sign
 
-    response = post_signed(meta, session, body, signature=sign(b'{"other": true}'))
+    response = post_signed(meta_client, session, body, signature=sign(b'{"other": true}'))
     assert response.status_code == 401
 
 
-def test_a_cloud_text_message_becomes_a_message_event_and_opens_the_window(meta, official_session):
+def test_a_cloud_text_message_becomes_a_message_event_and_opens_the_window(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     body = cloud_body(messages=[cloud_message("text", {"body": "Olá"}, ts=1763800000)])
-    response = post_signed(meta, session, body)
+    response = post_signed(meta_client, session, body)
     assert response.status_code == 200
     event = Event.objects.get(session_id=session.pk, name="message")
     assert event.data["text"] == "Olá" and event.data["sender"] == CUSTOMER_JID
@@ -100,7 +95,7 @@ def test_a_cloud_text_message_becomes_a_message_event_and_opens_the_window(meta,
     assert int(window.last_customer_at.timestamp()) == 1763800000
 
 
-def test_cloud_media_reactions_stickers_and_button_replies_are_typed(meta, official_session):
+def test_cloud_media_reactions_stickers_and_button_replies_are_typed(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     messages = [
         cloud_message(
@@ -113,7 +108,7 @@ def test_cloud_media_reactions_stickers_and_button_replies_are_typed(meta, offic
         ),
         cloud_message("location", {"latitude": -23.5, "longitude": -46.6, "name": "SP"}, mid="m5"),
     ]
-    assert post_signed(meta, session, cloud_body(messages=messages)).status_code == 200
+    assert post_signed(meta_client, session, cloud_body(messages=messages)).status_code == 200
     events = {e.data["id"]: e.data for e in Event.objects.filter(session_id=session.pk, name="message")}
     assert events["m1"]["type"] == "image" and events["m1"]["mediaId"] == "MEDIA1"
     assert events["m1"]["caption"] == "c"
@@ -123,20 +118,20 @@ def test_cloud_media_reactions_stickers_and_button_replies_are_typed(meta, offic
     assert events["m5"]["location"]["latitude"] == -23.5
 
 
-def test_cloud_statuses_become_acks_that_advance_the_message(meta, official_session):
+def test_cloud_statuses_become_acks_that_advance_the_message(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     Message.objects.create(session=session, message_id="wamid.OUT1", chat=CUSTOMER_JID, from_me=True)
     statuses = [
         {"id": "wamid.OUT1", "status": "delivered", "timestamp": "1763800100", "recipient_id": CUSTOMER},
         {"id": "wamid.OUT1", "status": "read", "timestamp": "1763800200", "recipient_id": CUSTOMER},
     ]
-    assert post_signed(meta, session, cloud_body(statuses=statuses)).status_code == 200
+    assert post_signed(meta_client, session, cloud_body(statuses=statuses)).status_code == 200
     acks = list(Event.objects.filter(session_id=session.pk, name="message_ack").order_by("sequence"))
     assert [a.data["status"] for a in acks] == ["delivered", "read"]
     assert Message.objects.get(message_id="wamid.OUT1").status == "read"
 
 
-def test_a_failed_status_marks_the_message_failed(meta, official_session):
+def test_a_failed_status_marks_the_message_failed(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     Message.objects.create(session=session, message_id="wamid.OUT2", chat=CUSTOMER_JID, from_me=True)
     failed = {
@@ -146,13 +141,13 @@ def test_a_failed_status_marks_the_message_failed(meta, official_session):
         "recipient_id": CUSTOMER,
         "errors": [{"code": 131026, "title": "Message undeliverable"}],
     }
-    assert post_signed(meta, session, cloud_body(statuses=[failed])).status_code == 200
+    assert post_signed(meta_client, session, cloud_body(statuses=[failed])).status_code == 200
     ack = Event.objects.get(session_id=session.pk, name="message_ack")
     assert ack.data["status"] == "failed" and "131026" in ack.data["error"]
     assert Message.objects.get(message_id="wamid.OUT2").status == "failed"
 
 
-def test_messenger_items_become_messages_reactions_stickers_postbacks_and_acks(meta, official_session):
+def test_messenger_items_become_messages_reactions_stickers_postbacks_and_acks(meta_client, official_session):
     session = official_session("messenger")
     sent_at = datetime.fromtimestamp(1763799990, tz=UTC)
     Message.objects.create(
@@ -181,7 +176,7 @@ def test_messenger_items_become_messages_reactions_stickers_postbacks_and_acks(m
         page_item(1763800005000, read={"watermark": 1763800005000}),
         page_item(1763800006000, reaction={"mid": "m_OUT", "action": "unreact"}),
     )
-    assert post_signed(meta, session, body).status_code == 200
+    assert post_signed(meta_client, session, body).status_code == 200
     events = list(Event.objects.filter(session_id=session.pk).exclude(name="connected").order_by("sequence"))
     kinds = [(e.name, e.data.get("type") or e.data.get("status")) for e in events]
     assert kinds == [
@@ -202,14 +197,16 @@ def test_messenger_items_become_messages_reactions_stickers_postbacks_and_acks(m
     assert Message.objects.get(message_id="m_OUT").status == "read"
 
 
-def test_registered_and_instance_webhooks_carry_official_events_in_the_meta_envelope(meta, official_session):
+def test_registered_and_instance_webhooks_carry_official_events_in_the_meta_envelope(
+    meta_client, official_session
+):
     session = official_session("messenger")
     Webhook.objects.create(
         account=session.account, session=session, url="http://127.0.0.1:9/hook", events=["message"]
     )
     configure(session, webhook_format="meta")
     body = page_body(page_item(1763800000000, message={"mid": "m_1", "text": "hi"}))
-    assert post_signed(meta, session, body).status_code == 200
+    assert post_signed(meta_client, session, body).status_code == 200
     event = Event.objects.get(session_id=session.pk, name="message")
     registered = Delivery.objects.get(event=event, kind=Delivery.Kind.REGISTERED)
     assert registered.payload["data"]["text"] == "hi"
@@ -223,11 +220,11 @@ def test_registered_and_instance_webhooks_carry_official_events_in_the_meta_enve
     assert value["ponte"]["seq"] == event.sequence and value["ponte"]["event_ms"] == 1763800000000
 
 
-def test_a_malformed_signed_body_is_400(meta, official_session):
+def test_a_malformed_signed_body_is_400(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     from tests.messaging.graph_standin import sign
 
-    response = meta.post(
+    response = meta_client.post(
         f"/channels/whatsapp_cloud/{session.pk}/webhook",
         data=b"{not json",
         content_type="application/json",
@@ -236,11 +233,13 @@ def test_a_malformed_signed_body_is_400(meta, official_session):
     assert response.status_code == 400
 
 
-def test_cloud_api_events_are_whatsapp_official_in_the_meta_envelope(meta, official_session):
+def test_cloud_api_events_are_whatsapp_official_in_the_meta_envelope(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     configure(session, webhook_format="meta")
     assert (
-        post_signed(meta, session, cloud_body(messages=[cloud_message("text", {"body": "oi"})])).status_code
+        post_signed(
+            meta_client, session, cloud_body(messages=[cloud_message("text", {"body": "oi"})])
+        ).status_code
         == 200
     )
     event = Event.objects.get(session_id=session.pk, name="message")
@@ -253,9 +252,9 @@ def test_cloud_api_events_are_whatsapp_official_in_the_meta_envelope(meta, offic
     assert value["messages"][0]["from"] == CUSTOMER and "ponte" not in value
 
 
-def test_a_body_meta_posts_again_reports_each_message_once(meta, official_session):
+def test_a_body_meta_posts_again_reports_each_message_once(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     body = cloud_body(messages=[cloud_message("text", {"body": "oi"})])
-    assert post_signed(meta, session, body).status_code == 200
-    assert post_signed(meta, session, body).status_code == 200
+    assert post_signed(meta_client, session, body).status_code == 200
+    assert post_signed(meta_client, session, body).status_code == 200
     assert Event.objects.filter(session_id=session.pk, name="message").count() == 1

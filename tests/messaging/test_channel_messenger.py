@@ -19,11 +19,6 @@ from webhooks.outbox import deliveries as outbox
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def messenger(official_session):
-    return official_session("messenger")
-
-
 def test_webhook_fields_show_what_the_page_subscribes_and_what_is_missing(admin_client, graph, messenger):
     response = admin_client.get(f"/api/sessions/{messenger.pk}/webhook-fields")
     assert response.status_code == 200, response.json()

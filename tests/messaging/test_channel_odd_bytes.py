@@ -8,7 +8,6 @@ import json
 import logging
 
 import pytest
-from rest_framework.test import APIClient
 
 from core.signed_json import INT_MAX, INT_MIN, signed_json_load
 from messaging.models import Message
@@ -27,45 +26,40 @@ pytestmark = pytest.mark.django_db
 GOOD = cloud_message("text", {"body": "Bom dia"}, mid="wamid.GOOD")
 
 
-@pytest.fixture
-def meta() -> APIClient:
-    return APIClient()
-
-
 def _texts(session) -> dict[str, str]:
     return {m.message_id: m.content.get("text", "") for m in Message.objects.filter(session=session)}
 
 
-def test_a_nul_in_a_text_is_removed_and_the_batch_is_stored(meta, official_session, caplog):
+def test_a_nul_in_a_text_is_removed_and_the_batch_is_stored(meta_client, official_session, caplog):
     session = official_session("whatsapp_cloud")
     odd = cloud_message("text", {"body": "a\u0000b"}, mid="wamid.NUL")
     with caplog.at_level(logging.WARNING):
-        response = post_signed(meta, session, cloud_body(messages=[odd, GOOD]))
+        response = post_signed(meta_client, session, cloud_body(messages=[odd, GOOD]))
     assert response.status_code == 200, response.content
     assert _texts(session) == {"wamid.NUL": "ab", "wamid.GOOD": "Bom dia"}
     assert "NUL" in caplog.text
 
 
-def test_a_timestamp_out_of_range_is_dropped_and_the_batch_is_stored(meta, official_session, caplog):
+def test_a_timestamp_out_of_range_is_dropped_and_the_batch_is_stored(meta_client, official_session, caplog):
     session = official_session("whatsapp_cloud")
     odd = {**cloud_message("text", {"body": "Futuro"}, mid="wamid.HUGE"), "timestamp": "99999999999999999999"}
     numeric = {**cloud_message("text", {"body": "Número"}, mid="wamid.NUM"), "timestamp": 10**30}
     with caplog.at_level(logging.WARNING):
-        response = post_signed(meta, session, cloud_body(messages=[odd, numeric, GOOD]))
+        response = post_signed(meta_client, session, cloud_body(messages=[odd, numeric, GOOD]))
     assert response.status_code == 200, response.content
     assert _texts(session) == {"wamid.HUGE": "Futuro", "wamid.NUM": "Número", "wamid.GOOD": "Bom dia"}
     assert "timestamp" in caplog.text
 
 
-def test_a_status_with_a_huge_timestamp_is_recorded_without_it(meta, official_session):
+def test_a_status_with_a_huge_timestamp_is_recorded_without_it(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     statuses = [{"id": "wamid.OUT", "status": "delivered", "timestamp": "1" * 40, "recipient_id": CUSTOMER}]
-    response = post_signed(meta, session, cloud_body(messages=[GOOD], statuses=statuses))
+    response = post_signed(meta_client, session, cloud_body(messages=[GOOD], statuses=statuses))
     assert response.status_code == 200, response.content
     assert set(_texts(session)) == {"wamid.GOOD"}
 
 
-def test_wrong_types_and_unstorable_values_are_dropped_not_fatal(meta, official_session):
+def test_wrong_types_and_unstorable_values_are_dropped_not_fatal(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     odd = [
         cloud_message("location", {"latitude": "north", "longitude": {"x": 1}}, mid="wamid.LOC"),
@@ -75,7 +69,7 @@ def test_wrong_types_and_unstorable_values_are_dropped_not_fatal(meta, official_
         {**cloud_message("text", {"body": "de quem?"}, mid="wamid.FROM"), "from": "9" * 300},
         cloud_message("text", {"body": "lone \ud800 surrogate"}, mid="wamid.SUR"),
     ]
-    response = post_signed(meta, session, cloud_body(messages=[*odd, GOOD]))
+    response = post_signed(meta_client, session, cloud_body(messages=[*odd, GOOD]))
     assert response.status_code == 200, response.content
     texts = _texts(session)
     assert texts["wamid.GOOD"] == "Bom dia"
@@ -83,19 +77,19 @@ def test_wrong_types_and_unstorable_values_are_dropped_not_fatal(meta, official_
     assert {"wamid.LOC", "wamid.CARDS", "wamid.IMG"} <= set(texts)
 
 
-def test_a_page_webhook_with_a_nul_and_a_huge_timestamp_is_stored(meta, official_session):
+def test_a_page_webhook_with_a_nul_and_a_huge_timestamp_is_stored(meta_client, official_session):
     session = official_session("messenger")
     odd = page_item(ts_ms=10**25, message={"mid": "m_HUGE", "text": "x\u0000y"})
     good = page_item(message={"mid": "m_GOOD", "text": "Olá"})
-    response = post_signed(meta, session, page_body(odd, good))
+    response = post_signed(meta_client, session, page_body(odd, good))
     assert response.status_code == 200, response.content
     assert _texts(session) == {"m_HUGE": "xy", "m_GOOD": "Olá"}
 
 
-def test_json_nested_past_the_decoder_is_a_400_not_a_500(meta, official_session):
+def test_json_nested_past_the_decoder_is_a_400_not_a_500(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     raw = b"[" * 200_000
-    response = meta.post(
+    response = meta_client.post(
         f"/channels/{session.provider}/{session.pk}/webhook",
         data=raw,
         content_type="application/json",
@@ -104,11 +98,11 @@ def test_json_nested_past_the_decoder_is_a_400_not_a_500(meta, official_session)
     assert response.status_code == 400
 
 
-def test_non_finite_numbers_are_dropped(meta, official_session):
+def test_non_finite_numbers_are_dropped(meta_client, official_session):
     session = official_session("whatsapp_cloud")
     body = json.dumps(cloud_body(messages=[GOOD])).replace('"type": "text"', '"type": "text", "n": NaN')
     raw = body.encode()
-    response = meta.post(
+    response = meta_client.post(
         f"/channels/{session.provider}/{session.pk}/webhook",
         data=raw,
         content_type="application/json",

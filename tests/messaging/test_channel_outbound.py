@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from messaging.models import Message, Session
-from tests.messaging.channel_webhooks import CUSTOMER, PSID
+from tests.messaging.channel_webhooks import PSID
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID
 from tests.messaging.graph_standin import CLOUD_TOKEN, PAGE_ID, PAGE_TOKEN, PHONE_NUMBER_ID, VERSION
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
 PSID_JID = f"{PSID}@s.whatsapp.net"
 CLOUD_PATH = f"/{VERSION}/{PHONE_NUMBER_ID}/messages"
 PAGE_PATH = f"/{VERSION}/{PAGE_ID}/messages"
@@ -21,11 +21,6 @@ PAGE_PATH = f"/{VERSION}/{PAGE_ID}/messages"
 @pytest.fixture
 def cloud(official_session) -> Session:
     return official_session("whatsapp_cloud")
-
-
-@pytest.fixture
-def messenger(official_session) -> Session:
-    return official_session("messenger")
 
 
 def _inbound(session: Session, message_id: str, chat: str) -> Message:

@@ -9,12 +9,12 @@ from django.utils import timezone
 
 from messaging.channels.models import ChannelConversation, ChannelTemplate
 from messaging.models import Message
-from tests.messaging.channel_webhooks import CUSTOMER, PSID, cloud_body, cloud_message, post_signed
+from tests.messaging.channel_webhooks import PSID, cloud_body, cloud_message, post_signed
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID
 from tests.messaging.graph_standin import VERSION, WABA_ID
 
 pytestmark = pytest.mark.django_db
 
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
 ORDER_BODY = "Olá {{1}}, seu pedido {{2}} foi enviado."
 
 

@@ -5,17 +5,10 @@ from __future__ import annotations
 import pytest
 
 from messaging.models import Session
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
-
-CUSTOMER = "5511988880002"
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
-
-
-@pytest.fixture
-def session(connected_session) -> Session:
-    return connected_session()
 
 
 def inject(client, session, **body):

@@ -27,11 +27,6 @@ PNG = _png()
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 64
 
 
-@pytest.fixture
-def session(connected_session):
-    return connected_session()
-
-
 def put(client, path, session, **body):
     return client.put(f"/api/contacts/profile/{path}", {"sessionId": str(session.pk), **body}, format="json")
 

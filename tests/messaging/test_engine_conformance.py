@@ -18,13 +18,12 @@ from django.conf import settings
 from django.utils import timezone
 
 from messaging.models import Group, SandboxDevice, Session
+from tests.messaging.contract import CUSTOMER
 from tests.webhooks.instance_support import configure
 from webhooks.meta import FIELDS
 from webhooks.models import Delivery, Event
 from webhooks.registered.services import webhook_create
 
-CUSTOMER = "5511988880002"
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
 ANA = "5511911110001"
 # RemoteEngine needs PostgreSQL (system check messaging.E004): on the embedded SQLite default the
 # remote parameter is not collected.

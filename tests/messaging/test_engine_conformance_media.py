@@ -14,9 +14,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID
 from tests.messaging.test_engine_conformance import (  # noqa: F401 - fixtures
-    CUSTOMER,
-    CUSTOMER_JID,
     engine,
     new_session,
     paired,

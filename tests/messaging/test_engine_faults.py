@@ -11,10 +11,9 @@ import pytest
 from django.conf import settings
 
 from messaging.models import Session
+from tests.messaging.contract import CUSTOMER
 from tests.messaging.engine_support import owner_of, wait_until
 from webhooks.models import Event
-
-CUSTOMER = "5511988880002"
 
 if not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     pytestmark = pytest.mark.django_db(transaction=True)

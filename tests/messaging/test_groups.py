@@ -13,11 +13,6 @@ ANA = "5511911110001"
 BIA = "5511911110002"
 
 
-@pytest.fixture
-def session(connected_session):
-    return connected_session()
-
-
 def create(client, session, subject="Equipe", participants=(ANA, BIA)):
     return client.post(
         "/api/groups",

@@ -5,18 +5,10 @@ from __future__ import annotations
 import pytest
 
 from messaging.models import Group, Message
-from tests.messaging.contract import SEED_MESSAGE_FIELDS
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID, SEED_MESSAGE_FIELDS
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
-
-CUSTOMER = "5511988880002"
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
-
-
-@pytest.fixture
-def session(connected_session):
-    return connected_session()
 
 
 @pytest.fixture

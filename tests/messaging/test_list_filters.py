@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.messaging.contract import CUSTOMER
+
 pytestmark = pytest.mark.django_db
-CUSTOMER = "5511988880002"
 
 
 def send(client, session, to: str, text: str) -> None:

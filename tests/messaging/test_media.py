@@ -12,14 +12,13 @@ import pytest
 from django.test import override_settings
 
 from messaging.media import media_link
-from messaging.models import Message, Session
+from messaging.models import Message
 from tests.localhttp import base_url, serving
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 
-CUSTOMER = "5511988880002"
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
 # Not a real picture: the bytes are what matters, and they must come back identical.
 IMAGE = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 8
 PDF = b"%PDF-1.4\n" + b"\x00\x01binary\xff" * 100
@@ -35,11 +34,6 @@ def media_dir(settings, tmp_path):
         },
     }
     return tmp_path / "media"
-
-
-@pytest.fixture
-def session(connected_session) -> Session:
-    return connected_session()
 
 
 def send(client, session, **body):

@@ -9,17 +9,10 @@ from django.test import override_settings
 from django.utils import timezone
 
 from messaging.models import Message, SandboxDevice
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID
 from tests.messaging.engines import UNAVAILABLE
 
 pytestmark = pytest.mark.django_db
-
-CUSTOMER = "5511988880002"
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
-
-
-@pytest.fixture
-def session(connected_session):
-    return connected_session()
 
 
 @pytest.fixture

@@ -5,20 +5,12 @@ from __future__ import annotations
 import pytest
 
 from messaging.models import Message
-from tests.messaging.contract import SEED_MESSAGE_FIELDS
+from tests.messaging.contract import CUSTOMER, CUSTOMER_JID, SEED_MESSAGE_FIELDS
 from webhooks.meta import meta_envelope
 from webhooks.models import Event
 from webhooks.payloads import typed_event
 
 pytestmark = pytest.mark.django_db
-
-CUSTOMER = "5511988880002"
-CUSTOMER_JID = f"{CUSTOMER}@s.whatsapp.net"
-
-
-@pytest.fixture
-def session(connected_session):
-    return connected_session()
 
 
 @pytest.fixture

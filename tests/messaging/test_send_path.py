@@ -17,11 +17,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.messaging import counted_sinks
+from tests.messaging.contract import CUSTOMER
 from webhooks.models import Event, Webhook
 
 pytestmark = pytest.mark.django_db
-
-CUSTOMER = "5511988880002"
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import database_url_of_test_db
+from tests.tiers import require_live
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,6 +46,7 @@ class WebServer:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> WebServer:
+        require_live("a web process")
         command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(self.port)]
         command += ["--host", "127.0.0.1", "--no-access-log"]
         with self.log.open("wb") as log:

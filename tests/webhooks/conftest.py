@@ -1,4 +1,4 @@
-"""Fixtures of the webhooks tests: sessions, a receiver, loopback allowed, a real Celery worker."""
+"""Fixtures of the webhooks tests: sessions, a receiver and a webhook to it, a real Celery worker."""
 
 from __future__ import annotations
 
@@ -7,18 +7,13 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from messaging.models import Session
-from tests.webhooks.support import LOOPBACK, Receiver, Worker, purge_queues
+from tests.webhooks.support import Receiver, Worker, purge_queues
+from webhooks.models import Webhook
 
 
 @pytest.fixture
 def session(account) -> Session:
     return Session.objects.create(account=account, name="main", status=Session.Status.CONNECTED)
-
-
-@pytest.fixture
-def allow_loopback(settings) -> None:
-    """Local receivers live on 127.0.0.1, which the SSRF rules refuse unless allow-listed."""
-    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = [LOOPBACK]
 
 
 @pytest.fixture
@@ -38,6 +33,14 @@ def make_receiver() -> Iterator[Callable[..., Receiver]]:
 @pytest.fixture
 def receiver(make_receiver) -> Receiver:
     return make_receiver()
+
+
+@pytest.fixture
+def hook(session, receiver, allow_loopback) -> Webhook:
+    """The session's webhook of `message` events to the local receiver, signed with the secret `s3cret`."""
+    return Webhook.objects.create(
+        account=session.account, session=session, url=receiver.url, events=["message"], secret="s3cret"
+    )
 
 
 @pytest.fixture

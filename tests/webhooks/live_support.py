@@ -18,6 +18,7 @@ from typing import Any
 import websocket
 
 from tests.faults import WebServer
+from tests.tiers import require_live
 from tests.web.test_server_model import procfile_web_command
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +28,7 @@ class ProcfileWeb(WebServer):
     """The Procfile's web line (so its WebSocket options are the ones tested) on a free port."""
 
     def start(self) -> ProcfileWeb:
+        require_live("the Procfile's web process")
         self.env.update(
             {
                 "PONTE_HOST": "127.0.0.1",

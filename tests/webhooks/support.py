@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import connection
 
 from tests.localhttp import start_server, stop_server
+from tests.tiers import require_live
 
 BASE_DIR = Path(settings.BASE_DIR)
 LOOPBACK = "127.0.0.0/8"
@@ -88,7 +89,7 @@ class Receiver:
                 except OSError:
                     pass  # the sender went away (a killed worker)
 
-        self.server = start_server(Handler, poll_interval=0.05)
+        self.server = start_server(Handler)
         return self
 
     def release(self) -> None:
@@ -150,6 +151,7 @@ class Worker:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> Worker:
+        require_live("a Celery worker process")
         command = [
             sys.executable,
             "-m",

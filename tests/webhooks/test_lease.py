@@ -11,19 +11,12 @@ from django.core.cache import cache
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from webhooks.models import Delivery, Webhook
+from webhooks.models import Delivery
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox.lease import Keeper
 from webhooks.services import emit
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def hook(session, receiver, allow_loopback) -> Webhook:
-    return Webhook.objects.create(
-        account=session.account, session=session, url=receiver.url, events=["message"], secret="s"
-    )
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from tests.webhooks.live_support import Client, Closed, ProcfileWeb, web_env
 from tests.webhooks.support import worker_database_url
 from webhooks.services import emit
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

@@ -26,13 +26,6 @@ from webhooks.services import emit
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def hook(session, receiver, allow_loopback) -> Webhook:
-    return Webhook.objects.create(
-        account=session.account, session=session, url=receiver.url, events=["message"], secret="s3cret"
-    )
-
-
 def _delivery(session, **data) -> Delivery:
     event = emit(session_id=session.id, name="message", data={"id": "M1", "text": "hi", **data})
     return Delivery.objects.get(event=event)

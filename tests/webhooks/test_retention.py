@@ -23,13 +23,6 @@ from webhooks.services import emit
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def hook(session, receiver, allow_loopback) -> Webhook:
-    return Webhook.objects.create(
-        account=session.account, session=session, url=receiver.url, events=["message"]
-    )
-
-
 def _delivered(session, *, chat: str = "c1", days_ago: float = 30) -> Delivery:
     """A delivery really sent to the receiver (one attempt recorded), then aged `days_ago` days."""
     event = emit(session_id=session.id, name="message", data={"id": "M", "text": "hi"}, chat=chat)
