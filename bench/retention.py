@@ -180,7 +180,8 @@ def hot_rounds(session_id, rounds: int, stop: threading.Event | None = None) -> 
     on them and the sweeper's query. Per statement: ms per call (emit: per event)."""
     from django.utils import timezone
 
-    from webhooks import outbox, recording
+    from webhooks.outbox import deliveries as outbox
+    from webhooks.outbox import recording
     from webhooks.outbox.sql import Outcome
     from webhooks.services import emit
 
@@ -220,8 +221,8 @@ def claim_buffers(session_id) -> int | None:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from webhooks import sql
     from webhooks.models import Delivery
+    from webhooks.outbox import sql
     from webhooks.services import emit
 
     if connection.vendor != "postgresql":
@@ -265,8 +266,8 @@ def main() -> None:
     from accounts.models import Account, Plan
     from accounts.services import account_create
     from messaging.models import Session
-    from webhooks import retention
     from webhooks.models import Webhook
+    from webhooks.outbox import retention
 
     account = account_create(name=f"bench-{uuid.uuid4().hex[:8]}", plan=Plan.objects.get(name="Empresarial"))
     session = Session.objects.create(account=account, name="retention")

@@ -1,4 +1,4 @@
-"""Idempotent sends: the `Idempotency-Key` header of every `POST /api/messages/*` (docs/messaging.md).
+"""Idempotent sends: the `Idempotency-Key` header of every `POST /api/messages/*`.
 
 The first request with a key claims it (an IdempotencyRecord row, committed at once so every web process
 sees it in flight), runs, and stores its reply. Within 24 hours, the same key with the same method, path

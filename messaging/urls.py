@@ -74,7 +74,7 @@ urlpatterns = [
     path("groups/leave", groups.GroupLeaveApi.as_view(), name="groups-leave"),
     path("groups/participants/promote", groups.GroupPromoteApi.as_view(), name="groups-promote"),
     path("groups/participants/demote", groups.GroupDemoteApi.as_view(), name="groups-demote"),
-    # Chats, contacts, group administration and session settings (docs/messaging.md).
+    # Chats, contacts, group administration and session settings.
     path("chats", directory.ChatListApi.as_view(), name="chats"),
     path("contacts", directory.ContactListApi.as_view(), name="contacts"),
     path("contacts/picture", directory.ContactPictureApi.as_view(), name="contacts-picture"),

@@ -225,7 +225,7 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
 
     # Groups ---------------------------------------------------------------------------------------
 
-    # Polls and edits: none of the three channels' send APIs has them (docs/channels.md).
+    # Polls and edits: none of the three channels' send APIs has them.
 
     def send_poll(
         self,

@@ -1,5 +1,5 @@
 """What official channels answer to group administration and contacts' pictures (a mixin of
-GraphChannelEngine; docs/channels.md). The Graph API gives no group administration of this kind to any
+GraphChannelEngine). The Graph API gives no group administration of this kind to any
 of the three channels: 400 OPERATION_NOT_SUPPORTED. Pictures: Messenger and Instagram give a customer's
 `profile_pic` (`GET /{user-id}?fields=profile_pic`; null when refused); WhatsApp Cloud has no such call
 (400)."""

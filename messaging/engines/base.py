@@ -298,7 +298,7 @@ class Engine(ABC):
         author and the 15-minute window). The services report the `message_edited` event."""
         raise EngineUnsupported(f"The {self.label} engine cannot edit messages.")
 
-    # Group administration, contacts' pictures and the session's settings (docs/messaging.md). Not
+    # Group administration, contacts' pictures and the session's settings. Not
     # abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED. Admin-only ones raise
     # EngineNotAllowed when the session is not a group admin; an unknown or revoked invite code raises
     # EngineNotFound(kind="invite").

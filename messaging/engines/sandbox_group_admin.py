@@ -1,6 +1,6 @@
 """The sandbox's group administration, contacts' pictures and session settings (a mixin of SandboxEngine).
 
-Rules of the sandbox's "WhatsApp" (docs/messaging.md): adding, removing, the settings and the invite
+Rules of the sandbox's "WhatsApp": adding, removing, the settings and the invite
 link need the session to be a group admin; the subject and description too once the group is `locked`.
 Numbers ending in ``0000`` are not on WhatsApp (`not_on_whatsapp`); the owner and the session itself
 cannot be removed (`not_allowed`; the session leaves instead). Invite codes derive from the group and

@@ -19,7 +19,7 @@ from messaging.models import Session, SessionSettings
 from messaging.services.engine import engine_errors, engine_for
 from messaging.values import SessionBehaviour
 
-#: Settings an official channel cannot honour (docs/channels.md).
+#: Settings an official channel cannot honour.
 OFFICIAL_UNSUPPORTED = ("reject_calls", "always_online", "sync_full_history")
 
 

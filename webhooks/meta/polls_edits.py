@@ -2,7 +2,7 @@
 
 The cloud API has no polls and reports no edits, so there is no official shape to follow; both are
 `messages[]` entries of their own type, named after it like every other entry, pointing at the message
-they concern through `context.id` (docs/instance-webhooks.md):
+they concern through `context.id`:
 
     {"from": "5511988880002", "id": "<poll id>", "timestamp": "...", "type": "poll_vote",
      "context": {"id": "<poll id>"}, "poll_vote": {"poll_message_id": "...", "selected_options": [...]}}

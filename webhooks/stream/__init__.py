@@ -3,5 +3,5 @@
 With PONTE_EVENT_STREAM_URL set, emit() writes one `StreamJob` per event in the event's own transaction;
 the outbox's ordered engine (webhooks.outbox.ordered) publishes them one at a time per conversation, in
 order, with publisher confirms, retrying while the broker is away: an outage delays events, never loses
-them. docs/events.md, "Event stream (RabbitMQ)", shows a consumer.
+them.
 """
