@@ -128,7 +128,7 @@ def groups_value(session: Session, event: Event, change: GroupChange) -> dict[st
 
 def _group_update_type(change: GroupChange) -> str:
     """Participants joined or left; the subject changed (also a `group_update` naming nothing); or,
-    Ponte's extension, anything else a `group_update` names (docs/instance-webhooks.md)."""
+    Ponte's extension, anything else a `group_update` names."""
     if change.name != "group_update":
         return "group_participants_update"
     if not change.changed or list(change.changed) == ["subject"]:
