@@ -100,11 +100,11 @@ def bulk_insert_old(session_id, webhook_id: str, rows: int, tag: str) -> float:
                     "INSERT INTO webhooks_delivery (dispatch_id, kind, target_url, payload, status,"
                     " max_attempts, timeout_seconds, attempt_count, next_attempt_at, claim_token,"
                     " last_status_code, last_error, delivered_at, resend_pending, created_at, updated_at,"
-                    " event_id, session_id, webhook_id)"
+                    " event_id, session_id, webhook_id, request_id)"
                     " SELECT 'msg_old_' || %(tag)s || i, 'registered', %(target)s,"
                     ' \'{"event": "message", "data": {"text": "an old message"}}\', \'delivered\','
                     f" 5, 10, 1, {at}, '', 200, '', {at}, false, {at}, {at},"
-                    f" {event_id}, %(session)s, %(webhook)s FROM {series}",
+                    f" {event_id}, %(session)s, %(webhook)s, '' FROM {series}",
                     params,
                 )
             else:
@@ -126,11 +126,11 @@ def bulk_insert_old(session_id, webhook_id: str, rows: int, tag: str) -> float:
                     "INSERT INTO webhooks_delivery (dispatch_id, kind, target_url, payload, status,"
                     " max_attempts, timeout_seconds, attempt_count, next_attempt_at, claim_token,"
                     " last_status_code, last_error, delivered_at, resend_pending, created_at, updated_at,"
-                    " event_id, session_id, webhook_id)"
+                    " event_id, session_id, webhook_id, request_id)"
                     " SELECT 'msg_old_' || %(tag)s || i, 'registered', %(target)s,"
                     " '{\"event\": \"message\"}', 'delivered', 5, 10, 1, %(old)s, '', 200, '',"
                     " %(old)s, 0, %(old)s, %(old)s,"
-                    f" {event_id}, %(session)s, %(webhook)s FROM {series}",
+                    f" {event_id}, %(session)s, %(webhook)s, '' FROM {series}",
                     params,
                 )
             cursor.execute(
