@@ -8,7 +8,9 @@ from datetime import date
 
 import pytest
 from ponte_client import (
+    NO_RATE_LIMIT,
     AuthenticationError,
+    BadRequestError,
     Bond,
     BondsAccessError,
     Client,
@@ -153,6 +155,21 @@ def test_webhooks_crud(client, settings) -> None:
     client.webhooks.delete(hook.id)
     with pytest.raises(NotFoundError) as caught:
         client.webhooks.get(hook.id)
+    assert caught.value.error == "Webhook not found"
+
+
+def test_webhook_rate_limit_is_set_changed_and_removed(client, settings) -> None:
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    session = client.sessions.create("paced")
+    hook = client.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"], rate_limit=5)
+    assert hook.rate_limit == 5
+    assert client.webhooks.update(hook.id, rate_limit=20).rate_limit == 20
+    assert client.webhooks.update(hook.id, retry_count=2).rate_limit == 20  # not given: kept
+    assert client.webhooks.update(hook.id, rate_limit=NO_RATE_LIMIT).rate_limit is None
+    with pytest.raises(BadRequestError):
+        client.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"], rate_limit=1001)
+    with pytest.raises(NotFoundError) as caught:
+        client.webhooks.get("wh_unknown")
     assert caught.value.error == "Webhook not found"  # the gateway's {error} shape
 
 

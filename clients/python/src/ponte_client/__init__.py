@@ -28,9 +28,11 @@ from ponte_client.models import (
     Session,
     Webhook,
 )
+from ponte_client.ops import NO_RATE_LIMIT
 from ponte_client.signatures import WebhookVerificationError, verify_webhook
 
 __all__ = [
+    "NO_RATE_LIMIT",
     "AsyncClient",
     "AuthenticationError",
     "BadRequestError",

@@ -272,8 +272,12 @@ class Webhooks(_Resource):
         secret: str | None = None,
         retry_count: int | None = None,
         headers: dict[str, str] | None = None,
+        rate_limit: int | None = None,
     ) -> Webhook:
-        return await self._run(ops.webhooks_create(session_id, url, events, secret, retry_count, headers))
+        """`rate_limit`: deliveries per second at most (1 to 1,000); None: no limit."""
+        return await self._run(
+            ops.webhooks_create(session_id, url, events, secret, retry_count, headers, rate_limit)
+        )
 
     async def list(self, *, session_id: str | None = None) -> list[Webhook]:
         return await self._run(ops.webhooks_list(session_id))
@@ -291,8 +295,10 @@ class Webhooks(_Resource):
         retry_count: int | None = None,
         headers: dict[str, str] | None = None,
         status: str | None = None,
+        rate_limit: int | None = None,
     ) -> Webhook:
-        """`status="active"` enables a disabled webhook again; `headers={}` removes the custom headers."""
+        """`status="active"` enables a disabled webhook again; `headers={}` removes the custom headers;
+        `rate_limit=NO_RATE_LIMIT` (0) removes the rate limit."""
         changes = {
             "url": url,
             "events": list(events) if events is not None else None,
@@ -300,6 +306,7 @@ class Webhooks(_Resource):
             "retry_count": retry_count,
             "headers": headers,
             "status": status,
+            "rate_limit": rate_limit,
         }
         return await self._run(ops.webhooks_update(webhook_id, changes))
 

@@ -179,6 +179,8 @@ class Webhook:
     header_names: list[str] = field(default_factory=list)
     # Custom headers with their values: only in replies to admin keys (None otherwise).
     headers: dict[str, str] | None = None
+    # Deliveries per second at most; None: no limit.
+    rate_limit: int | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Webhook:
@@ -194,4 +196,5 @@ class Webhook:
             data.get("disabledReason"),
             list(data.get("headerNames") or []),
             data.get("headers"),
+            data.get("rateLimit"),
         )

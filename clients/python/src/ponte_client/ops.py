@@ -250,6 +250,9 @@ def groups_leave(session_id: str, group_jid: str) -> Op[JSON]:
 
 # --- webhooks (gateway) -----------------------------------------------------------------------------
 
+# `update(rate_limit=NO_RATE_LIMIT)` removes a webhook's limit (None there means "leave it as it is").
+NO_RATE_LIMIT = 0
+
 
 def webhooks_create(
     session_id: str,
@@ -258,8 +261,11 @@ def webhooks_create(
     secret: str | None,
     retry_count: int | None,
     headers: dict[str, str] | None = None,
+    rate_limit: int | None = None,
 ) -> Op[Webhook]:
     body: JSON = {"sessionId": session_id, "url": url, "events": list(events)}
+    if rate_limit is not None:
+        body["rateLimit"] = rate_limit
     if secret is not None:
         body["secret"] = secret
     if retry_count is not None:
@@ -281,8 +287,10 @@ def webhooks_get(webhook_id: str) -> Op[Webhook]:
 
 
 def webhooks_update(webhook_id: str, changes: JSON) -> Op[Webhook]:
-    names = {"retry_count": "retryCount"}
+    names = {"retry_count": "retryCount", "rate_limit": "rateLimit"}
     body = {names.get(k, k): v for k, v in changes.items() if v is not None}
+    if body.get("rateLimit") == NO_RATE_LIMIT:
+        body["rateLimit"] = None  # the gateway's "no limit"
     return Op("PATCH", f"/gateway/webhooks/{webhook_id}", _one(Webhook.from_json), json=body)
 
 
