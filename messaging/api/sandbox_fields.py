@@ -54,7 +54,8 @@ class Number(serializers.FloatField):
 
 
 class OmittedWhenEmpty:
-    """An optional field whose empty value (absent, null, `""`) means not given: it is left out."""
+    """An optional field whose empty value (absent, null, `""`, any falsy JSON value) means not given:
+    the key is left out of the data."""
 
     def run_validation(self, data: Any = empty) -> Any:
         if data is empty or not data:
