@@ -16,7 +16,7 @@ from drf_spectacular.contrib.django_filters import DjangoFilterExtension
 from drf_spectacular.drainage import get_override
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import ResolvedComponent, force_instance, is_field
-from drf_spectacular.utils import Direction, OpenApiResponse
+from drf_spectacular.utils import Direction, OpenApiResponse, PolymorphicProxySerializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
@@ -142,6 +142,11 @@ class AutoSchema(SpectacularAutoSchema):
     def get_serializer_name(self, serializer: serializers.Serializer, direction: Direction) -> str:
         cls = serializer.__class__
         return cls.__qualname__.replace(".", "") if "." in cls.__qualname__ else cls.__name__
+
+    def _get_request_for_media_type(self, serializer: Any, direction: Direction = "request") -> tuple:
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        # A `oneOf` body lists no required properties of its own, yet one of its variants must be sent.
+        return schema, required or isinstance(serializer, PolymorphicProxySerializer)
 
     @property
     def mount(self) -> str:

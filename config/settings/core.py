@@ -271,6 +271,7 @@ SPECTACULAR_SETTINGS = {
         "KeyRoleEnum": "accounts.models.ApiKey.Role",
         "BondListStatusEnum": "bonds.statuses.REPLY_STATUSES",
         "WebhookStatusEnum": "webhooks.models.Webhook.Status",
+        "DisconnectReasonEnum": "messaging.api.sandbox_inbound.DISCONNECT_REASONS",
     },
 }
 

@@ -1404,6 +1404,39 @@ export interface components {
             ipca_12m: number | null;
             poupanca: components["schemas"]["Poupanca"];
         };
+        /** @description `voice` is an audio message with `voice: true` (a voice note). */
+        AudioMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `audio` or `voice` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "audio" | "voice";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
+            media?: components["schemas"]["InboundMediaRequest"];
+            mediaUrl?: string;
+            /** @default  */
+            mimeType?: string;
+            /** @default  */
+            caption?: string;
+            sha256?: string;
+            voice?: boolean;
+        };
         /** @description One Bond of the list (OpenAPI component `Bond`). */
         Bond: {
             /** @description Ponte's id of the offer: the same offer keeps it across refreshes; the `bond_id` of the MCP tool project_bond. JSON only. */
@@ -1481,6 +1514,29 @@ export interface components {
          * @enum {string}
          */
         BondListStatusEnum: "ok" | "preview" | "unauthorized" | "no_subscription" | "payment_issue" | "rate_limited" | "bad_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "error";
+        /** @description A voice or video call offered to the session, or how it went on. */
+        CallInboundRequest: {
+            /**
+             * @description `call` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "call";
+            from: string;
+            /** @default  */
+            callId?: string;
+            /** @default false */
+            video?: boolean;
+            /** @default offer */
+            status?: components["schemas"]["CallInboundStatusEnum"];
+        };
+        /**
+         * @description * `offer` - offer
+         *     * `accept` - accept
+         *     * `reject` - reject
+         *     * `terminate` - terminate
+         * @enum {string}
+         */
+        CallInboundStatusEnum: "offer" | "accept" | "reject" | "terminate";
         /** @description One step of the projected CDI path. */
         CdiStep: {
             /**
@@ -1531,6 +1587,17 @@ export interface components {
             /** Format: date-time */
             lastMessageAt: string | null;
             archived: boolean;
+        };
+        /** @description The session's own phone archives a chat (or unarchives it). */
+        ChatArchiveInboundRequest: {
+            /**
+             * @description `chat_archive` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "chat_archive";
+            chat: string;
+            /** @default true */
+            archived?: boolean;
         };
         ChatList: {
             data: components["schemas"]["Chat"][];
@@ -1636,22 +1703,84 @@ export interface components {
             jid: string;
             url: string | null;
         };
+        /** @description One or more contact cards. */
+        ContactsMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `contacts` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "contacts";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
+            contacts: components["schemas"]["InboundContactCardRequest"][];
+        };
         /**
-         * @description * `message` - message
-         *     * `message_ack` - message_ack
-         *     * `presence` - presence
-         *     * `call` - call
-         *     * `group_join` - group_join
-         *     * `group_leave` - group_leave
-         *     * `group_update` - group_update
-         *     * `chat_archive` - chat_archive
-         *     * `health` - health
-         *     * `disconnected` - disconnected
-         *     * `poll_vote` - poll_vote
-         *     * `message_edited` - message_edited
+         * @description * `logged_out` - logged_out
+         *     * `replaced` - replaced
+         *     * `banned` - banned
+         *     * `stream_error` - stream_error
+         *     * `connection_lost` - connection_lost
          * @enum {string}
          */
-        EventEnum: "message" | "message_ack" | "presence" | "call" | "group_join" | "group_leave" | "group_update" | "chat_archive" | "health" | "disconnected" | "poll_vote" | "message_edited";
+        DisconnectReasonEnum: "logged_out" | "replaced" | "banned" | "stream_error" | "connection_lost";
+        /** @description The connection drops, for one of the reasons WhatsApp gives. */
+        DisconnectedInboundRequest: {
+            /**
+             * @description `disconnected` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "disconnected";
+            reason: components["schemas"]["DisconnectReasonEnum"];
+        };
+        /** @description A document, with its file name. */
+        DocumentMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `document` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "document";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
+            media?: components["schemas"]["InboundMediaRequest"];
+            mediaUrl?: string;
+            /** @default  */
+            mimeType?: string;
+            /** @default  */
+            caption?: string;
+            sha256?: string;
+            /** @default  */
+            fileName?: string;
+        };
         /** @description The gateway error body (`/gateway/...`). */
         GatewayError: {
             /** @description English text, e.g. `Session not found`. */
@@ -1705,10 +1834,35 @@ export interface components {
             sessionId: string;
             groupJid: string;
         };
+        /** @description Participants join a group or are added to it (the session too: the group's subject and admins). */
+        GroupJoinInboundRequest: {
+            /**
+             * @description `group_join` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "group_join";
+            group: string;
+            participants: string[];
+            by?: string;
+            /** @default  */
+            subject?: string;
+            admins?: string[];
+        };
         GroupJoinInputRequest: {
             sessionId: string;
             /** @description The invite code, or its chat.whatsapp.com link. */
             code: string;
+        };
+        /** @description Participants leave a group or are removed from it. */
+        GroupLeaveInboundRequest: {
+            /**
+             * @description `group_leave` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "group_leave";
+            group: string;
+            participants: string[];
+            by?: string;
         };
         GroupLeaveInputRequest: {
             sessionId: string;
@@ -1747,6 +1901,45 @@ export interface components {
             sessionId: string;
             groupJid: string;
             subject: string;
+        };
+        /** @description A group's subject is changed. */
+        GroupUpdateInboundRequest: {
+            /**
+             * @description `group_update` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "group_update";
+            group: string;
+            subject: string;
+            by?: string;
+        };
+        /** @description WhatsApp limits or blocks the number (or lifts it): the account's health. */
+        HealthInboundRequest: {
+            /**
+             * @description `health` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "health";
+            status: components["schemas"]["HealthInboundStatusEnum"];
+            /** @default  */
+            reason?: string;
+        };
+        /**
+         * @description * `AVAILABLE` - AVAILABLE
+         *     * `LIMITED` - LIMITED
+         *     * `BLOCKED` - BLOCKED
+         * @enum {string}
+         */
+        HealthInboundStatusEnum: "AVAILABLE" | "LIMITED" | "BLOCKED";
+        InboundContactCardRequest: {
+            displayName: string;
+            phoneNumber: string;
+        };
+        /** @description The bytes "WhatsApp" delivers, stored by the engine. */
+        InboundMediaRequest: {
+            base64: string;
+            mimeType: string;
+            fileName?: string;
         };
         /**
          * @description * `cdi*` - % of CDI
@@ -1937,6 +2130,39 @@ export interface components {
          * @enum {string}
          */
         LiquidityKindEnum: "redemption" | "sale";
+        /** @description A location pin. */
+        LocationMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `location` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "location";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
+            /** Format: double */
+            latitude: number;
+            /** Format: double */
+            longitude: number;
+            /** @default  */
+            name?: string;
+            /** @default  */
+            address?: string;
+        };
         MeApiOutput: {
             account: string;
             plan: string;
@@ -1946,6 +2172,24 @@ export interface components {
             max_webhooks: number | null;
             key: components["schemas"]["KeyOutput"];
         };
+        /** @description A message the session sent was delivered to or read by the other side. */
+        MessageAckInboundRequest: {
+            /**
+             * @description `message_ack` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "message_ack";
+            messageId: string;
+            status: components["schemas"]["MessageAckInboundStatusEnum"];
+            chat?: string;
+            from?: string;
+        };
+        /**
+         * @description * `delivered` - delivered
+         *     * `read` - read
+         * @enum {string}
+         */
+        MessageAckInboundStatusEnum: "delivered" | "read";
         MessageButtonRequest: {
             buttonId: string;
             buttonText: string;
@@ -1982,6 +2226,18 @@ export interface components {
             edited: boolean;
             /** Format: date-time */
             editedAt: string;
+        };
+        /** @description The other side edits one of its text messages. */
+        MessageEditedInboundRequest: {
+            /**
+             * @description `message_edited` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "message_edited";
+            from: string;
+            messageId: string;
+            text: string;
+            chat?: string;
         };
         MessageList: {
             data: components["schemas"]["MessageRecord"][];
@@ -2173,6 +2429,17 @@ export interface components {
             name: string;
             options: components["schemas"]["PollOptionResult"][];
         };
+        /** @description A vote on a poll the session sent: the voter's whole choice; an empty list clears it. */
+        PollVoteInboundRequest: {
+            /**
+             * @description `poll_vote` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "poll_vote";
+            from: string;
+            pollMessageId: string;
+            options: string[];
+        };
         Poupanca: {
             /**
              * Format: double
@@ -2196,6 +2463,17 @@ export interface components {
          * @enum {string}
          */
         PresenceEnum: "composing" | "recording" | "paused" | "available" | "unavailable";
+        /** @description A contact comes online, goes offline, or is typing or recording (in a chat, for a group). */
+        PresenceInboundRequest: {
+            /**
+             * @description `presence` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "presence";
+            from: string;
+            presence: components["schemas"]["PresenceEnum"];
+            chat?: string;
+        };
         /**
          * @description * `cdb` - CDB (bank deposit certificate)
          *     * `lci` - LCI (real-estate credit note)
@@ -2253,9 +2531,37 @@ export interface components {
             messageId: string;
             participant?: string;
         };
-        SandboxInboundInputRequest: {
-            event: components["schemas"]["EventEnum"];
+        /** @description An emoji reaction to a message (an empty `emoji` removes it). */
+        ReactionMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `reaction` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "reaction";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
+            /** @description The id of the message reacted to. */
+            reactionTo: string;
+            /** @default  */
+            emoji?: string;
         };
+        SandboxInboundInputRequest: components["schemas"]["SandboxInboundMessageRequest"] | components["schemas"]["MessageAckInboundRequest"] | components["schemas"]["PresenceInboundRequest"] | components["schemas"]["CallInboundRequest"] | components["schemas"]["GroupJoinInboundRequest"] | components["schemas"]["GroupLeaveInboundRequest"] | components["schemas"]["GroupUpdateInboundRequest"] | components["schemas"]["ChatArchiveInboundRequest"] | components["schemas"]["HealthInboundRequest"] | components["schemas"]["DisconnectedInboundRequest"] | components["schemas"]["PollVoteInboundRequest"] | components["schemas"]["MessageEditedInboundRequest"];
+        SandboxInboundMessageRequest: components["schemas"]["TextMessageInboundRequest"] | components["schemas"]["VisualMessageInboundRequest"] | components["schemas"]["AudioMessageInboundRequest"] | components["schemas"]["DocumentMessageInboundRequest"] | components["schemas"]["StickerMessageInboundRequest"] | components["schemas"]["LocationMessageInboundRequest"] | components["schemas"]["ContactsMessageInboundRequest"] | components["schemas"]["ReactionMessageInboundRequest"];
         SandboxInboundOutput: {
             event: string;
             data: {
@@ -2355,12 +2661,69 @@ export interface components {
             /** @description Ask the phone for the full history at the next pairing (WhatsApp driver). */
             syncFullHistory?: boolean;
         };
+        /** @description A sticker (`animated` or not). */
+        StickerMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `sticker` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "sticker";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
+            media?: components["schemas"]["InboundMediaRequest"];
+            mediaUrl?: string;
+            /** @default  */
+            mimeType?: string;
+            /** @default  */
+            caption?: string;
+            sha256?: string;
+            animated?: boolean;
+        };
         Success: {
             success: boolean;
             message: string;
         };
         TemplateList: {
             data: components["schemas"]["ChannelTemplate"][];
+        };
+        /** @description A text message. */
+        TextMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `text` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "text";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            text: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
         };
         /**
          * @description * `image` - image
@@ -2372,6 +2735,39 @@ export interface components {
          * @enum {string}
          */
         TypeEnum: "image" | "video" | "audio" | "voice" | "document" | "sticker";
+        /** @description An image or a video (`viewOnce`: it can be seen once). */
+        VisualMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `image` or `video` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "image" | "video";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
+            media?: components["schemas"]["InboundMediaRequest"];
+            mediaUrl?: string;
+            /** @default  */
+            mimeType?: string;
+            /** @default  */
+            caption?: string;
+            sha256?: string;
+            viewOnce?: boolean;
+        };
         WebhookCreateRequest: {
             sessionId: string;
             url: string;
