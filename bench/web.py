@@ -169,6 +169,7 @@ def main() -> None:
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DEBUG": "false",
             "SECRET_KEY": "bench-only-secret-key-not-used-anywhere-else-0123456789",
+            "PONTE_SECRET_KEYS": "YmVuY2gtb25seS1rZXktbm90LXVzZWQtYW55d2hlcmU=",
             "LOG_LEVEL": "WARNING",
             "CACHE_KEY_PREFIX": f"bench-web-{os.getpid()}",
             "PONTE_UNLIMITED_REQUESTS_PER_MINUTE": "1000000000",

@@ -85,6 +85,7 @@ def main() -> None:
     os.environ["LOG_LEVEL"] = "WARNING"
     os.environ.setdefault("DEBUG", "false")
     os.environ.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
+    os.environ.setdefault("PONTE_SECRET_KEYS", "YmVuY2gtb25seS1rZXktbm90LXVzZWQtYW55d2hlcmU=")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["BENCH_WORKER_LOGLEVEL"] = "INFO"  # its " ready." line tells when it serves
     import django
