@@ -11,27 +11,9 @@ from django.db import transaction
 
 from messaging.engines.base import EngineNotFound, GroupInfo, GroupInvite, ParticipantResult
 from messaging.errors import InviteNotFound
-from messaging.models import Group, Session
+from messaging.models import Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
-
-
-def group_mirror(session: Session, info: GroupInfo) -> None:
-    """The group as the engine answered, in its `Group` row (with description and settings)."""
-    Group.objects.update_or_create(
-        session=session,
-        jid=info.jid,
-        defaults={
-            "subject": info.subject,
-            "subject_time": info.subject_time,
-            "creation": info.creation,
-            "owner": info.owner,
-            "participants": [{"jid": p.jid, "admin": p.admin} for p in info.participants],
-            "is_member": True,
-            "description": info.description,
-            "announce": info.announce,
-            "locked": info.locked,
-        },
-    )
+from messaging.services.groups import group_mirror
 
 
 @transaction.atomic

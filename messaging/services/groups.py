@@ -9,7 +9,8 @@ from messaging.models import Group, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
 
 
-def _mirror(session: Session, info: GroupInfo) -> Group:
+def group_mirror(session: Session, info: GroupInfo) -> Group:
+    """The group as the engine answered, in its `Group` row (with description and settings)."""
     group, _ = Group.objects.update_or_create(
         session=session,
         jid=info.jid,
@@ -20,6 +21,9 @@ def _mirror(session: Session, info: GroupInfo) -> Group:
             "owner": info.owner,
             "participants": [{"jid": p.jid, "admin": p.admin} for p in info.participants],
             "is_member": True,
+            "description": info.description,
+            "announce": info.announce,
+            "locked": info.locked,
         },
     )
     return group
@@ -30,7 +34,7 @@ def group_create(*, session: Session, subject: str, participants: list[str]) -> 
     require_connected(session)
     with engine_errors():
         info = engine_for(session).group_create(str(session.pk), subject, participants)
-    _mirror(session, info)
+    group_mirror(session, info)
     return info
 
 
@@ -40,7 +44,7 @@ def group_list(*, session: Session) -> list[GroupInfo]:
     with engine_errors():
         groups = engine_for(session).group_list(str(session.pk))
     for info in groups:
-        _mirror(session, info)
+        group_mirror(session, info)
     session.groups.exclude(jid__in=[g.jid for g in groups]).update(is_member=False)
     return groups
 
