@@ -44,9 +44,12 @@ test: $(STAMP)
 	DB_CONN_MAX_AGE=$${DB_CONN_MAX_AGE:-0} $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## test-fast: the quick loop: the suite without the live tier (no live server, browser, Celery worker,
-## engine or web process, nginx, node: tests/tiers.py marks those `live`); the whole suite stays `make test`
+## engine or web process, nginx, node, child Python, nor waits on purpose: tests/tiers.py marks those
+## `live`), in one pytest-xdist worker per core, each with its own var dir and SQLite test database; it
+## keeps the compiled test modules (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is
+## set, which halves the collection of the next run. The whole suite stays `make test`, serial.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not live" $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not live" -n auto $(PYTEST_ARGS)
 
 ## fuzz: schemathesis over every operation of the OpenAPI document, against a live server on the
 ## configured DATABASE_URL/REDIS_URL, for PONTE_FUZZ_SECONDS (100); non-zero on any failure

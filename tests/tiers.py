@@ -8,6 +8,13 @@ fixtures), and by the `browser` and `worker` marks. A test that starts such a pr
 through one of these fixtures) says so with `pytest.mark.live`; the helpers that start processes call
 `require_live`, so a test that forgets fails in both tiers with a message naming the mark, rather than
 slowing the fast tier down unnoticed.
+
+The fast tier tests logic, not time, and must run in under a minute (README): a test that waits on
+purpose (a real timeout, a lease or cache expiry, threads racing for seconds), starts a child Python
+(settings read at start-up, a manage.py command from the shell, another process's view of a cache) or
+migrates the schema back and forth carries `pytest.mark.slow` with a comment saying which, and is put
+in the live tier with the rest: `make test` runs it, `make test-fast` leaves it out. A test that uses
+`subprocess_env` (tests/conftest.py: a child process on the test database) is slow by that fixture.
 """
 
 from __future__ import annotations
@@ -30,9 +37,10 @@ LIVE_FIXTURES = frozenset(
         "web",  # by convention, a fixture of this name or the next two starts web processes
         "start_web",
         "web_process",
+        "subprocess_env",  # a child Django process on the test database (tests/conftest.py)
     }
 )
-LIVE_MARKS = ("browser", "worker")
+LIVE_MARKS = ("browser", "worker", "slow")
 
 _running: pytest.Item | None = None
 

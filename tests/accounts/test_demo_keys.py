@@ -85,6 +85,8 @@ def test_the_waiting_demo_session_has_a_current_qr_code_when_printed(demo) -> No
     assert sandbox_scan(session=waiting).status == "connected"  # no "The QR code expired"
 
 
+# Slow (tests/tiers.py): waits out --wait's second.
+@pytest.mark.slow
 def test_wait_gives_up_when_the_server_never_answers(demo, settings) -> None:
     settings.PONTE_BASE_URL = "http://127.0.0.1:9"
     with pytest.raises(CommandError, match="did not answer"):

@@ -70,6 +70,8 @@ class OtherProcess:
         self.process.wait(timeout=30)
 
 
+# Slow (tests/tiers.py): another Python process beside a redis-server of its own.
+@pytest.mark.slow
 def test_a_key_revoked_in_another_process_is_refused_at_the_next_call(
     transactional_db, shared_cache, account, django_assert_num_queries
 ) -> None:
@@ -86,6 +88,8 @@ def test_a_key_revoked_in_another_process_is_refused_at_the_next_call(
         api_key_authenticate(plaintext=plaintext, client_ip="127.0.0.1")
 
 
+# Slow (tests/tiers.py): another Python process beside a redis-server of its own.
+@pytest.mark.slow
 def test_a_plan_changed_in_another_process_reaches_the_next_call(
     transactional_db, shared_cache, account
 ) -> None:

@@ -19,6 +19,8 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
+# Slow (tests/tiers.py): a child Python reads the settings at start-up.
+@pytest.mark.slow
 def test_settings_refuse_to_start_without_a_secret_key_when_debug_is_off() -> None:
     result = _python(
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()", DEBUG="0"
@@ -27,6 +29,8 @@ def test_settings_refuse_to_start_without_a_secret_key_when_debug_is_off() -> No
     assert "SECRET_KEY is not set" in result.stderr
 
 
+# Slow (tests/tiers.py): a child Python reads the settings at start-up.
+@pytest.mark.slow
 def test_settings_start_with_no_environment_at_all() -> None:
     result = _python(
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup();"
@@ -38,6 +42,8 @@ def test_settings_start_with_no_environment_at_all() -> None:
     assert "sqlite3 True" in result.stdout
 
 
+# Slow (tests/tiers.py): a child Python reads the settings at start-up.
+@pytest.mark.slow
 def test_settings_refuse_to_start_without_secret_keys_when_debug_is_off() -> None:
     result = _python(
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
@@ -49,6 +55,8 @@ def test_settings_refuse_to_start_without_secret_keys_when_debug_is_off() -> Non
     assert "PONTE_SECRET_KEYS is not set" in result.stderr
 
 
+# Slow (tests/tiers.py): a child Python reads the settings at start-up.
+@pytest.mark.slow
 def test_settings_refuse_a_secret_key_that_is_not_a_fernet_key() -> None:
     result = _python(
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
@@ -58,6 +66,8 @@ def test_settings_refuse_a_secret_key_that_is_not_a_fernet_key() -> None:
     assert "PONTE_SECRET_KEYS: key 1 is not a Fernet key (5 bytes instead of 32)" in result.stderr
 
 
+# Slow (tests/tiers.py): child Pythons read the settings at start-up.
+@pytest.mark.slow
 def test_under_debug_a_development_key_derived_from_secret_key_needs_no_setting() -> None:
     code = (
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup();"
@@ -69,6 +79,8 @@ def test_under_debug_a_development_key_derived_from_secret_key_needs_no_setting(
     assert first.stdout == again.stdout != other.stdout
 
 
+# Slow (tests/tiers.py): a child Python reads the settings at start-up.
+@pytest.mark.slow
 def test_a_bad_instance_key_failure_rate_is_reported_in_plain_words() -> None:
     result = _python(
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
@@ -77,6 +89,8 @@ def test_a_bad_instance_key_failure_rate_is_reported_in_plain_words() -> None:
     assert "PONTE_INSTANCE_KEY_FAILURE_RATE must look like 10/m" in result.stderr
 
 
+# Slow (tests/tiers.py): a child Python reads the settings at start-up.
+@pytest.mark.slow
 def test_a_bad_boolean_is_reported_in_plain_words() -> None:
     result = _python(
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
@@ -104,6 +118,8 @@ def test_readyz_checks_database_cache_and_broker(client) -> None:
     assert response.json()["checks"] == {"database": "ok", "cache": "ok", "broker": "ok"}
 
 
+# Slow (tests/tiers.py): waits for the broker connection to give up.
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_readyz_names_the_broker_when_it_is_unreachable_and_stays_in_service(client) -> None:
     original = celery_app.conf.broker_url

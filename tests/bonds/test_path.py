@@ -135,6 +135,8 @@ def test_the_copom_calendar_is_data_with_its_source_and_meetings_decide_on_wedne
     assert finance.dated_meeting("R3/2035", finance.COPOM_MEETINGS) is None  # too far from any date
 
 
+# Slow (tests/tiers.py): a child Python imports the package.
+@pytest.mark.slow
 def test_the_finance_package_imports_without_django():
     import subprocess
     import sys

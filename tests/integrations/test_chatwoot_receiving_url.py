@@ -185,6 +185,8 @@ def _migrate(targets):
     return MigrationExecutor(connection)
 
 
+# Slow (tests/tiers.py): migrates the schema back and forth.
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_existing_tokens_become_digests_and_keep_working(account, api_client):
     latest = MigrationExecutor(connection).loader.graph.leaf_nodes()

@@ -27,6 +27,8 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
+# Slow (tests/tiers.py): a child Python loads the library.
+@pytest.mark.slow
 def test_the_library_loads_from_the_wheel_without_touching_the_network(tmp_path):
     """In a fresh interpreter, importing the library and building a client opens no socket at all."""
     script = (

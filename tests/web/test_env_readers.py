@@ -34,6 +34,8 @@ def test_a_number_setting_that_is_not_a_number_is_refused_by_name(monkeypatch):
         env_float("PONTE_TEST_SECONDS", 2.0)
 
 
+# Slow (tests/tiers.py): a child Python reads the settings at start-up.
+@pytest.mark.slow
 def test_the_settings_refuse_a_bad_number_at_start_naming_the_variable():
     env = {"PATH": "/usr/bin:/bin", "ENGINE_LEASE_SECONDS": "fifteen", "PONTE_VAR_DIR": str(settings.VAR_DIR)}
     code = "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; django.setup()"

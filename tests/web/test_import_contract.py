@@ -6,9 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# Slow (tests/tiers.py): lint-imports runs as a child Python.
+@pytest.mark.slow
 def test_the_import_contract_holds():
     lint_imports = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run([str(lint_imports)], cwd=ROOT, capture_output=True, text=True, timeout=300)

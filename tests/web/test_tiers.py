@@ -28,6 +28,8 @@ def fast_tier_of(*modules: str) -> list[str]:
     return [line for line in result.stdout.splitlines() if "::" in line]
 
 
+# Slow (tests/tiers.py): a child pytest collects the modules.
+@pytest.mark.slow
 def test_the_fast_tier_leaves_out_live_directories_fixtures_and_marks_and_keeps_the_rest():
     kept = fast_tier_of(*MODULES)
     assert not [node for node in kept if node.startswith("tests/e2e/")]  # by directory

@@ -120,6 +120,8 @@ def test_a_retry_is_not_sent_before_it_is_due(hooked, receiver):
     assert len(receiver.received) == 1
 
 
+# Slow (tests/tiers.py): waits out the real 8-second timeout.
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_a_receiver_that_does_not_answer_within_8_seconds_times_out_and_is_retried(
     hooked, make_receiver, session

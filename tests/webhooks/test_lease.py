@@ -58,6 +58,8 @@ def test_a_claim_nobody_renews_lapses_after_one_lease(session, hook, short_lease
     assert [c.pk for c in outbox.deliveries_claim(delivery.target_url, limit=10)[1]] == [delivery.pk]
 
 
+# Slow (tests/tiers.py): waits past a real lease expiry.
+@pytest.mark.slow
 def test_a_held_send_slot_is_kept_alive_while_the_drain_runs(short_lease):
     keeper = Keeper(outbox.TABLE, background=False)
     cache.add("lease-test-slot", 1, timeout=2)

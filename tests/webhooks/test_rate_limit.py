@@ -74,6 +74,8 @@ def test_a_viewer_cannot_set_a_rate_limit(keyed_client, viewer_key, operator_key
     assert reply.status_code == 403
 
 
+# Slow (tests/tiers.py): two threads race for seconds.
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_database_window_holds_for_two_threads_racing(settings, session):
     settings.REDIS_URL = ""  # the embedded default's limiter, whatever this suite runs on

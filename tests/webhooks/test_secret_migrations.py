@@ -30,6 +30,8 @@ def migrate(targets: list[tuple[str, str]]) -> MigrationExecutor:
     return MigrationExecutor(connection)  # a fresh loader sees the new state
 
 
+# Slow (tests/tiers.py): migrates the whole schema back and forth.
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_existing_secrets_are_encrypted_keys_digested_and_the_reverse_decrypts(account, client):
     latest = MigrationExecutor(connection).loader.graph.leaf_nodes()
