@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Account, ApiKey, Plan
 from accounts.services import account_create, api_key_create
+from tests import template_db
 from tests.faults import RedisServer
 from tests.webhooks.support import LOOPBACK
 
@@ -26,6 +27,22 @@ def pytest_runtest_makereport(item, call):
     if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, which must run every test: {report.longrepr}"
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(request, django_db_keepdb, django_db_modify_db_settings) -> bool:
+    """Under xdist on SQLite, a worker whose test database is a copy of the run's template keeps it
+    (tests/template_db.py); otherwise pytest-django's own answer (--reuse-db)."""
+    if template_db.applies(request.config) and template_db.start_from_template(request.config):
+        return True
+    return django_db_keepdb
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(request, django_db_setup) -> None:
+    """pytest-django's set-up; the worker that migrated leaves the template (tests/template_db.py)."""
+    if template_db.applies(request.config):
+        template_db.leave_template(request.config)
 
 
 @pytest.fixture(autouse=True)

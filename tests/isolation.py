@@ -24,6 +24,9 @@ import pytest
 
 VAR_DIR = Path(tempfile.mkdtemp(prefix="ponte-test-var-"))
 os.environ["PONTE_VAR_DIR"] = str(VAR_DIR)
+# The run's folder, shared by pytest-xdist's workers (they inherit the controller's environment):
+# tests/template_db.py leaves the migrated test database there for all of them.
+os.environ.setdefault("PONTE_TEST_RUN_DIR", str(VAR_DIR))
 # The settings only set it when unset; one inherited from the shell (or an outer run) would be shared.
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(VAR_DIR / "metrics")
 

@@ -88,6 +88,8 @@ def test_command_errors_exit_non_zero_from_the_shell(subprocess_env) -> None:
     assert "Unknown account 'nobody-at-all'" in result.stderr
 
 
+# Slow (tests/tiers.py): loads the whole demo, twice.
+@pytest.mark.slow
 def test_load_demo_twice_creates_everything_once_and_keeps_the_same_keys(
     default_plans, settings, tmp_path
 ) -> None:

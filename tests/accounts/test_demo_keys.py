@@ -4,24 +4,47 @@ on every run, fresh on demand."""
 from __future__ import annotations
 
 import re
+import shutil
 import stat
+from collections.abc import Iterator
+from importlib import import_module
 from io import StringIO
+from pathlib import Path
 
 import pytest
+from django.apps import apps
 from django.core.management import CommandError, call_command
+from django.test import override_settings
 
-from accounts.models import ApiKey
+from accounts.models import ApiKey, Plan
 from accounts.services import api_key_authenticate
 from messaging.models import SandboxDevice, Session
 from tests.localhttp import base_url, serving
+from tests.module_data import loaded_for_the_module
 
 KEY = r"ponte_[a-z0-9]{8}_[A-Za-z0-9_-]+"
 
 
+@pytest.fixture(scope="module")
+def demo_for_the_module(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Path]:
+    """`load_demo` once for the module (tests/module_data.py); yields the var dir its keys file went to."""
+    var_dir = tmp_path_factory.mktemp("demo-var")
+
+    def load() -> None:
+        if not Plan.objects.exists():  # flushed by a transactional test before (tests/conftest.py)
+            import_module("accounts.migrations.0002_seed_plans").seed(apps, None)
+        call_command("load_demo", stdout=StringIO())
+
+    with override_settings(VAR_DIR=var_dir), loaded_for_the_module(django_db_blocker, load):
+        yield var_dir
+
+
 @pytest.fixture
-def demo(default_plans, settings, tmp_path) -> None:
+def demo(demo_for_the_module, db, settings, tmp_path) -> None:
+    """The state right after `load_demo`: its rows (the module's), its keys file (a fresh copy)."""
+    for kept in demo_for_the_module.iterdir():
+        shutil.copy2(kept, tmp_path / kept.name)
     settings.VAR_DIR = tmp_path
-    call_command("load_demo", stdout=StringIO())
 
 
 def banner(*args: str) -> str:

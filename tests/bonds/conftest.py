@@ -3,6 +3,7 @@ real formats (fixtures in tests/bonds/fixtures/) from 127.0.0.1, so the provider
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -90,6 +91,19 @@ def _forget_bond_replies():
     yield
     data_version_bump()
     access.subscription_memos_clear()
+
+
+@pytest.fixture(scope="module")
+def demo_for_the_module(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """The bonds demo, loaded once for a module whose tests only read it (tests/module_data.py)."""
+    from django.test import override_settings
+
+    from bonds import demo
+    from tests.module_data import loaded_for_the_module
+
+    local_copom = override_settings(BONDS_COPOM_CALENDAR_URL="http://127.0.0.1:9/copom.ics")
+    with local_copom, loaded_for_the_module(django_db_blocker, lambda: demo.load(stdout=io.StringIO())):
+        yield
 
 
 @pytest.fixture

@@ -21,6 +21,8 @@ def staff_client(client):
     return client
 
 
+# Slow (tests/tiers.py): loads the whole demo, twice.
+@pytest.mark.slow
 def test_demo_load_is_idempotent_and_covers_every_product_and_index():
     demo.load(stdout=io.StringIO())
     first = list(Bond.objects.order_by("pk").values_list("natural_key", "net_annualized_return"))
@@ -36,24 +38,6 @@ def test_demo_load_is_idempotent_and_covers_every_product_and_index():
 
 def test_demo_offers_are_deterministic():
     assert demo.demo_offers(count=50) == demo.demo_offers(count=50)
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/admin/bonds/bond/?product__exact=cdb&index__exact=cdi*&is_active__exact=1",
-        "/admin/bonds/bond/?bank_name=Banco+Inter",
-        "/admin/bonds/issuer/",
-        "/admin/bonds/projectionsnapshot/",
-        "/admin/bonds/refreshrun/",
-        "/admin/bonds/brokerfeed/",
-        "/admin/bonds/brokerfeed/add/",
-    ],
-)
-def test_admin_pages_render(staff_client, path):
-    demo.load(stdout=io.StringIO())
-    response = staff_client.get(path)
-    assert response.status_code == 200
 
 
 def test_refresh_run_page_shows_each_providers_outcome(staff_client, fake_source, settings):
@@ -77,37 +61,6 @@ def test_refresh_now_button_runs_a_refresh(staff_client, live_sources):
 
 def test_refresh_now_needs_a_post(staff_client):
     assert staff_client.get("/admin/bonds/refreshrun/refresh-now/").status_code == 405
-
-
-def test_changing_an_issuers_rating_in_the_admin_reaches_its_offers(staff_client):
-    demo.load(stdout=io.StringIO())
-    issuer = Issuer.objects.get(code=630)  # brBB in the demo
-    before = Bond.objects.filter(bank=630, is_active=True).first()
-    response = staff_client.post(
-        f"/admin/bonds/issuer/{issuer.pk}/change/",
-        {
-            "code": 630,
-            "name": issuer.name,
-            "rating": "brAAA",
-            "rating_scale": "national",
-            "rating_agency": "S&P",
-        },
-    )
-    assert response.status_code == 302
-    after = Bond.objects.get(pk=before.pk)
-    assert after.rating == "brAAA" and after.payment_probability > before.payment_probability
-
-
-def test_editing_a_bond_in_the_admin_recomputes_its_returns(staff_client):
-    demo.load(stdout=io.StringIO())
-    bond = Bond.objects.filter(index="pre", tax_free=False, is_active=True).first()
-    fields = ("source", "natural_key", "name", "bank", "bank_name", "product", "index", "min_investment")
-    data = {field: getattr(bond, field) for field in (*fields, "maturity_date", "rating")}
-    data.update(rate=bond.rate + 0.02, is_active="on", fgc_protection="on" if bond.fgc_protection else "")
-    data = {key: value for key, value in data.items() if value not in ("", None)}
-    response = staff_client.post(f"/admin/bonds/bond/{bond.pk}/change/", data)
-    assert response.status_code == 302, response.content.decode()[:2000]
-    assert Bond.objects.get(pk=bond.pk).net_annualized_return > bond.net_annualized_return
 
 
 def test_a_broker_feed_needs_a_url_or_a_file(staff_client):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 
 import pytest
@@ -18,8 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def market() -> Market:
-    demo.load(stdout=io.StringIO())
+def market(demo_for_the_module) -> Market:
     return Market(today=timezone.localdate(), projection=projection_of(projection_latest()))
 
 

@@ -116,6 +116,8 @@ def test_the_admin_labels_sandbox_sessions_and_pairs_them(client, account, admin
         assert client.get(page).status_code == 200, page
 
 
+# Slow (tests/tiers.py): loads the whole demo, twice.
+@pytest.mark.slow
 def test_load_demo_is_idempotent_and_makes_a_connected_sandbox_session():
     import io
 

@@ -33,6 +33,8 @@ def test_the_demo_webhook_targets_the_local_receiver(default_plans, var_dir, set
     assert webhook.url == "http://127.0.0.1:18999/demo/webhook" and webhook.secret == DEMO_SECRET
 
 
+# Slow (tests/tiers.py): loads the whole demo, twice.
+@pytest.mark.slow
 def test_an_old_public_demo_target_moves_to_the_local_receiver(default_plans, var_dir) -> None:
     call_command("load_demo", stdout=StringIO())
     Webhook.objects.filter(account__name="demo").update(url="https://example.com/ponte-webhook")
