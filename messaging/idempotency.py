@@ -155,7 +155,9 @@ class IdempotentMixin:
         return transaction.non_atomic_requests(super().as_view(**initkwargs))  # type: ignore[misc]
 
     def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
-        if HEADER not in request.headers or request.method in ("GET", "HEAD", "OPTIONS"):
+        # Only sends are idempotent: any other method (OPTIONS, an undeclared TRACE) takes the plain path,
+        # where DRF answers it as usual (405 for a method the view has not).
+        if HEADER not in request.headers or request.method != "POST":
             with transaction.atomic():
                 return super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
         self.args, self.kwargs = args, kwargs

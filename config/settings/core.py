@@ -243,6 +243,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["core.badinput.JSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["core.filters.FilterBackend"],
+    "DEFAULT_METADATA_CLASS": "core.metadata.ViewMetadata",
     "DEFAULT_SCHEMA_CLASS": "core.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,

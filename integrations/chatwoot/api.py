@@ -26,13 +26,14 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin, role_at_least
+from core.api_fields import StrictBooleanField
 from core.errors import NotAuthenticated, NotFound, ValidationFailed
 from core.signed_json import signed_json_load
 from integrations.chatwoot import config, inbound, signature, templates
 from integrations.chatwoot.models import ChatwootIntegration
 from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SuccessSerializer
-from webhooks.instance.bases import InstanceAPIView, StrictBooleanField
+from webhooks.instance.bases import InstanceAPIView
 from webhooks.instance.guard import instance_session_for
 
 logger = logging.getLogger(__name__)

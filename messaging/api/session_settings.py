@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import ReadOrOperate
+from core.api_fields import StrictBooleanField
 from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM
 from messaging.services import session_settings as services
@@ -30,7 +31,7 @@ FIELDS = {
 class SettingsSerializer(serializers.Serializer):
     """Every field optional on PUT: those left out keep their value."""
 
-    rejectCalls = serializers.BooleanField(
+    rejectCalls = StrictBooleanField(
         required=False, help_text="Reject incoming calls at once (the `call` event says `reject`)."
     )
     rejectCallMessage = serializers.CharField(
@@ -40,16 +41,16 @@ class SettingsSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text="Text sent to a caller whose call was rejected; empty sends nothing.",
     )
-    ignoreGroups = serializers.BooleanField(
+    ignoreGroups = StrictBooleanField(
         required=False, help_text="Group messages raise no event and are not stored."
     )
-    readMessages = serializers.BooleanField(
+    readMessages = StrictBooleanField(
         required=False, help_text="Mark every received message read as it arrives."
     )
-    alwaysOnline = serializers.BooleanField(
+    alwaysOnline = StrictBooleanField(
         required=False, help_text="Keep the account's presence `available` while connected."
     )
-    syncFullHistory = serializers.BooleanField(
+    syncFullHistory = StrictBooleanField(
         required=False, help_text="Ask the phone for the full history at the next pairing (WhatsApp driver)."
     )
 

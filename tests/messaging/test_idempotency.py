@@ -139,3 +139,17 @@ def test_the_hourly_purge_task_forgets_old_keys(admin_client, session):
     IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(hours=25))
     purge_delivered()
     assert not IdempotencyRecord.objects.exists()
+
+
+def test_an_undeclared_method_with_an_idempotency_key_answers_405(admin_client, session):
+    # Found by the fuzzer: the key's check ran before the method's, so TRACE answered 400.
+    response = admin_client.generic(
+        "TRACE", "/api/chats/presence", "{}", content_type="application/json", HTTP_IDEMPOTENCY_KEY="k"
+    )
+    assert response.status_code == 405
+
+
+def test_options_on_a_send_route_with_an_idempotency_key_answers_200(admin_client, session):
+    response = admin_client.options("/api/messages/send", HTTP_IDEMPOTENCY_KEY="k")
+    assert response.status_code == 200
+    assert "actions" not in response.json()

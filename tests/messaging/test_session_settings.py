@@ -58,7 +58,14 @@ def test_settings_start_off_and_a_put_changes_only_what_it_names(admin_client, s
 
 
 @pytest.mark.parametrize(
-    "body", [{"rejectCalls": "sometimes"}, {"rejectCallMessage": "x" * 501}, {"alwaysOnline": None}]
+    "body",
+    [
+        {"rejectCalls": "sometimes"},
+        {"rejectCallMessage": "x" * 501},
+        {"alwaysOnline": None},
+        {"syncFullHistory": 0},  # a number is no boolean (found by the fuzzer: it was read as false)
+        {"readMessages": "true"},
+    ],
 )
 def test_bad_settings_are_400(admin_client, session, body):
     response = settings_put(admin_client, session, **body)

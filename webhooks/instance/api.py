@@ -12,10 +12,11 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api_fields import StrictBooleanField
 from core.errors import ValidationFailed
 from webhooks.instance import services as instance
 from webhooks.instance import statistics
-from webhooks.instance.bases import InstanceAPIView, StrictBooleanField
+from webhooks.instance.bases import InstanceAPIView
 from webhooks.instance.guard import instance_session_for
 from webhooks.models import InstanceWebhookConfig
 

@@ -3,9 +3,6 @@ under it: the view authorised by the instance key in its path, and the strict bo
 
 from __future__ import annotations
 
-from typing import Any
-
-from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
@@ -22,14 +19,3 @@ class InstanceAPIView(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
     throttle_classes = [InstanceKeyGuessThrottle]
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """A JSON boolean only: "true", 1 or "yes" are refused rather than guessed."""
-
-    default_error_messages = {"invalid": "must be true or false (a JSON boolean)."}
-
-    def to_internal_value(self, data: Any) -> bool:
-        if not isinstance(data, bool):
-            self.fail("invalid")
-        return data
