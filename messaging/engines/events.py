@@ -15,71 +15,12 @@ Fields whose default is ``None`` are left out of the wire form while unset; the 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, ClassVar
 
+from messaging.engines.wire import dump_fields, load
+
 # --- building blocks --------------------------------------------------------------------------------
-
-
-@cache  # a field name's wire key is asked for every field of every event
-def _camel(name: str) -> str:
-    name = name.rstrip("_")
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-@cache  # fields are hashed by identity; every event's fields are keyed again each time it is loaded
-def _key(f: dataclasses.Field) -> str:
-    return f.metadata.get("key") or _camel(f.name)
-
-
-def _dump(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _dump_fields(value)
-    if isinstance(value, tuple | list):
-        return [_dump(v) for v in value]
-    return value
-
-
-@cache
-def _wire_fields(cls: type) -> tuple[tuple[str, str, bool], ...]:
-    """(attribute, wire key, left out while None) for each field of `cls`: worked out once per class,
-    as every event is dumped several times on its way (recorded, emitted, answered)."""
-    return tuple(
-        (f.name, _key(f), f.default is None and not f.metadata.get("always")) for f in dataclasses.fields(cls)
-    )
-
-
-def _dump_fields(obj: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    for name, key, omit_none in _wire_fields(type(obj)):
-        value = getattr(obj, name)
-        if value is None and omit_none:
-            continue
-        data[key] = _dump(value)
-    return data
-
-
-def _load(cls: type, data: Any) -> Any:
-    """Build `cls` from its wire form; unknown keys are ignored, missing ones take their default."""
-    if not isinstance(data, dict):
-        data = {}
-    values: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        key = _key(f)
-        if key not in data or (data[key] is None and f.default is not None):
-            continue
-        raw = data[key]
-        nested = f.metadata.get("nested")
-        many = f.metadata.get("many")
-        if nested is not None and raw is not None:
-            raw = _load(nested, raw)
-        elif many is not None and raw is not None:
-            raw = tuple(_load(many, item) if many is not str else str(item) for item in (raw or ()))
-        values[f.name] = raw
-    return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -141,7 +82,7 @@ class EngineEvent:
     name: ClassVar[str] = ""
 
     def to_data(self) -> dict[str, Any]:
-        return _dump_fields(self)
+        return dump_fields(self)
 
     @property
     def chat(self) -> str:  # the conversation the event belongs to, "" when none
@@ -439,4 +380,4 @@ EVENT_TYPES: dict[str, type[EngineEvent]] = {
 
 def event_from_data(name: str, data: dict[str, Any]) -> EngineEvent:
     """The typed event stored (or sent) as `data` under `name`. Raises KeyError for an unknown name."""
-    return _load(EVENT_TYPES[name], data)
+    return load(EVENT_TYPES[name], data)
