@@ -226,21 +226,23 @@ def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) ->
 
 
 def _webhook_columns() -> str:
-    """What signing and sending need of a claimed delivery's webhook, read at claim time so a resend or
-    a replay uses its current secret and headers: the secret, the one a rotation replaced while its
-    overlap lasts (webhooks.registered.rotation), the custom headers (webhooks.registered.custom_headers)."""
+    """What signing and sending need of a claimed delivery's webhook, read at claim time so a resend, a
+    replay or a patch applies from the next batch on: the secret, the one a rotation replaced while its
+    overlap lasts (webhooks.registered.rotation), the custom headers (webhooks.registered.custom_headers)
+    and the rate limit (webhooks.outbox.rate_limit)."""
     m = _models()
     d, hook = m.Delivery, m.Webhook
     of_hook = (
         f"FROM {table(hook)} WHERE {table(hook)}.{column(hook, 'id')} = {table(d)}.{column(d, 'webhook')}"
     )
     expires = column(hook, "previous_secret_expires_at")
-    return (
-        f"(SELECT {column(hook, 'secret')} {of_hook}) AS secret,"
-        f" (SELECT CASE WHEN {expires} > %(claimed_at)s THEN {column(hook, 'previous_secret')} END"
-        f" {of_hook}) AS previous_secret,"
-        f" (SELECT {column(hook, 'headers')} {of_hook}) AS headers"
-    )
+    read = {
+        "secret": column(hook, "secret"),
+        "previous_secret": f"CASE WHEN {expires} > %(claimed_at)s THEN {column(hook, 'previous_secret')} END",
+        "headers": column(hook, "headers"),
+        "rate_limit": column(hook, "rate_limit"),
+    }
+    return ", ".join(f"(SELECT {value} {of_hook}) AS {name}" for name, value in read.items())
 
 
 @cache
@@ -277,22 +279,15 @@ def _lookup_statements() -> dict[str, str]:
 
 
 def _claim_statement() -> str:
-    """Claims up to %(limit)s waiting or stuck rows of one target, returning them with their secret."""
-    m = _models()
-    d, hook = m.Delivery, m.Webhook
+    """Claims up to %(limit)s waiting or stuck rows of one target, returning them with their webhook's
+    current secret, headers and rate limit."""
+    d = _models().Delivery
     t = table(d)
     returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
-    hook_pk = f"{table(hook)}.{column(hook, 'id')}"
-    secret = _webhook_columns()
-    # Read with every claim, so a patched limit holds from the next batch on (webhooks.outbox.rate_limit).
-    rate_limit = (
-        f"(SELECT {column(hook, 'rate_limit')} FROM {table(hook)}"
-        f" WHERE {hook_pk} = {t}.{column(d, 'webhook')}) AS rate_limit"
-    )
     return (
         f"UPDATE {t} SET {column(d, 'status')} = %(sending)s, {column(d, 'claimed_at')} = %(claimed_at)s,"
         f" {column(d, 'claim_token')} = %(token)s"
-        f" WHERE {_claimed_ids()} RETURNING {returned}, {secret}, {rate_limit}"
+        f" WHERE {_claimed_ids()} RETURNING {returned}, {_webhook_columns()}"
     )
 
 
