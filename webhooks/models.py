@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.fields import EncryptedJSONField, EncryptedTextField
+from core.job_columns import JobColumns
 from core.logs import current_request_id
 
 
@@ -357,7 +358,7 @@ class WebhookSend(models.Model):
         return f"send of {self.webhook_id} ending {self.ends_at_us}"
 
 
-class StreamJob(models.Model):
+class StreamJob(JobColumns):
     """One event to publish on the event stream (RabbitMQ, webhooks.stream): an outbox job, written with
     the event and published in order per conversation (session, chat), retried while the broker is
     away. `payload` is the registered-webhook body; `routing_key` is `<sessionId>.<event>`."""
@@ -377,15 +378,8 @@ class StreamJob(models.Model):
     routing_key = models.CharField(max_length=200)
     payload = models.JSONField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    attempt_count = models.PositiveSmallIntegerField(default=0)
     max_attempts = models.PositiveSmallIntegerField(default=10_000)
-    next_attempt_at = models.DateTimeField(default=timezone.now)
-    claim_token = models.CharField(max_length=32, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    last_error = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
     published_at = models.DateTimeField(null=True, blank=True)
-    dead_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

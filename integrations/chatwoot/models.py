@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from accounts.keys import digest_of
 from core.fields import EncryptedTextField
+from core.job_columns import JobColumns
 
 TOKEN_PREFIX_LENGTH = 8
 _TOKEN_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_")
@@ -124,7 +125,7 @@ class MessageLink(models.Model):
         return f"{self.message_id} → {self.chatwoot_id}"
 
 
-class MirrorJob(models.Model):
+class MirrorJob(JobColumns):
     """One piece of mirror work, kept until done: a channel event to mirror into Chatwoot (`to_platform`)
     or a Chatwoot event to carry to the customer (`to_customer`). Jobs of one chat run one at a time in
     order of creation; a failed one is retried with back-off and dead-lettered after `max_attempts`."""
@@ -148,15 +149,8 @@ class MirrorJob(models.Model):
     # Events arriving twice (account webhook and inbox webhook) are recorded once.
     dedupe_key = models.CharField(max_length=120, null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    attempt_count = models.PositiveSmallIntegerField(default=0)
     max_attempts = models.PositiveSmallIntegerField(default=5)
-    next_attempt_at = models.DateTimeField(default=timezone.now)
-    claim_token = models.CharField(max_length=32, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    last_error = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True)
-    dead_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
