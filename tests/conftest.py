@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterator
 from importlib import import_module
@@ -43,6 +44,16 @@ def django_db_setup(request, django_db_setup) -> None:
     """pytest-django's set-up; the worker that migrated leaves the template (tests/template_db.py)."""
     if template_db.applies(request.config):
         template_db.leave_template(request.config)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Once collected, the objects every test shares (Django, the apps, the test modules) move out of
+    the garbage collector's sight, and it runs less often: the suite makes many short-lived cycles (ORM
+    queries, test clients), and a full collection walked every module object each time (~3 s of each
+    xdist worker's run, measured with gc.callbacks; ~1.5 s with this). Memory is no concern here."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 50)
 
 
 @pytest.fixture(autouse=True)

@@ -57,6 +57,14 @@ def is_live(item: pytest.Item) -> bool:
     )
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`-m "not live"` (the fast tier) does not import the live directories at all: every test there
+    would be deselected, and importing them (selenium, trio, the clients) costs each xdist worker ~0.5 s."""
+    if config.getoption("markexpr", "") != "not live" or collection_path.parent != TESTS:
+        return None
+    return True if collection_path.name in LIVE_DIRECTORIES else None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if is_live(item) and item.get_closest_marker("live") is None:

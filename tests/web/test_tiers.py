@@ -50,3 +50,18 @@ def test_a_test_outside_the_live_tier_that_starts_a_process_fails_naming_the_mar
 @pytest.mark.live
 def test_a_live_test_may_start_processes():
     require_live("a web process")
+
+
+# Slow (tests/tiers.py): a child pytest collects the whole suite.
+@pytest.mark.slow
+def test_the_fast_tier_does_not_even_import_the_live_directories():
+    script = (
+        "import sys, pytest\n"
+        "pytest.main(['--collect-only', '-q', '-m', 'not live'])\n"
+        "live = ('tests.e2e', 'tests.deploy', 'tests.clients')\n"
+        "print('imported:', sorted(name for name in sys.modules if name.startswith(live)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert "imported: []" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
