@@ -1,13 +1,13 @@
 """Meta's webhook bodies → Ponte's typed events (messaging.engines.events).
 
 WhatsApp Cloud posts `entry[].changes[].value` with `messages[]`, `statuses[]` and `contacts[]`;
-Messenger and Instagram post `entry[].messaging[]` items (`message`, `reaction`, `postback`, `read`,
-`delivery`). Each item becomes one `Inbound`: the typed event, when the channel says it happened (ms),
-and for a customer's own message the time that opens the 24-hour window. Items Ponte does not know are
-skipped (logged), never refused: Meta would retry the whole body. The body comes cleaned of what JSON
-cannot store (core.signed_json); here a field of the wrong type or out of range is dropped (a
-timestamp: the time of arrival stands in for it), and an item whose identifiers are longer than the
-history can hold is skipped, logged.
+Messenger and Instagram post `entry[].messaging[]` items (`message`, `message_edit`, `reaction`,
+`postback`, `read`, `delivery`). Each item becomes one `Inbound`: the typed event, when the channel
+says it happened (ms), and for a customer's own message the time that opens the 24-hour window. Items
+Ponte does not know are skipped (logged), never refused: Meta would retry the whole body. The body
+comes cleaned of what JSON cannot store (core.signed_json); here a field of the wrong type or out of
+range is dropped (a timestamp: the time of arrival stands in for it), and an item whose identifiers
+are longer than the history can hold is skipped, logged.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from messaging.addressing import user_suffix
@@ -26,6 +27,7 @@ from messaging.engines.events import (
     EngineEvent,
     Location,
     MessageAckEvent,
+    MessageEditedEvent,
     MessageEvent,
     QuotedRef,
     Reaction,
@@ -282,6 +284,20 @@ def _page_message(item: dict[str, Any], message: dict[str, Any], base: dict[str,
     return MessageEvent(**base, text=str(message.get("text") or ""))
 
 
+def _page_edit(edit: dict[str, Any], sender: str, ms: int) -> MessageEditedEvent:
+    """The customer edited a message (`message_edits` field): its `mid`, the new text. A page's own
+    messages cannot be edited (the Send API has no edit), so an edit is always the customer's."""
+    at = datetime.fromtimestamp(ms / 1000, tz=UTC) if ms else datetime.now(tz=UTC)
+    return MessageEditedEvent(
+        message_id=str(edit["mid"]),
+        chat_jid=jid(sender),
+        text=str(edit.get("text") or ""),
+        edited_at=at.isoformat(),
+        from_me=False,
+        sender=jid(sender),
+    )
+
+
 def _page_item(item: dict[str, Any]) -> Iterator[Inbound]:
     sender = str(_dict(item.get("sender")).get("id") or "")
     ms = _timestamp(item.get("timestamp"), scale=1000)
@@ -290,6 +306,10 @@ def _page_item(item: dict[str, Any]) -> Iterator[Inbound]:
         event = _page_message(item, _dict(item["message"]), base)
         if event is not None:
             yield Inbound(event, ms, customer_ms=0 if event.from_me else ms or _now_ms())
+    elif "message_edit" in item:
+        edit = _dict(item["message_edit"])
+        if edit.get("mid"):
+            yield Inbound(_page_edit(edit, sender, ms), ms)
     elif "reaction" in item:
         reaction = _dict(item["reaction"])
         emoji = "" if reaction.get("action") == "unreact" else str(reaction.get("emoji") or "")
@@ -342,7 +362,7 @@ def _page(body: dict[str, Any]) -> Iterator[Inbound]:
 def _fits(item: Inbound) -> bool:
     event = item.event
     names = (event.id, event.chat_jid, event.sender) if isinstance(event, MessageEvent) else ()
-    if isinstance(event, MessageAckEvent):
+    if isinstance(event, MessageAckEvent | MessageEditedEvent):
         names = (event.message_id, event.chat_jid)
     if all(len(name) <= MAX_ID_LENGTH for name in names):
         return True

@@ -12,10 +12,11 @@ from messaging.errors import OperationNotSupported
 from messaging.models import Session
 from messaging.services.engine import engine_errors
 
-#: What Ponte turns into events, per channel: messages, reactions, postbacks, reads, deliveries.
+#: What Ponte turns into events, per channel: messages, edits, reactions, postbacks, reads, deliveries.
 REQUIRED_FIELDS = {
     "messenger": (
         "messages",
+        "message_edits",
         "message_reactions",
         "messaging_postbacks",
         "message_reads",

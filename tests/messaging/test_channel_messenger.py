@@ -1,4 +1,5 @@
-"""Messenger extras: webhook fields, the ordering block, reactions and stickers in the envelope, names."""
+"""Messenger extras: webhook fields, the ordering block, reactions and stickers in the envelope, names,
+customers' edits."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 
 import pytest
 
+from messaging.models import Message
 from tests.messaging.channel_webhooks import PSID, page_body, page_item, post_signed
 from tests.messaging.graph_standin import IG_ID, PAGE_ID, VERSION
 from tests.webhooks.instance_schema import validate_envelope
@@ -25,6 +27,7 @@ def test_webhook_fields_show_what_the_page_subscribes_and_what_is_missing(admin_
     body = response.json()
     assert body["provider"] == "messenger" and body["subscribed"] == ["messages"]
     assert body["missing"] == [
+        "message_edits",
         "message_reactions",
         "messaging_postbacks",
         "message_reads",
@@ -40,6 +43,7 @@ def test_post_subscribes_the_missing_fields_keeping_the_others(admin_client, gra
     body = response.json()
     assert body["missing"] == [] and "feed" in body["subscribed"]
     assert body["added"] == [
+        "message_edits",
         "message_reactions",
         "messaging_postbacks",
         "message_reads",
@@ -169,3 +173,24 @@ def test_a_refused_profile_is_logged_and_the_message_still_arrives(meta_client, 
     assert response.status_code == 200
     assert Event.objects.get(session_id=messenger.pk, name="message").data["pushName"] == ""
     assert any("refused" in r.getMessage() and PSID in r.getMessage() for r in caplog.records)
+
+
+def test_a_customer_s_edit_on_messenger_changes_the_history_and_emits_message_edited(meta_client, messenger):
+    post_signed(
+        meta_client, messenger, page_body(page_item(1763800000000, message={"mid": "m_1", "text": "helo"}))
+    )
+    edit = {"mid": "m_1", "text": "hello", "num_edit": 1}
+    body = page_body(page_item(1763800060000, message_edit=edit))
+    assert post_signed(meta_client, messenger, body).status_code == 200
+    event = Event.objects.get(session=messenger, name="message_edited")
+    assert event.data["messageId"] == "m_1" and event.data["text"] == "hello"
+    assert event.data["fromMe"] is False and event.data["chat"] == event.data["sender"]
+    assert event.data["editedAt"].startswith("2025-11-22T08:27:40")  # the item's timestamp
+    message = Message.objects.get(session=messenger, message_id="m_1")
+    assert message.content["text"] == "hello" and message.edited_at is not None
+
+
+def test_a_messenger_edit_without_a_message_id_is_skipped(meta_client, messenger):
+    body = page_body(page_item(1763800060000, message_edit={"text": "hello", "num_edit": 1}))
+    assert post_signed(meta_client, messenger, body).status_code == 200
+    assert not Event.objects.filter(session=messenger, name="message_edited").exists()
