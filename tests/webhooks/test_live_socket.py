@@ -16,6 +16,7 @@ import pytest
 import websocket
 from django.conf import settings
 from django.db import connection, transaction
+from rest_framework.test import APIClient
 
 from accounts.keys import prefix_of
 from accounts.models import ApiKey
@@ -319,3 +320,58 @@ def test_a_key_revoked_while_connected_closes_the_socket_with_4401(web, session,
         assert frame.code == 4401
     finally:
         client.close()
+
+
+def _paired_sandbox_session(api: APIClient) -> Session:
+    """A session paired through the REST API (connect, then the sandbox's scan), so the sandbox engine
+    acts for it."""
+    created = api.post("/api/sessions", {"name": "sandbox"}, format="json")
+    assert created.status_code == 201, created.json()
+    session_id = created.json()["id"]
+    assert api.post(f"/api/sessions/{session_id}/connect").status_code == 200
+    scanned = api.post(f"/api/sandbox/sessions/{session_id}/scan", {"phone": "5511999990001"}, format="json")
+    assert scanned.status_code == 200, scanned.json()
+    return Session.objects.get(pk=session_id)
+
+
+def test_votes_edits_calls_and_group_changes_reach_the_socket_as_their_webhook_bodies(
+    web, viewer_key, make_key
+):
+    """The events of polls, edits, calls and group administration, made by the sandbox through the REST
+    API, stream like every other: the registered webhook's body, filtered by their names or aliases."""
+    api = APIClient()
+    api.credentials(HTTP_X_API_KEY=make_key("admin"))
+    session = _paired_sandbox_session(api)
+    names = ["poll_vote", "message_edited", "call", "group_update"]
+    Webhook.objects.create(
+        account=session.account, session=session, url="https://93.184.215.14/hook", events=names
+    )
+    customer, group = "5511988880001", "120363000000000001@g.us"
+    inbound = f"/api/sandbox/sessions/{session.pk}/inbound"
+    client = _connect(web, viewer_key, session, events="poll.vote,message.edited,call,group_update")
+    try:
+        body = {"sessionId": str(session.pk), "to": customer, "name": "Lunch?", "options": ["Yes", "No"]}
+        sent = api.post("/api/messages/poll", body, format="json")
+        assert sent.status_code == 200, sent.json()
+        poll_id = sent.json()["messageId"]
+        steps = [
+            {"event": "message", "from": customer, "text": "teh", "messageId": "3EB0THEIRS"},
+            {"event": "poll_vote", "from": customer, "pollMessageId": poll_id, "options": ["Yes"]},
+            {"event": "message_edited", "from": customer, "messageId": "3EB0THEIRS", "text": "the"},
+            {"event": "call", "from": customer, "callId": "CALL1", "video": True},
+            {"event": "group_join", "group": group, "participants": ["5511999990001"], "subject": "Lunch"},
+            {"event": "group_update", "group": group, "subject": "Lunch club", "by": customer},
+        ]
+        for step in steps:
+            reply = api.post(inbound, step, format="json")
+            assert reply.status_code < 300, reply.json()
+        frames = client.events(4)
+    finally:
+        client.close()
+    assert [frame["event"] for frame in frames] == names
+    for frame in frames:
+        body = Delivery.objects.get(event_id=frame["id"], kind=Delivery.Kind.REGISTERED).payload
+        assert {k: v for k, v in frame.items() if k not in ("id", "seq")} == body
+    vote, edited, call, update = (frame["data"] for frame in frames)
+    assert vote["selectedOptions"] == ["Yes"] and edited["text"] == "the"
+    assert call["callId"] == "CALL1" and update["subject"] == "Lunch club"
