@@ -120,9 +120,9 @@ class Versioned:
 
 
 def _session_targets_load(session_id: str) -> Any:
-    from webhooks.outbox import sql
+    from webhooks.outbox import emit_sql
 
-    return sql.session_targets(session_id)
+    return emit_sql.session_targets(session_id)
 
 
 session_targets = Versioned("session-targets", _session_targets_load)

@@ -16,7 +16,7 @@ from webhooks.instance import services as instance
 from webhooks.live import broadcast
 from webhooks.models import Delivery, Event
 from webhooks.outbox import deliveries as outbox
-from webhooks.outbox import sql
+from webhooks.outbox import emit_sql
 from webhooks.outbox.policy import REGISTERED
 from webhooks.payloads import envelope
 from webhooks.stream import jobs as stream
@@ -91,13 +91,13 @@ def emit(
     if connection.in_atomic_block:  # the caller's transaction (no savepoint: it rolls back as one)
         return _emit(*args)
     if connection.vendor == "postgresql" and not targets.instance_webhooks_enabled and not stream.enabled():
-        return _emit(*args)  # one statement (webhooks.outbox.sql.event_insert): atomic by itself
+        return _emit(*args)  # one statement (webhooks.outbox.emit_sql.event_insert): atomic by itself
     with transaction.atomic():
         return _emit(*args)
 
 
 def _emit(
-    targets: sql.Targets,
+    targets: emit_sql.Targets,
     session_id: UUID | str,
     name: str,
     data: dict[str, Any],
@@ -116,7 +116,7 @@ def _emit(
     )
     deliveries = _registered_deliveries(event, targets.webhooks, typed)
     # The event, numbered next in its chat, and its registered deliveries: one statement on PostgreSQL.
-    sql.event_insert(event, deliveries)
+    emit_sql.event_insert(event, deliveries)
     if targets.instance_webhooks_enabled:
         deliveries += instance.instance_deliveries(event, typed)  # the session's instance webhook
     if stream.enabled():  # the event stream (RabbitMQ): the registered-webhook body, from the outbox

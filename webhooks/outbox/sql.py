@@ -1,4 +1,5 @@
-"""The outbox's hot statements, as SQL built once per model and database.
+"""The outbox's hot statements, as SQL built once per model and database: the worker's here, emit()'s in
+webhooks.outbox.emit_sql.
 
 emit() runs for every event, and a worker claims and records every delivery. Through the ORM most of
 each statement's CPU goes to building the query, and those statements are most of what an event costs
@@ -20,7 +21,6 @@ from functools import cache
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model
 
 # The row helpers live in webhooks.outbox.rows; callers reach them through this module too (sql.column...).
 from webhooks.outbox.rows import (  # noqa: F401
@@ -41,110 +41,14 @@ from webhooks.outbox.rows import (  # noqa: F401
     to_db,
 )
 
-# --- emit() --------------------------------------------------------------------------------------
-# Imported late: webhooks.models does not need this module, and this one is about those models.
+# --- The worker: claims and records (emit()'s statements: webhooks.outbox.emit_sql) ---------------
 
 
 def _models():
+    # Imported late, as in emit_sql: webhooks.models does not need this module.
     from webhooks import models
 
     return models
-
-
-@cache
-def _targets_statement(vendor: str) -> str:
-    """What emit() needs of a session, in one round trip: whether its instance webhook is on, its
-    account (for the live socket's fan-out) and its registered webhooks (one row with NULLs when it
-    has none). Kept per process (webhooks.lookups)."""
-    m = _models()
-    hook, config = m.Webhook, m.InstanceWebhookConfig
-    session = m.Event._meta.get_field("session").related_model
-    return (
-        f"SELECT EXISTS (SELECT 1 FROM {table(config)}"
-        f" WHERE {column(config, 'session')} = %(session)s AND {column(config, 'allow_webhook')} = %(on)s)"
-        " AS instance_webhooks_enabled,"
-        f" (SELECT {column(session, 'account')} FROM {table(session)}"
-        f" WHERE {column(session, 'id')} = %(session)s) AS account_id,"
-        f" hook.{column(hook, 'id')} AS hook_id, hook.{column(hook, 'url')} AS hook_url,"
-        f" hook.{column(hook, 'events')} AS hook_events,"
-        f" hook.{column(hook, 'retry_count')} AS hook_retry_count"
-        f" FROM (SELECT 1 AS one) AS one LEFT JOIN {table(hook)} AS hook"
-        f" ON hook.{column(hook, 'session')} = %(session)s"
-        f" AND hook.{column(hook, 'status')} = {literal(hook.Status.ACTIVE)}"  # a disabled one gets nothing
-        f" ORDER BY hook.{column(hook, 'created_at')}, hook.{column(hook, 'id')}"
-    )
-
-
-@dataclass(frozen=True)
-class Targets:
-    instance_webhooks_enabled: bool
-    account_id: Any
-    # (id, url, canonical event names, retry count) of each webhook registered on the session.
-    webhooks: tuple[tuple[str, str, tuple[str, ...], int], ...]
-
-
-def session_targets(session_id: Any) -> Targets:
-    m = _models()
-    params = {"session": to_db(m.Event, "session", session_id), "on": True}
-    rows = fetch(_targets_statement(connection.vendor), params, prepare=True)
-    hooks = tuple(
-        (
-            row["hook_id"],
-            row["hook_url"],
-            tuple(from_db(m.Webhook, "events", row["hook_events"])),
-            row["hook_retry_count"],
-        )
-        for row in rows
-        if row["hook_id"] is not None
-    )
-    first = rows[0]
-    return Targets(bool(first["instance_webhooks_enabled"]), first["account_id"], hooks)
-
-
-@cache
-def _next_sequence_statement(vendor: str) -> str:
-    """Raise the (session, chat) counter and return its new value; a first event makes it 1."""
-    s = _models().EventSequence
-    t, session, chat, last = table(s), column(s, "session"), column(s, "chat"), column(s, "last")
-    return (
-        f"INSERT INTO {t} ({session}, {chat}, {last}) VALUES (%(seq_session)s, %(seq_chat)s, 1)"
-        f" ON CONFLICT ({session}, {chat}) DO UPDATE SET {last} = {t}.{last} + 1 RETURNING {last}"
-    )
-
-
-def event_insert(event: Model, deliveries: list[Model]) -> None:
-    """Write a new event, numbered next in its (session, chat), and its deliveries; sets the event's
-    `sequence` and the deliveries' keys.
-
-    PostgreSQL: one statement (data-modifying WITH: the counter raised, the event inserted with its
-    value, the deliveries inserted, the keys returned). Elsewhere (SQLite) the counter's statement and
-    then the inserts, in the caller's transaction."""
-    m = _models()
-    params = {"seq_session": to_db(m.Event, "session", event.session_id), "seq_chat": event.chat}
-    if connection.vendor != "postgresql":
-        event.sequence = fetch(_next_sequence_statement(connection.vendor), params)[0]["last"]
-        insert_with_children(event, deliveries, unique="dispatch_id")
-        return
-    counter = _next_sequence_statement(connection.vendor)
-    last = f"(SELECT {qn('last')} FROM seq)"
-    statement, values = insert_with_children_statement(
-        event,
-        deliveries,
-        unique="dispatch_id",
-        before=f"seq AS ({counter})",
-        computed={m.Event._meta.get_field("sequence").column: last},
-        returning=last,
-    )
-    with cursor(prepare=True) as cur:  # one text per number of deliveries: a handful
-        cur.execute(statement, {**values, **params})
-        rows = cur.fetchall()
-    event.sequence = rows[0][-1]
-    finish_inserted(
-        event, deliveries, {row[1]: row[0] for row in rows if len(row) == 3}, unique="dispatch_id"
-    )
-
-
-# --- The worker: claims and records --------------------------------------------------------------
 
 
 @dataclass(frozen=True)
