@@ -31,7 +31,6 @@ import json
 import os
 import secrets
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -40,24 +39,12 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+
+# Run as a script, so this folder is on sys.path: its helpers (the databases, the step printer) import.
+from backup_support import CheckFailed, Postgres, Sqlite, expect, step
 
 ROOT = Path(__file__).resolve().parent.parent
 SIGNED_SAMPLE = b'{"backup": "check"}'
-
-
-def step(message: str) -> None:
-    print(f"backup-check: {message}", flush=True)
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise CheckFailed(message)
-    step(f"  ok: {message}")
 
 
 # --- The local webhook receiver (in the parent process, alive across both phases) ----------------------
@@ -95,101 +82,6 @@ class Receiver:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-# --- Databases: PostgreSQL or SQLite -------------------------------------------------------------------
-
-
-class Postgres:
-    def __init__(self, url: str) -> None:
-        parsed = urlparse(url)
-        self.params = {
-            "host": parsed.hostname or "",
-            "port": parsed.port or 5432,
-            "user": unquote(parsed.username or ""),
-            "password": unquote(parsed.password or ""),
-        }
-        base = unquote(parsed.path.lstrip("/")) or "ponte"
-        suffix = f"{os.getpid()}_{secrets.token_hex(3)}"
-        self.source, self.restored = (f"{base[:30]}_backup_{suffix}_{role}" for role in ("src", "restored"))
-
-    def url(self, name: str) -> str:
-        auth = self.params["user"] + (f":{self.params['password']}" if self.params["password"] else "")
-        return f"postgres://{auth}@{self.params['host']}:{self.params['port']}/{name}"
-
-    def _admin(self, sql: str) -> None:
-        import psycopg
-
-        with psycopg.connect(dbname="postgres", autocommit=True, **self.params) as connection:
-            connection.execute(sql)
-
-    def create(self, name: str) -> None:
-        self._admin(f'CREATE DATABASE "{name}"')
-
-    def drop(self, name: str) -> None:
-        self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    def dump(self, folder: Path) -> Path:
-        target = folder / "ponte.dump"
-        _run(["pg_dump", "--format=custom", "--file", str(target), self._libpq(self.source)])
-        return target
-
-    def restore(self, backup: Path) -> None:
-        _run(
-            [
-                "pg_restore",
-                "--no-owner",
-                "--exit-on-error",
-                "--dbname",
-                self._libpq(self.restored),
-                str(backup),
-            ]
-        )
-
-    def _libpq(self, name: str) -> str:
-        return self.url(name).replace("postgres://", "postgresql://", 1)
-
-
-class Sqlite:
-    def __init__(self, folder: Path) -> None:
-        self.source, self.restored = str(folder / "source.sqlite3"), str(folder / "restored.sqlite3")
-
-    def url(self, name: str) -> str:
-        return f"sqlite:///{name}"
-
-    def create(self, name: str) -> None:
-        pass  # the file appears when the database is first opened
-
-    def drop(self, name: str) -> None:
-        for path in (name, f"{name}-wal", f"{name}-shm"):
-            Path(path).unlink(missing_ok=True)
-
-    def dump(self, folder: Path) -> Path:
-        target = folder / "ponte.backup.sqlite3"
-        _sqlite_copy(self.source, str(target))
-        return target
-
-    def restore(self, backup: Path) -> None:
-        _sqlite_copy(str(backup), self.restored)
-
-
-def _sqlite_copy(source: str, target: str) -> None:
-    """SQLite's online backup API: a consistent copy even while other connections write."""
-    with sqlite3.connect(source) as origin, sqlite3.connect(target) as copy:
-        origin.backup(copy)
-    origin.close()
-    copy.close()
-
-
-def _run(command: list[str]) -> None:
-    started = time.monotonic()
-    try:
-        result = subprocess.run(command, capture_output=True, text=True)
-    except FileNotFoundError:
-        raise CheckFailed(f"{command[0]} is not on PATH (apt-get install postgresql-client)") from None
-    if result.returncode != 0:
-        raise CheckFailed(f"{command[0]} failed ({result.returncode}): {result.stderr.strip()}")
-    step(f"  {command[0]} done in {time.monotonic() - started:.1f} s")
 
 
 # --- The two phases, each in a process of its own on one database ---------------------------------------
