@@ -10,23 +10,18 @@ from collections.abc import Callable
 import pytest
 import requests
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
 from accounts.models import Account, ApiKey
 from messaging.models import Session
+from tests.e2e.pages import wait
 from tests.webhooks.support import LOOPBACK, Receiver, wait_for
 from webhooks.models import Delivery
 from webhooks.services import emit
 
 pytestmark = pytest.mark.browser
 PASSWORD = "a long pass phrase 42"
-
-
-def _wait(browser: webdriver.Chrome, seconds: float = 15) -> WebDriverWait:
-    """A wait that looks again when the page it read was replaced by the next one meanwhile."""
-    return WebDriverWait(browser, seconds, ignored_exceptions=[StaleElementReferenceException])
 
 
 @pytest.fixture
@@ -39,7 +34,7 @@ def signed_up(browser, live_server, transactional_db, default_plans) -> Callable
         browser.find_element(By.NAME, "password").send_keys(PASSWORD)
         browser.find_element(By.NAME, "confirmation").send_keys(PASSWORD)
         browser.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
-        _wait(browser, 15).until(lambda b: "Plan: Free" in b.page_source)
+        wait(browser, 15).until(lambda b: "Plan: Free" in b.page_source)
         return browser
 
     return sign_up
@@ -52,7 +47,7 @@ def test_landing_page_links_docs_account_admin_and_mcp(browser, live_server) -> 
     for path in ["/docs/", "/account/", "/admin/", "/bonds/mcp"]:
         assert f"{live_server.url}{path}" in hrefs
     browser.find_element(By.LINK_TEXT, "sign up").click()
-    _wait(browser, 15).until(lambda b: b.current_url.endswith("/account/signup/"))
+    wait(browser, 15).until(lambda b: b.current_url.endswith("/account/signup/"))
 
 
 def test_sign_up_lands_on_the_account_page_with_the_free_plan(signed_up) -> None:
@@ -69,7 +64,7 @@ def test_issue_a_key_see_it_once_and_revoke_it(signed_up, live_server) -> None:
     Select(browser.find_element(By.NAME, "role")).select_by_value("operator")
     browser.find_element(By.NAME, "allowed_ips").send_keys("127.0.0.1\n::1")
     browser.find_element(By.NAME, "issue").click()
-    plaintext = _wait(browser, 15).until(lambda b: b.find_element(By.ID, "new-key-value")).text
+    plaintext = wait(browser, 15).until(lambda b: b.find_element(By.ID, "new-key-value")).text
     assert re.fullmatch(r"ponte_[a-z0-9]{8}_[A-Za-z0-9_-]+", plaintext)
     reply = requests.get(f"{live_server.url}/api/me", headers={"X-API-Key": plaintext}, timeout=10)
     assert reply.status_code == 200 and reply.json()["key"]["role"] == "operator"
@@ -80,7 +75,7 @@ def test_issue_a_key_see_it_once_and_revoke_it(signed_up, live_server) -> None:
 
     prefix = plaintext.split("_")[1]
     browser.find_element(By.CSS_SELECTOR, f"tr[data-prefix='{prefix}'] button[name=revoke]").click()
-    _wait(browser, 15).until(lambda b: "revoked" in b.find_element(By.ID, "keys").text)
+    wait(browser, 15).until(lambda b: "revoked" in b.find_element(By.ID, "keys").text)
     reply = requests.get(f"{live_server.url}/api/me", headers={"X-API-Key": plaintext}, timeout=10)
     assert reply.status_code == 401
 
@@ -92,18 +87,18 @@ def test_create_a_session_and_watch_its_qr_code_change(signed_up, live_server, s
     browser.find_element(By.NAME, "name").send_keys("shop")
     browser.find_element(By.CSS_SELECTOR, "#create-session button").click()
     browser.find_element(By.NAME, "connect").click()
-    wait = _wait(browser, 20)
-    first = wait.until(lambda b: b.find_element(By.ID, "qr").get_attribute("data-code"))
+    qr_wait = wait(browser, 20)
+    first = qr_wait.until(lambda b: b.find_element(By.ID, "qr").get_attribute("data-code"))
     assert first.startswith("2@")
     assert browser.find_element(By.ID, "qr").get_attribute("src").startswith("data:image/png;base64,")
     # The code expires every 2 s; the page fetches the new one and swaps the image.
-    second = wait.until(
+    second = qr_wait.until(
         lambda b: (code := b.find_element(By.ID, "qr").get_attribute("data-code")) != first and code
     )
     assert second.startswith("2@")
 
     browser.find_element(By.NAME, "scan").click()  # the sandbox phone scans the current code
-    _wait(browser, 15).until(lambda b: "Connected" in b.find_element(By.ID, "session-status").text)
+    wait(browser, 15).until(lambda b: "Connected" in b.find_element(By.ID, "session-status").text)
     assert Session.objects.get(name="shop").status == "connected"
 
 
@@ -123,7 +118,7 @@ def test_create_a_webhook_and_resend_a_dead_letter(signed_up, live_server, setti
         retry.send_keys("1")
         browser.find_element(By.NAME, "secret").send_keys("k")
         browser.find_element(By.CSS_SELECTOR, "#create-webhook button").click()
-        _wait(browser, 15).until(lambda b: receiver.url in b.find_element(By.ID, "webhooks").text)
+        wait(browser, 15).until(lambda b: receiver.url in b.find_element(By.ID, "webhooks").text)
 
         event = emit(session_id=session.id, name="message", data={"id": "one", "text": "one"})
         dead = wait_for(
@@ -136,7 +131,7 @@ def test_create_a_webhook_and_resend_a_dead_letter(signed_up, live_server, setti
         assert "HTTP 500" in row.text
         row.find_element(By.NAME, "delivery").click()
         browser.find_element(By.NAME, "resend").click()
-        _wait(browser, 15).until(lambda b: "Resending 1 dead letter" in b.page_source)
+        wait(browser, 15).until(lambda b: "Resending 1 dead letter" in b.page_source)
         wait_for(lambda: Delivery.objects.get(pk=dead.pk).status == "delivered", what="the resend")
         ids = [r.headers["x-webhook-id"] for r in receiver.received]
         assert ids == [dead.dispatch_id, dead.dispatch_id]

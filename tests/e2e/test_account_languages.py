@@ -9,24 +9,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.conf import settings
-from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from accounts.services import account_signup, api_key_create
+from tests.e2e.pages import switch_language, wait
 
 pytestmark = pytest.mark.browser
 PASSWORD = "a long pass phrase 42"
-
-
-def _wait(browser: webdriver.Chrome, seconds: float = 15) -> WebDriverWait:
-    return WebDriverWait(browser, seconds, ignored_exceptions=[StaleElementReferenceException])
-
-
-def _switch_to(browser: webdriver.Chrome, label: str, expected_lang: str) -> None:
-    browser.find_element(By.CSS_SELECTOR, f"#language button[lang='{label}']").click()
-    _wait(browser).until(lambda b: b.find_element(By.TAG_NAME, "html").get_attribute("lang") == expected_lang)
 
 
 def test_a_signed_in_customer_reads_the_account_area_in_portuguese_and_in_english(
@@ -43,22 +32,22 @@ def test_a_signed_in_customer_reads_the_account_area_in_portuguese_and_in_englis
     browser.find_element(By.NAME, "username").send_keys("ana@example.com")
     browser.find_element(By.NAME, "password").send_keys(PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
-    _wait(browser).until(lambda b: "Usage today" in b.page_source)
+    wait(browser).until(lambda b: "Usage today" in b.page_source)
     assert "12,500" in browser.find_element(By.ID, "plan").text
 
-    _switch_to(browser, "pt-br", "pt-BR")
+    switch_language(browser, "pt-br", "pt-BR")
     assert browser.current_url == f"{live_server.url}/account/"  # set_language returned to the page
     assert "Uso hoje" in browser.page_source and "Usage today" not in browser.page_source
     assert "12.500" in browser.find_element(By.ID, "plan").text
     assert browser.find_element(By.LINK_TEXT, "Chaves de API").is_displayed()
 
     browser.find_element(By.LINK_TEXT, "Chaves de API").click()
-    _wait(browser).until(lambda b: b.find_element(By.TAG_NAME, "h1").text == "Chaves de API")
+    wait(browser).until(lambda b: b.find_element(By.TAG_NAME, "h1").text == "Chaves de API")
     row = browser.find_element(By.CSS_SELECTOR, "#keys tr[data-prefix]").text
     assert "10/03/2027" in row
     assert browser.find_element(By.NAME, "issue").text == "Emitir a chave"
 
-    _switch_to(browser, "en", "en")
+    switch_language(browser, "en", "en")
     assert browser.current_url == f"{live_server.url}/account/keys/"
     assert browser.find_element(By.TAG_NAME, "h1").text == "API keys"
     assert "2027-03-10" in browser.find_element(By.CSS_SELECTOR, "#keys tr[data-prefix]").text

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from accounts.models import Account
 from messaging.models import Session
+from tests.e2e.pages import switch_language, wait
 from webhooks.models import Delivery, DeliveryAttempt, Event, Webhook
 
 pytestmark = pytest.mark.browser
@@ -32,10 +31,6 @@ LONG_ERROR = (
     "after 10 s (the receiver did not answer)"
 )
 ACCOUNT_PAGES = ["/account/", "/account/keys/", "/account/sessions/", "/account/webhooks/"]
-
-
-def _wait(browser: webdriver.Chrome, seconds: float = 15) -> WebDriverWait:
-    return WebDriverWait(browser, seconds, ignored_exceptions=[StaleElementReferenceException])
 
 
 def _viewport(browser: webdriver.Chrome, size: tuple[int, int]) -> None:
@@ -80,13 +75,13 @@ def customer(browser, live_server, transactional_db, default_plans, settings) ->
     browser.find_element(By.NAME, "password").send_keys(PASSWORD)
     browser.find_element(By.NAME, "confirmation").send_keys(PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
-    _wait(browser).until(lambda b: "Plan: Free" in b.page_source)
+    wait(browser).until(lambda b: "Plan: Free" in b.page_source)
 
     browser.get(f"{live_server.url}/account/sessions/")
     browser.find_element(By.NAME, "name").send_keys("customer-support-main-line")
     browser.find_element(By.CSS_SELECTOR, "#create-session button").click()
     browser.find_element(By.NAME, "connect").click()
-    _wait(browser, 20).until(lambda b: b.find_element(By.ID, "qr").get_attribute("data-code"))
+    wait(browser, 20).until(lambda b: b.find_element(By.ID, "qr").get_attribute("data-code"))
 
     session = Session.objects.get(name="customer-support-main-line")
     account = Account.objects.get(user__email="layout@example.com")
@@ -135,7 +130,7 @@ def test_no_account_page_scrolls_sideways_and_wide_tables_scroll_in_their_own_bo
     pages = [*ACCOUNT_PAGES, _session_path(live_server), "/account/deliveries/", "/"]
     for page in pages:
         browser.get(f"{live_server.url}{page}")
-        _wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "main h1"))
+        wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "main h1"))
         _shot(browser, tmp_path, f"{size[0]}{page.replace('/', '_')}")
         _assert_no_body_scroll(browser, page)
         if size == PHONE:
@@ -194,10 +189,10 @@ def test_the_sessions_qr_code_is_above_the_fold_on_a_laptop(customer, live_serve
     browser = customer
     _viewport(browser, LAPTOP)
     browser.get(f"{live_server.url}{_session_path(live_server)}")
-    qr = _wait(browser, 20).until(
+    qr = wait(browser, 20).until(
         lambda b: (image := b.find_element(By.ID, "qr")).get_attribute("data-code") and image
     )
-    _wait(browser).until(lambda b: b.execute_script("return arguments[0].complete", qr))
+    wait(browser).until(lambda b: b.execute_script("return arguments[0].complete", qr))
     _shot(browser, tmp_path, "session-1366")
     bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", qr)
     assert 0 < bottom <= LAPTOP[1], f"the QR code ends at {bottom} px, below the fold"
@@ -232,7 +227,7 @@ def test_the_admin_dead_letter_list_shows_every_column_on_a_laptop(
     for size in (LAPTOP, PHONE):
         _viewport(browser, size)
         browser.get(f"{live_server.url}/admin/webhooks/delivery/?status__exact=dead")
-        _wait(browser).until(lambda b: b.find_elements(By.ID, "result_list"))
+        wait(browser).until(lambda b: b.find_elements(By.ID, "result_list"))
         _shot(browser, tmp_path, f"admin-dead-letters-{size[0]}")
         _assert_no_body_scroll(browser, "the dead-letter list")
     _viewport(browser, LAPTOP)
@@ -253,8 +248,7 @@ def test_the_header_stays_compact_on_a_phone_in_portuguese(customer, live_server
     browser = customer
     _viewport(browser, PHONE)
     browser.get(f"{live_server.url}/account/")
-    browser.find_element(By.CSS_SELECTOR, "#language button[lang='pt-br']").click()
-    _wait(browser).until(lambda b: b.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pt-BR")
+    switch_language(browser, "pt-br", "pt-BR")
     for page in ["/account/", "/account/deliveries/", _session_path(live_server)]:
         browser.get(f"{live_server.url}{page}")
         _shot(browser, tmp_path, f"pt-390{page.replace('/', '_')}")
