@@ -223,6 +223,7 @@ def claim_buffers(session_id) -> int | None:
 
     from webhooks.models import Delivery
     from webhooks.outbox import sql
+    from webhooks.outbox.rows import to_db
     from webhooks.services import emit
 
     if connection.vendor != "postgresql":
@@ -233,7 +234,7 @@ def claim_buffers(session_id) -> int | None:
         now = timezone.now()
         params = {
             **sql._claimable_params(TARGET, now, now - timedelta(seconds=8)),
-            "claimed_at": sql.to_db(Delivery, "claimed_at", now),
+            "claimed_at": to_db(Delivery, "claimed_at", now),
             "token": "explain",
             "limit": BATCH,
         }

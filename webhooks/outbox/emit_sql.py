@@ -14,6 +14,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Model
 
+from webhooks.models import Event, EventSequence, InstanceWebhookConfig, Webhook
 from webhooks.outbox.rows import (
     column,
     cursor,
@@ -28,23 +29,14 @@ from webhooks.outbox.rows import (
     to_db,
 )
 
-# Imported late: webhooks.models does not need this module, and this one is about those models.
-
-
-def _models():
-    from webhooks import models
-
-    return models
-
 
 @cache
 def _targets_statement(vendor: str) -> str:
     """What emit() needs of a session, in one round trip: whether its instance webhook is on, its
     account (for the live socket's fan-out) and its registered webhooks (one row with NULLs when it
     has none). Kept per process (webhooks.lookups)."""
-    m = _models()
-    hook, config = m.Webhook, m.InstanceWebhookConfig
-    session = m.Event._meta.get_field("session").related_model
+    hook, config = Webhook, InstanceWebhookConfig
+    session = Event._meta.get_field("session").related_model
     return (
         f"SELECT EXISTS (SELECT 1 FROM {table(config)}"
         f" WHERE {column(config, 'session')} = %(session)s AND {column(config, 'allow_webhook')} = %(on)s)"
@@ -70,14 +62,13 @@ class Targets:
 
 
 def session_targets(session_id: Any) -> Targets:
-    m = _models()
-    params = {"session": to_db(m.Event, "session", session_id), "on": True}
+    params = {"session": to_db(Event, "session", session_id), "on": True}
     rows = fetch(_targets_statement(connection.vendor), params, prepare=True)
     hooks = tuple(
         (
             row["hook_id"],
             row["hook_url"],
-            tuple(from_db(m.Webhook, "events", row["hook_events"])),
+            tuple(from_db(Webhook, "events", row["hook_events"])),
             row["hook_retry_count"],
         )
         for row in rows
@@ -90,7 +81,7 @@ def session_targets(session_id: Any) -> Targets:
 @cache
 def _next_sequence_statement(vendor: str) -> str:
     """Raise the (session, chat) counter and return its new value; a first event makes it 1."""
-    s = _models().EventSequence
+    s = EventSequence
     t, session, chat, last = table(s), column(s, "session"), column(s, "chat"), column(s, "last")
     return (
         f"INSERT INTO {t} ({session}, {chat}, {last}) VALUES (%(seq_session)s, %(seq_chat)s, 1)"
@@ -105,8 +96,7 @@ def event_insert(event: Model, deliveries: list[Model]) -> None:
     PostgreSQL: one statement (data-modifying WITH: the counter raised, the event inserted with its
     value, the deliveries inserted, the keys returned). Elsewhere (SQLite) the counter's statement and
     then the inserts, in the caller's transaction."""
-    m = _models()
-    params = {"seq_session": to_db(m.Event, "session", event.session_id), "seq_chat": event.chat}
+    params = {"seq_session": to_db(Event, "session", event.session_id), "seq_chat": event.chat}
     if connection.vendor != "postgresql":
         event.sequence = fetch(_next_sequence_statement(connection.vendor), params)[0]["last"]
         insert_with_children(event, deliveries, unique="dispatch_id")
@@ -118,7 +108,7 @@ def event_insert(event: Model, deliveries: list[Model]) -> None:
         deliveries,
         unique="dispatch_id",
         before=f"seq AS ({counter})",
-        computed={m.Event._meta.get_field("sequence").column: last},
+        computed={Event._meta.get_field("sequence").column: last},
         returning=last,
     )
     with cursor(prepare=True) as cur:  # one text per number of deliveries: a handful

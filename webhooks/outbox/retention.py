@@ -33,7 +33,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from webhooks.models import Delivery, DeliveryAttempt, Event
-from webhooks.outbox import sql
+from webhooks.outbox.rows import column, execute, fetch, from_db, in_list, literal, table, to_db
 
 DEAD_LETTER_RETENTION = timedelta(days=7)
 
@@ -74,16 +74,16 @@ def _skip_locked() -> str:
 @cache
 def _statements(vendor: str) -> dict[str, str]:
     d, a, e = Delivery, DeliveryAttempt, Event
-    dt, at, et = sql.table(d), sql.table(a), sql.table(e)
-    d_pk, status = sql.column(d, "id"), sql.column(d, "status")
-    e_pk, created = sql.column(e, "id"), sql.column(e, "created_at")
-    session, chat, sequence = sql.column(e, "session"), sql.column(e, "chat"), sql.column(e, "sequence")
+    dt, at, et = table(d), table(a), table(e)
+    d_pk, status = column(d, "id"), column(d, "status")
+    e_pk, created = column(e, "id"), column(e, "created_at")
+    session, chat, sequence = column(e, "session"), column(e, "chat"), column(e, "sequence")
 
     def finished(status_value: str, moment: str) -> str:
         # The status is written into the statement, so the partial index on it can be used.
-        when = sql.column(d, moment)
+        when = column(d, moment)
         return (
-            f"SELECT {d_pk} AS id FROM {dt} WHERE {status} = {sql.literal(status_value)}"
+            f"SELECT {d_pk} AS id FROM {dt} WHERE {status} = {literal(status_value)}"
             f" AND {when} < %(cutoff)s"
             f" ORDER BY {when} LIMIT %(limit)s{_skip_locked()}"
         )
@@ -91,7 +91,7 @@ def _statements(vendor: str) -> dict[str, str]:
     return {
         "delivered": finished(Delivery.Status.DELIVERED, "delivered_at"),
         "dead": finished(Delivery.Status.DEAD, "dead_at"),
-        "attempts": f"DELETE FROM {at} WHERE {sql.column(a, 'delivery')} IN ({{ids}})",
+        "attempts": f"DELETE FROM {at} WHERE {column(a, 'delivery')} IN ({{ids}})",
         "deliveries": f"DELETE FROM {dt} WHERE {d_pk} IN ({{ids}})",
         # Old events are walked in (creation, id) order from where the last batch stopped, by the index
         # alone, then deleted if nothing needs them: one statement with both conditions let PostgreSQL,
@@ -105,7 +105,7 @@ def _statements(vendor: str) -> dict[str, str]:
         ),
         "delete_events": (
             f"DELETE FROM {et} WHERE {e_pk} IN ({{ids}})"
-            f" AND NOT EXISTS (SELECT 1 FROM {dt} AS d WHERE d.{sql.column(d, 'event')} = {et}.{e_pk})"
+            f" AND NOT EXISTS (SELECT 1 FROM {dt} AS d WHERE d.{column(d, 'event')} = {et}.{e_pk})"
             f" AND EXISTS (SELECT 1 FROM {et} AS later WHERE later.{session} = {et}.{session}"
             f" AND later.{chat} = {et}.{chat} AND later.{sequence} > {et}.{sequence})"
         ),
@@ -113,16 +113,16 @@ def _statements(vendor: str) -> dict[str, str]:
 
 
 def _delete_in(statement: str, ids: list[Any]) -> int:
-    placeholders, params = sql.in_list("id", ids)
-    return sql.execute(_statements(connection.vendor)[statement].format(ids=placeholders), params)
+    placeholders, params = in_list("id", ids)
+    return execute(_statements(connection.vendor)[statement].format(ids=placeholders), params)
 
 
 def _deliveries_batch(which: str, cutoff: datetime, limit: int) -> tuple[int, int]:
     """Delete up to `limit` finished deliveries older than `cutoff` and their attempts, in one short
     transaction: (deliveries, attempts)."""
-    params = {"cutoff": sql.to_db(Delivery, "delivered_at", cutoff), "limit": limit}
+    params = {"cutoff": to_db(Delivery, "delivered_at", cutoff), "limit": limit}
     with transaction.atomic():
-        ids = [row["id"] for row in sql.fetch(_statements(connection.vendor)[which], params)]
+        ids = [row["id"] for row in fetch(_statements(connection.vendor)[which], params)]
         if not ids:
             return 0, 0
         attempts = _delete_in("attempts", ids)
@@ -135,18 +135,18 @@ Position = tuple[datetime, uuid.UUID]
 def _events_batch(cutoff: datetime, after: Position, limit: int) -> tuple[int, int, Position | None]:
     """Delete up to `limit` old events no delivery refers to: (examined, deleted, where to go on from)."""
     params = {
-        "cutoff": sql.to_db(Event, "created_at", cutoff),
-        "after": sql.to_db(Event, "created_at", after[0]),
-        "after_id": sql.to_db(Event, "id", after[1]),
+        "cutoff": to_db(Event, "created_at", cutoff),
+        "after": to_db(Event, "created_at", after[0]),
+        "after_id": to_db(Event, "id", after[1]),
         "limit": limit,
     }
     with transaction.atomic():
-        rows = sql.fetch(_statements(connection.vendor)["old_events"], params)
+        rows = fetch(_statements(connection.vendor)["old_events"], params)
         if not rows:
             return 0, 0, None
         deleted = _delete_in("delete_events", [row["id"] for row in rows])
     last = rows[-1]
-    reached = (sql.from_db(Event, "created_at", last["created_at"]), sql.from_db(Event, "id", last["id"]))
+    reached = (from_db(Event, "created_at", last["created_at"]), from_db(Event, "id", last["id"]))
     return len(rows), deleted, reached
 
 

@@ -22,33 +22,10 @@ from typing import Any
 
 from django.db import connection
 
-# The row helpers live in webhooks.outbox.rows; callers reach them through this module too (sql.column...).
-from webhooks.outbox.rows import (  # noqa: F401
-    column,
-    cursor,
-    execute,
-    fetch,
-    finish_inserted,
-    from_db,
-    in_list,
-    insert,
-    insert_many,
-    insert_with_children,
-    insert_with_children_statement,
-    literal,
-    qn,
-    table,
-    to_db,
-)
+from webhooks.models import Delivery, Webhook
+from webhooks.outbox.rows import column, execute, fetch, from_db, in_list, literal, qn, table, to_db
 
 # --- The worker: claims and records (emit()'s statements: webhooks.outbox.emit_sql) ---------------
-
-
-def _models():
-    # Imported late, as in emit_sql: webhooks.models does not need this module.
-    from webhooks import models
-
-    return models
 
 
 @dataclass(frozen=True)
@@ -99,7 +76,7 @@ _CLAIMED_FIELDS = [
 
 def _waiting_sql() -> str:
     """Due rows of one target waiting for an attempt (index delivery_waiting_by_target)."""
-    d = _models().Delivery
+    d = Delivery
     status, target = column(d, "status"), column(d, "target_url")
     return (
         f"{target} = %(target)s AND {status} IN ({literal(d.Status.PENDING)}, {literal(d.Status.FAILED)})"
@@ -110,7 +87,7 @@ def _waiting_sql() -> str:
 def _stuck_sql() -> str:
     """Rows of one target held by a claim older than the lease, as their worker died
     (index delivery_sending_by_target)."""
-    d = _models().Delivery
+    d = Delivery
     status, target = column(d, "status"), column(d, "target_url")
     return (
         f"{target} = %(target)s AND {status} = {literal(d.Status.SENDING)}"
@@ -120,7 +97,7 @@ def _stuck_sql() -> str:
 
 def _claimable_params(target_url: str, now: datetime, lease_cutoff: datetime) -> dict[str, Any]:
     """Parameters of _waiting_sql() and _stuck_sql()."""
-    d = _models().Delivery
+    d = Delivery
     return {
         "target": target_url,
         "sending": d.Status.SENDING,
@@ -134,8 +111,7 @@ def _webhook_columns() -> str:
     replay or a patch applies from the next batch on: the secret, the one a rotation replaced while its
     overlap lasts (webhooks.registered.rotation), the custom headers (webhooks.registered.custom_headers)
     and the rate limit (webhooks.outbox.rate_limit)."""
-    m = _models()
-    d, hook = m.Delivery, m.Webhook
+    d, hook = Delivery, Webhook
     of_hook = (
         f"FROM {table(hook)} WHERE {table(hook)}.{column(hook, 'id')} = {table(d)}.{column(d, 'webhook')}"
     )
@@ -157,7 +133,7 @@ def _worker_statements(vendor: str) -> dict[str, str]:
 
 def _lookup_statements() -> dict[str, str]:
     """The sweeper's and the hint's reads."""
-    d = _models().Delivery
+    d = Delivery
     t, pk, target = table(d), column(d, "id"), column(d, "target_url")
     waiting, stuck, next_at = _waiting_sql(), _stuck_sql(), column(d, "next_attempt_at")
     return {
@@ -185,7 +161,7 @@ def _lookup_statements() -> dict[str, str]:
 def _claim_statement() -> str:
     """Claims up to %(limit)s waiting or stuck rows of one target, returning them with their webhook's
     current secret, headers and rate limit."""
-    d = _models().Delivery
+    d = Delivery
     t = table(d)
     returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
     return (
@@ -197,7 +173,7 @@ def _claim_statement() -> str:
 
 def _claimed_ids() -> str:
     """The condition choosing the rows a claim takes."""
-    d = _models().Delivery
+    d = Delivery
     t, pk = table(d), column(d, "id")
     waiting, stuck, next_at = _waiting_sql(), _stuck_sql(), column(d, "next_attempt_at")
     # PostgreSQL: concurrent drains of one target take different rows instead of queueing on locks.
@@ -225,7 +201,7 @@ def _claimed_ids() -> str:
 
 def _release_statements() -> dict[str, str]:
     """Checking a claim is still held, giving rows back, and recording an attempt's outcome."""
-    d = _models().Delivery
+    d = Delivery
     t, pk = table(d), column(d, "id")
     held_lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     return {
@@ -255,7 +231,7 @@ def _release_statements() -> dict[str, str]:
 def sweepable(which: str, *, before: datetime, limit: int) -> list[tuple[int, str]]:
     """The sweeper's rows: (id, target URL) of `overdue` deliveries (waiting, due before `before`) or
     `stuck` ones (claimed before `before`), oldest first."""
-    d = _models().Delivery
+    d = Delivery
     params = {"before": to_db(d, "next_attempt_at", before), "limit": limit}
     rows = fetch(_worker_statements(connection.vendor)[which], params)
     return [(row["id"], row["target_url"]) for row in rows]
@@ -277,7 +253,7 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
 
     Exclusive: on PostgreSQL the rows picked are locked (SKIP LOCKED) and rechecked; elsewhere the
     condition is repeated on the rows updated (SQLite serialises writers)."""
-    d = _models().Delivery
+    d = Delivery
     params = {
         **_claimable_params(target_url, now, lease_cutoff),
         "claimed_at": to_db(d, "claimed_at", now),
@@ -290,9 +266,9 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             pk=row["id"],
             kind=row["kind"],
             webhook_id=row["webhook"],
-            secret=from_db(_models().Webhook, "secret", row["secret"]),  # decrypted (core.fields)
-            previous_secret=from_db(_models().Webhook, "previous_secret", row["previous_secret"]) or "",
-            headers=from_db(_models().Webhook, "headers", row["headers"]) or {},
+            secret=from_db(Webhook, "secret", row["secret"]),  # decrypted (core.fields)
+            previous_secret=from_db(Webhook, "previous_secret", row["previous_secret"]) or "",
+            headers=from_db(Webhook, "headers", row["headers"]) or {},
             target_url=row["target_url"],
             payload=from_db(d, "payload", row["payload"]),
             dispatch_id=row["dispatch_id"],
