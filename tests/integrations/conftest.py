@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from integrations.chatwoot.models import ChatwootIntegration
 from messaging.models import Session
 from tests.integrations.chatwoot_standin import INBOX_IDENTIFIER, TOKEN, ChatwootStandIn
+from tests.messaging.pairing import pair_sandbox_session
 
 
 @pytest.fixture
@@ -30,16 +31,7 @@ def admin_client(admin_key) -> APIClient:
 @pytest.fixture
 def paired_session(admin_client) -> Session:
     """A sandbox session paired through the API (its phone 5511999990001)."""
-    created = admin_client.post("/api/sessions", {"name": "support"}, format="json").json()
-    session_id = created["id"]
-    assert admin_client.post(f"/api/sessions/{session_id}/connect").status_code == 200
-    scanned = admin_client.post(
-        f"/api/sandbox/sessions/{session_id}/scan", {"phone": "5511999990001"}, format="json"
-    )
-    assert scanned.status_code == 200, scanned.json()
-    session = Session.objects.get(pk=session_id)
-    session.instance_key = created["instanceKey"]  # in clear only in the creation's reply
-    return session
+    return pair_sandbox_session(admin_client)
 
 
 def chatwoot_body(standin: ChatwootStandIn, **extra) -> dict:

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Account
 from messaging.models import Session
+from tests.messaging.pairing import pair_sandbox_session
 
 
 @pytest.fixture
@@ -30,17 +31,11 @@ def make_session(admin_client) -> Callable[..., dict]:
 
 
 @pytest.fixture
-def connected_session(admin_client, make_session) -> Callable[..., Session]:
+def connected_session(admin_client) -> Callable[..., Session]:
     """A session paired through connect + the sandbox scan; its phone is 5511999990001 by default."""
 
     def make(name: str = "support", phone: str = "5511999990001") -> Session:
-        session_id = make_session(name)["id"]
-        assert admin_client.post(f"/api/sessions/{session_id}/connect").status_code == 200
-        response = admin_client.post(
-            f"/api/sandbox/sessions/{session_id}/scan", {"phone": phone}, format="json"
-        )
-        assert response.status_code == 200, response.json()
-        return Session.objects.get(pk=session_id)
+        return pair_sandbox_session(admin_client, name, phone)
 
     return make
 

@@ -22,6 +22,7 @@ from accounts.keys import prefix_of
 from accounts.models import ApiKey
 from accounts.services import api_key_revoke
 from messaging.models import Session
+from tests.messaging.pairing import pair_sandbox_session
 from tests.webhooks.live_support import Client, Closed, ProcfileWeb, refused, web_env
 from tests.webhooks.support import worker_database_url
 from webhooks.models import Delivery, Event, Webhook
@@ -322,18 +323,6 @@ def test_a_key_revoked_while_connected_closes_the_socket_with_4401(web, session,
         client.close()
 
 
-def _paired_sandbox_session(api: APIClient) -> Session:
-    """A session paired through the REST API (connect, then the sandbox's scan), so the sandbox engine
-    acts for it."""
-    created = api.post("/api/sessions", {"name": "sandbox"}, format="json")
-    assert created.status_code == 201, created.json()
-    session_id = created.json()["id"]
-    assert api.post(f"/api/sessions/{session_id}/connect").status_code == 200
-    scanned = api.post(f"/api/sandbox/sessions/{session_id}/scan", {"phone": "5511999990001"}, format="json")
-    assert scanned.status_code == 200, scanned.json()
-    return Session.objects.get(pk=session_id)
-
-
 def test_votes_edits_calls_and_group_changes_reach_the_socket_as_their_webhook_bodies(
     web, viewer_key, make_key
 ):
@@ -341,7 +330,7 @@ def test_votes_edits_calls_and_group_changes_reach_the_socket_as_their_webhook_b
     API, stream like every other: the registered webhook's body, filtered by their names or aliases."""
     api = APIClient()
     api.credentials(HTTP_X_API_KEY=make_key("admin"))
-    session = _paired_sandbox_session(api)
+    session = pair_sandbox_session(api, "sandbox")
     names = ["poll_vote", "message_edited", "call", "group_update"]
     Webhook.objects.create(
         account=session.account, session=session, url="https://93.184.215.14/hook", events=names
