@@ -352,12 +352,15 @@ LOGGING = {
     "filters": {
         "routine_tasks": {"()": "core.logfilters.RoutineTasks"},
         "request_id": {"()": "core.logs.RequestIdFilter"},
+        "secrets": {"()": "core.logfilters.SecretRedaction"},
     },
     "handlers": {
+        # Every logger's lines end here (nothing else prints): the one place keys and tokens are hidden
+        # from lines Ponte does not write itself (Django's "Bad Request: /instances/<key>/instance").
         "console": {
             "class": "logging.StreamHandler",
             "formatter": PONTE_LOG_FORMAT,
-            "filters": ["request_id"],
+            "filters": ["request_id", "secrets"],
         }
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
