@@ -84,6 +84,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: a read whose database connection was lost runs once more, the whole stack included.
+    "core.db_outage.DatabaseOutageRetry",
     "core.badinput.BadInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
