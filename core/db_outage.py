@@ -7,6 +7,7 @@ that dropped it), this middleware drops the dead connection and runs the whole r
 new one: reads are safe to repeat, and the caller then never sees the outage. Writes are not repeated
 (the first attempt may have reached the database); nor is a read the database refused while its
 connection stayed usable (a lock or statement timeout: repeating it would only double the load).
+Why here and not in DRF's handler: docs/decisions/0012.
 """
 
 from __future__ import annotations
