@@ -135,6 +135,20 @@ def test_the_gateway_answers_a_lost_connection_in_its_own_shape(admin_key, accou
     assert reply.status_code == 503 and reply.json() == {"error": "Service temporarily unavailable"}
 
 
+def test_the_instance_interface_answers_a_lost_connection_in_its_own_shape(account) -> None:
+    session = Session.objects.create(account=account, name="instance")
+    path = f"/instances/{session.instance_key}/instance"
+    client = Client(raise_request_exception=False)
+    killer = BackendKiller("messaging_session", times=2)
+    with sqlite_writer_lock() if connection.vendor != "postgresql" else killing(killer):
+        reply = client.get(path)
+    assert reply.status_code == 503, reply.content
+    body = reply.json()
+    assert (body["status"], body["error"]) == (503, "SERVICE_UNAVAILABLE") and body["message"]
+    assert int(reply["Retry-After"]) > 0
+    assert client.get(path).status_code == 200
+
+
 def test_a_plain_django_view_whose_connection_is_lost_answers_503_not_500() -> None:
     """Outside DRF (the channels' webhook view, the account area): Django's 500 handler sees the cause."""
     client = Client(raise_request_exception=False)
