@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import AppConfig
+from django.contrib.admin.apps import AdminConfig
 from rest_framework import fields
 from rest_framework.utils import html
 
@@ -44,3 +45,9 @@ class PonteConfig(AppConfig):
         fields.CharField.to_internal_value = _strict_string  # type: ignore[method-assign]
         fields.Field.get_value = _present_means_given  # type: ignore[method-assign]
         from core import metrics  # noqa: F401  (its system check; the metrics of this process)
+
+
+class PonteAdminConfig(AdminConfig):
+    """Django's admin app with Ponte's site (accounts/admin_site.py), whose sign-in is rate limited."""
+
+    default_site = "accounts.admin_site.PonteAdminSite"

@@ -28,13 +28,16 @@ from django.conf import settings  # noqa: E402
 
 from bonds.mcp.asgi import is_browser_visit, is_mcp_path, mcp_app  # noqa: E402
 from core import metrics  # noqa: E402
-from core.logfilters import QueryKeyRedaction  # noqa: E402
+from core.logfilters import redact_handlers  # noqa: E402
 from core.observe import Observed  # noqa: E402
 from core.wsgi_bridge import WsgiBridge  # noqa: E402
 from webhooks.live.asgi import is_live_path, live_socket  # noqa: E402
 
-# uvicorn logs each WebSocket upgrade with its query string, where browsers put their key (apiKey).
-logging.getLogger("uvicorn.error").addFilter(QueryKeyRedaction())
+# uvicorn set up its own handlers before it imported Ponte (unless PONTE_LOG_FORMAT=json hands its lines to
+# Ponte's handler): they get the redaction too, since uvicorn logs each WebSocket upgrade with its query
+# string, where browsers put their key (apiKey).
+for _name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+    redact_handlers(logging.getLogger(_name))
 
 metrics.process_started()
 

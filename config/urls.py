@@ -1,6 +1,8 @@
 """URL map. Each mount ends in a catch-all, so an unknown route answers in
 that interface's own error shape rather than an HTML page, whatever DEBUG says."""
 
+import sys
+
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -10,7 +12,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import urls as accounts_urls
 from core import health, metrics
-from core.errors import ApplicationError, BadRequest, NotFound, json_error_response
+from core.errors import ApplicationError, BadRequest, NotFound, database_outage, json_error_response
 from integrations import urls as integrations_urls
 from messaging import urls as messaging_urls
 from portal import home as account_home
@@ -35,7 +37,10 @@ def handler404(request: HttpRequest, exception: Exception | None = None) -> Http
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
-    return json_error_response(request, ApplicationError())
+    # Called while Django handles the exception (outside DRF views: plain views, middleware, the
+    # request's commit), so the cause is at hand: a database that failed is a 503, not a bug.
+    outage = database_outage(request, sys.exc_info()[1])
+    return json_error_response(request, outage or ApplicationError())
 
 
 urlpatterns = [

@@ -258,6 +258,61 @@ def _unreachable(exc: Exception) -> bool:
     )
 
 
+# Set on the request whose database connection was lost, for core.db_outage's one retry of a read.
+_DATABASE_LOST_ATTR = "ponte_database_connection_lost"
+# PostgreSQL's codes for a connection that is gone: class 08 (connection exceptions) and the operator's
+# interventions that end a backend (terminated, crash shutdown, cannot connect now). Not 57014 (a
+# statement timeout: the connection is fine).
+_CONNECTION_GONE = ("08", "57P01", "57P02", "57P03")
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether the database error means the connection itself is gone (not a lock or a timeout)."""
+    from django.db import InterfaceError, connections
+
+    if isinstance(exc, InterfaceError):  # "connection already closed"
+        return True
+    for connection in connections.all(initialized_only=True):
+        raw = connection.connection
+        if raw is not None and (getattr(raw, "broken", False) or getattr(raw, "closed", False) is True):
+            return True
+    cause = exc.__cause__
+    if not hasattr(cause, "sqlstate"):  # not a PostgreSQL error (SQLite's busy database, say)
+        return False
+    state = cause.sqlstate  # type: ignore[union-attr]
+    return state is None or state.startswith(_CONNECTION_GONE)  # None: the client lost the server
+
+
+def database_outage(request: HttpRequest | None, exc: BaseException | None) -> ServiceUnavailable | None:
+    """The 503 for a database that failed the request (a lost connection, a refused one, a lock not
+    granted: Django's OperationalError and InterfaceError), noting on `request` whether the connection
+    was lost; None for anything else. Not a bug to trace: one warning line, and the caller retries."""
+    from django.db import InterfaceError, OperationalError
+
+    if not isinstance(exc, OperationalError | InterfaceError):
+        return None
+    if request is not None:
+        setattr(request, _DATABASE_LOST_ATTR, _connection_lost(exc))
+    logger.warning(
+        "Database unavailable during %s %s: %s: %s",
+        getattr(request, "method", "?"),
+        getattr(request, "path", "?"),
+        type(exc).__name__,
+        str(exc).strip()[:200],
+    )
+    return ServiceUnavailable(
+        "The database is temporarily unavailable; retry after a few seconds.", retry_after=2
+    )
+
+
+def database_connection_lost(request: HttpRequest) -> bool:
+    """Whether `database_outage` answered this request for a lost connection; the note is cleared."""
+    lost = bool(getattr(request, _DATABASE_LOST_ATTR, False))
+    if hasattr(request, _DATABASE_LOST_ATTR):
+        delattr(request, _DATABASE_LOST_ATTR)
+    return lost
+
+
 def as_application_error(exc: Exception) -> ApplicationError | None:
     """Map Django and DRF exceptions onto the hierarchy; None for unexpected exceptions."""
     if isinstance(exc, ApplicationError):
@@ -305,7 +360,7 @@ def as_application_error(exc: Exception) -> ApplicationError | None:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF's EXCEPTION_HANDLER: one hierarchy, rendered in the shape of the request's interface."""
     request = context.get("request")
-    error = as_application_error(exc)
+    error = as_application_error(exc) or database_outage(getattr(request, "_request", request), exc)
     if error is None:
         logger.exception("Unhandled error in %s", getattr(request, "path", "?"), exc_info=exc)
         error = ApplicationError()

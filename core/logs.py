@@ -7,7 +7,9 @@ the request causes store it on their row (`Delivery.request_id`), and Celery mes
 is set carry it in a header (config/celery.py), so the worker's lines about them carry it too.
 
 Lines never carry a key, a secret or a message body: structured lines are built from chosen fields
-(`extra={"fields": {...}}`), never from request bodies, headers or query strings.
+(`extra={"fields": {...}}`), never from request bodies, headers or query strings; and every handler that
+prints has core.logfilters.SecretRedaction, for the lines other libraries write (Django's
+"Bad Request: <path>", tracebacks).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import uuid
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
+
+from core.logfilters import redact_handlers
 
 request_id_var: ContextVar[str] = ContextVar("ponte_request_id", default="")
 
@@ -68,7 +72,8 @@ class JsonFormatter(logging.Formatter):
         if isinstance(fields, dict):
             line.update(fields)
         if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
+            # exc_text when a filter already rendered (and redacted) the traceback.
+            line["exception"] = record.exc_text or self.formatException(record.exc_info)
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
@@ -78,9 +83,10 @@ CELERY_PLAIN_FORMAT = "[%(asctime)s: %(levelname)s/%(processName)s] [%(request_i
 
 
 def celery_handlers_configured(logger: logging.Logger, *, json_lines: bool) -> None:
-    """Celery replaces the root logger's handlers with its own: give them the request id and, with
-    PONTE_LOG_FORMAT=json, the JSON format."""
+    """Celery replaces the root logger's handlers with its own: give them the request id, the secrets'
+    redaction and, with PONTE_LOG_FORMAT=json, the JSON format."""
     for handler in logger.handlers:
         if not any(isinstance(f, RequestIdFilter) for f in handler.filters):
             handler.addFilter(RequestIdFilter())
         handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(CELERY_PLAIN_FORMAT))
+    redact_handlers(logger)

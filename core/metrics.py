@@ -18,7 +18,6 @@ id, a key or a URL.
 from __future__ import annotations
 
 import atexit
-import hmac
 import logging
 import os
 import re
@@ -41,6 +40,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
 from core.authorization import bearer_token
+from core.signatures import signature_matches
 
 logger = logging.getLogger(__name__)
 
@@ -196,7 +196,7 @@ def _authorized(request: HttpRequest) -> bool:
     if not token:
         return True
     given = bearer_token(request.headers.get("Authorization", ""))
-    return given is not None and hmac.compare_digest(given.encode(), token.encode())
+    return signature_matches(given, token)
 
 
 @csrf_exempt

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import re
 import time
 from collections.abc import Callable
 from functools import lru_cache
@@ -22,6 +21,7 @@ from typing import Any
 from django.conf import settings
 
 from core import metrics
+from core.logfilters import redacted
 from core.logs import new_request_id, request_id_var, sane_request_id
 
 logger = logging.getLogger("ponte.request")
@@ -31,11 +31,6 @@ Receive = Callable[[], Any]
 Send = Callable[[dict[str, Any]], Any]
 
 _HEADER = b"x-request-id"
-# Path parts that are credentials: the instance key, the account area's e-mailed link tokens.
-_SECRET_PARTS = (
-    (re.compile(r"^(/instances/)[^/]+"), r"\1***"),
-    (re.compile(r"^(/account/(?:reset|verify)/)[^/]+/[^/]+"), r"\1***/***"),
-)
 
 
 @lru_cache(maxsize=8)
@@ -68,9 +63,8 @@ def request_id_for(scope: Scope) -> str:
 
 
 def loggable_path(path: str) -> str:
-    for pattern, replacement in _SECRET_PARTS:
-        path = pattern.sub(replacement, path, count=1)
-    return path[:200]
+    """The path with its credential parts hidden (instance keys, tokens: core.logfilters), cut short."""
+    return redacted(path)[:200]
 
 
 class Observed:

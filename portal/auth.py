@@ -23,11 +23,11 @@ from django.views.decorators.debug import sensitive_post_parameters
 from accounts.netaddr import client_address
 from accounts.ratelimit import Usage, usage_hit
 from accounts.services import account_signup
+from accounts.signin import with_refusal_status
 from core.errors import ApplicationError
 from portal.forms import SigninForm, SignupForm
 from portal.refusals import translated
 
-SIGNIN_REFUSED = gettext_lazy("Too many sign-in attempts. Wait a minute and try again.")
 RESET_REFUSED = gettext_lazy("Too many password reset requests. Wait a while and try again.")
 
 
@@ -93,39 +93,15 @@ def verify(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
 
 
 class SigninView(auth_views.LoginView):
-    """Django's sign-in, refused (429) past PONTE_SIGNIN_RATE per (username, client address) and past
-    PONTE_SIGNIN_CLIENT_RATE per client address."""
+    """Django's sign-in, refused (429) past the sign-in limits the admin shares (accounts/signin.py:
+    PONTE_SIGNIN_RATE per (username, client address), PONTE_SIGNIN_CLIENT_RATE per client address)."""
 
     template_name = "portal/login.html"
     form_class = SigninForm
     redirect_authenticated_user = True
 
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        username = request.POST.get("username", "").strip().lower()
-        if _signins_exceeded(request, username):
-            # A fresh form: validating the posted one would try the password anyway.
-            form = self.form_class(request, initial={"username": username})
-            response = self.render_to_response(self.get_context_data(form=form, refused=SIGNIN_REFUSED))
-            response.status_code = 429
-            response["Retry-After"] = "60"
-            return response
-        return super().post(request, *args, **kwargs)
-
-
-def _signins_exceeded(request: HttpRequest, username: str) -> bool:
-    """Count the attempt per (username, client address) and per client address. The pair, not the
-    username alone, so that wrong passwords sent from elsewhere never lock the customer out of their
-    own address; the client address alone bounds one address guessing across many usernames."""
-    client = client_address(request)
-    by_client = usage_hit(request, group="signin:ip", subject=client, rate=settings.PONTE_SIGNIN_CLIENT_RATE)
-    by_pair = (
-        usage_hit(
-            request, group="signin:user-ip", subject=f"{username} {client}", rate=settings.PONTE_SIGNIN_RATE
-        )
-        if username
-        else None
-    )
-    return any(usage is not None and usage.exceeded for usage in (by_client, by_pair))
+        return with_refusal_status(request, super().post(request, *args, **kwargs))
 
 
 class ResetView(auth_views.PasswordResetView):

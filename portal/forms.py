@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import ApiKey
 from accounts.netaddr import parse_networks
+from accounts.signin import SigninLimits
 from webhooks.catalogue import EVENTS
 from webhooks.models import Webhook
 
@@ -38,8 +39,9 @@ class SignupForm(forms.Form):
         return data
 
 
-class SigninForm(AuthenticationForm):
-    """Django's sign-in form, labelled for what customers type: their email (their user name)."""
+class SigninForm(SigninLimits, AuthenticationForm):
+    """Django's sign-in form, labelled for what customers type: their email (their user name), and
+    limited as every sign-in is (accounts/signin.py)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -1,6 +1,7 @@
-"""Real parts a fault test can break: a private `redis-server` it may stop and start again, and a Ponte
+"""Real parts a fault test can break: a private `redis-server` it may stop and start again, a Ponte
 web process (uvicorn, a subprocess with its own environment, so settings such as REDIS_URL are read the
-way production reads them). Never the shared Redis: each RedisServer has its own free port."""
+way production reads them), and a PostgreSQL connection killed from another one. Never the shared Redis:
+each RedisServer has its own free port."""
 
 from __future__ import annotations
 
@@ -25,6 +26,19 @@ from requests.structures import CaseInsensitiveDict
 from tests.tiers import require_live
 
 BASE_DIR = Path(settings.BASE_DIR)
+
+
+def kill_the_connection_of(victim) -> None:
+    """Terminate the PostgreSQL backend of Django connection `victim` from another connection
+    (pg_terminate_backend, as an administrator or a failover does)."""
+    import psycopg
+
+    pid = victim.connection.info.backend_pid
+    params = victim.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as killer:
+        killer.execute("SELECT pg_terminate_backend(%s)", [pid])
 
 
 def free_port() -> int:

@@ -62,7 +62,8 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "t
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # django.contrib.admin, with a site whose sign-in is rate limited like the account area's.
+    "config.apps.PonteAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -83,6 +84,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: a read whose database connection was lost runs once more, the whole stack included.
+    "core.db_outage.DatabaseOutageRetry",
     "core.badinput.BadInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -351,12 +354,15 @@ LOGGING = {
     "filters": {
         "routine_tasks": {"()": "core.logfilters.RoutineTasks"},
         "request_id": {"()": "core.logs.RequestIdFilter"},
+        "secrets": {"()": "core.logfilters.SecretRedaction"},
     },
     "handlers": {
+        # Every logger's lines end here (nothing else prints): the one place keys and tokens are hidden
+        # from lines Ponte does not write itself (Django's "Bad Request: /instances/<key>/instance").
         "console": {
             "class": "logging.StreamHandler",
             "formatter": PONTE_LOG_FORMAT,
-            "filters": ["request_id"],
+            "filters": ["request_id", "secrets"],
         }
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},

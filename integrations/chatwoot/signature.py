@@ -15,21 +15,24 @@ import hashlib
 import hmac
 import time
 
+from core.signatures import as_bytes, signature_matches
+
 SIGNATURE_HEADER = "X-Chatwoot-Signature"
 TIMESTAMP_HEADER = "X-Chatwoot-Timestamp"
 MAX_SKEW_SECONDS = 300
 
 
 def signature_of(secret: str, timestamp: str, body: bytes) -> str:
-    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    digest = hmac.new(secret.encode(), as_bytes(timestamp) + b"." + body, hashlib.sha256).hexdigest()
     return f"sha256={digest}"
 
 
 def signature_valid(secret: str, timestamp: str | None, body: bytes, signature: str | None) -> bool:
-    """Whether `signature` is Chatwoot's signature of `body` at `timestamp` (constant-time compare)."""
+    """Whether `signature` is Chatwoot's signature of `body` at `timestamp` (compared as bytes in constant
+    time: a malformed header, non-ASCII included, is a mismatch)."""
     if not timestamp or not signature:
         return False
-    return hmac.compare_digest(signature_of(secret, timestamp, body), signature.strip())
+    return signature_matches(signature.strip(), signature_of(secret, timestamp, body))
 
 
 def timestamp_fresh(timestamp: str | None, now: float | None = None) -> bool:

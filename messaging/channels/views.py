@@ -17,6 +17,7 @@ from uuid import UUID
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from core.signatures import signature_matches
 from core.signed_json import signed_json_load
 from messaging.channels import OFFICIAL_PROVIDERS
 from messaging.channels.inbound import parse
@@ -40,18 +41,19 @@ def _account(provider: str, session_id: str) -> ChannelAccount | None:
 
 
 def signature_valid(raw: bytes, header: str, secret: str) -> bool:
-    """`sha256=` + hex HMAC-SHA256 of the raw body under the app secret, compared in constant time."""
+    """`sha256=` + hex HMAC-SHA256 of the raw body under the app secret, compared as bytes in constant
+    time (a malformed header, non-ASCII included, is a mismatch: 401)."""
     if not secret or not header.startswith("sha256="):
         return False
     expected = hmac.new(secret.encode(), raw, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, header[len("sha256=") :].strip().lower())
+    return signature_matches(header[len("sha256=") :].strip().lower(), expected)
 
 
 def _challenge(request: HttpRequest, account: ChannelAccount) -> HttpResponse:
     mode = request.GET.get("hub.mode", "")
     token = request.GET.get("hub.verify_token", "")
     expected = account.credential("verifyToken")
-    if mode == "subscribe" and expected and hmac.compare_digest(token.encode(), expected.encode()):
+    if mode == "subscribe" and signature_matches(token, expected):
         return HttpResponse(request.GET.get("hub.challenge", ""), content_type="text/plain; charset=utf-8")
     return HttpResponse("Forbidden", status=403, content_type="text/plain; charset=utf-8")
 

@@ -1,9 +1,13 @@
 """Throttles of the account area where mail or a lockout is at stake: password-reset mails per email
-address and per client address, sign-in attempts per (username, client address) and per client address."""
+address and per client address, sign-in attempts per (username, client address) and per client address;
+and the admin's sign-in, limited by the same mechanism (accounts/signin.py)."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 
 from accounts.services import account_signup
@@ -152,3 +156,85 @@ def test_one_client_address_is_limited_across_usernames_against_password_sprayin
     sprayed = _sign_in(client, "ana@example.com", PASSWORD, ELSEWHERE)
     assert sprayed.status_code == 429 and "_auth_user_id" not in client.session
     assert _sign_in(Client(), "ana@example.com", PASSWORD, HOME).status_code == 302
+
+
+def test_a_refused_sign_in_is_logged_with_its_path_and_address_and_without_the_password(
+    client, ana, settings, caplog
+) -> None:
+    settings.PONTE_SIGNIN_RATE = "1/h"
+    _sign_in(client, "ana@example.com", "first-guess", ELSEWHERE)
+    with caplog.at_level(logging.WARNING, logger="accounts.signin"):
+        assert _sign_in(client, "ana@example.com", "second-guess", ELSEWHERE).status_code == 429
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "accounts.signin"]
+    assert line == f"Sign-in refused at /account/login/: too many attempts from {ELSEWHERE}"
+
+
+# --- The admin's sign-in: the same limits, page and log line ------------------------------------
+
+
+@pytest.fixture
+def staff(db) -> None:
+    get_user_model().objects.create_superuser("staff", "staff@example.com", PASSWORD)
+
+
+def _admin_sign_in(client: Client, username: str, password: str, address: str, **extra):
+    return client.post(
+        "/admin/login/?next=/admin/",
+        {"username": username, "password": password},
+        REMOTE_ADDR=address,
+        **extra,
+    )
+
+
+def test_forty_wrong_admin_passwords_lock_the_right_one_out_from_that_address(client, staff, caplog) -> None:
+    """The probe's attack: 40 wrong passwords for a superuser, then the right one."""
+    replies = [_admin_sign_in(client, "staff", f"guess-{n}", ELSEWHERE) for n in range(40)]
+    assert [reply.status_code for reply in replies] == [200] * 10 + [429] * 30
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="accounts.signin"):
+        locked = _admin_sign_in(client, "staff", PASSWORD, ELSEWHERE)
+    assert locked.status_code == 429 and "_auth_user_id" not in client.session
+    assert 0 < int(locked["Retry-After"]) <= 60
+    # The admin's own sign-in page, its form kept, with the account area's refusal.
+    assert b'id="login-form"' in locked.content and b"Too many sign-in attempts" in locked.content
+    assert [r.getMessage() for r in caplog.records if r.name == "accounts.signin"] == [
+        f"Sign-in refused at /admin/login/: too many attempts from {ELSEWHERE}"
+    ]
+
+
+def test_an_admin_lockout_from_one_address_does_not_lock_the_staff_member_out_from_another(
+    client, staff, settings
+) -> None:
+    settings.PONTE_SIGNIN_RATE = "3/h"
+    for _ in range(3):
+        assert _admin_sign_in(client, "STAFF ", "wrong", ELSEWHERE).status_code == 200
+    assert _admin_sign_in(client, "staff", PASSWORD, ELSEWHERE).status_code == 429
+    own = Client()
+    reply = _admin_sign_in(own, "staff", PASSWORD, HOME)
+    assert reply.status_code == 302 and reply["Location"] == "/admin/"
+    assert "_auth_user_id" in own.session
+
+
+def test_one_address_is_limited_across_admin_usernames(client, staff, settings) -> None:
+    settings.PONTE_SIGNIN_CLIENT_RATE = "4/h"
+    for name in ["admin", "root", "administrator", "django"]:
+        assert _admin_sign_in(client, name, "admin", ELSEWHERE).status_code == 200
+    assert _admin_sign_in(client, "staff", PASSWORD, ELSEWHERE).status_code == 429
+    assert _admin_sign_in(Client(), "staff", PASSWORD, HOME).status_code == 302
+
+
+def test_the_admin_lockout_counts_the_address_found_behind_a_trusted_proxy(client, staff, settings) -> None:
+    settings.PONTE_TRUSTED_PROXIES = ["10.0.0.0/8"]
+    settings.PONTE_SIGNIN_RATE = "2/h"
+    proxy = "10.0.0.2"
+    for _ in range(3):
+        _admin_sign_in(client, "staff", "wrong", proxy, HTTP_X_FORWARDED_FOR=ELSEWHERE)
+    assert _admin_sign_in(client, "staff", PASSWORD, proxy, HTTP_X_FORWARDED_FOR=ELSEWHERE).status_code == 429
+    assert _admin_sign_in(Client(), "staff", PASSWORD, proxy, HTTP_X_FORWARDED_FOR=HOME).status_code == 302
+
+
+def test_showing_the_admin_sign_in_page_counts_nothing(client, staff, settings) -> None:
+    settings.PONTE_SIGNIN_CLIENT_RATE = "2/h"
+    for _ in range(5):
+        assert client.get("/admin/login/", REMOTE_ADDR=ELSEWHERE).status_code == 200
+    assert _admin_sign_in(client, "staff", PASSWORD, ELSEWHERE).status_code == 302

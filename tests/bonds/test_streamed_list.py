@@ -22,6 +22,7 @@ from bonds.rendering import csv_pieces, json_pieces, render_csv, render_json
 from bonds.replies import bond_list, bond_list_reply, bond_rows, data_version_bump
 from tests.bonds.rows import with_ids
 from tests.bonds.test_list_api import URL, bearer, bonds, offer  # noqa: F401  (bonds: the fixture)
+from tests.faults import kill_the_connection_of
 
 pytestmark = pytest.mark.django_db
 # DB_SERVER_SIDE_CURSORS=false (behind a pooler in transaction mode): Django then fetches every row at once.
@@ -132,17 +133,6 @@ def test_a_database_error_mid_stream_raises_to_the_server_and_caches_nothing(api
     again = api_client.get(f"{URL}?format=json", **bearer(key))
     assert again.streaming, "a partial body was cached"
     assert b"".join(again.streaming_content).endswith(b"]}")
-
-
-def kill_the_connection_of(victim) -> None:
-    import psycopg
-
-    pid = victim.connection.info.backend_pid
-    params = victim.get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    with psycopg.connect(**params, autocommit=True) as killer:
-        killer.execute("SELECT pg_terminate_backend(%s)", [pid])
 
 
 class ReplyRefusingCache(LocMemCache):

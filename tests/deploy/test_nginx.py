@@ -271,3 +271,25 @@ def test_websocket_handshakes_on_ws_reach_the_web_process_and_mcp_answers(proxy)
     )
     assert response.status == 200, body[:300]
     assert "list_bonds" in body.decode()
+
+
+def test_the_proxy_refuses_a_burst_of_sign_in_posts_to_both_sign_ins_and_still_shows_the_pages(proxy):
+    """nginx's zone: a burst of 10 POSTs per client address, to either sign-in, then 429 from nginx
+    itself (Ponte's own limits, accounts/signin.py: tests/accounts/test_account_throttles.py)."""
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    refused, passed = [], []
+    for n in range(30):
+        path = ("/account/login/", "/admin/login/")[n % 2]
+        reply, _ = proxy.https("POST", path, body=f"username=u{n}&password=x".encode(), headers=form)
+        if reply.status == 429:
+            assert reply.getheader("Server", "").startswith("nginx")
+            refused.append(path)
+        else:
+            # Attempts within the burst reach Ponte (here its CSRF refusal).
+            assert reply.status == 403, (path, reply.status)
+            passed.append(path)
+    assert 10 <= len(passed) <= 13, passed  # the burst, and the odd one as the rate allows
+    assert set(refused) == {"/account/login/", "/admin/login/"}
+    for path in ("/account/login/", "/admin/login/"):
+        page, _ = proxy.https("GET", path)
+        assert page.status == 200, path

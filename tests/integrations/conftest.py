@@ -54,6 +54,24 @@ def integration(admin_client, paired_session, chatwoot) -> ChatwootIntegration:
     return integration
 
 
+# The secret a Chatwoot 4.13+ stand-in returns for its webhook, when a test asks it to sign.
+CHATWOOT_WEBHOOK_SECRET = "whsec-4f1c9a2e7b"
+
+
+@pytest.fixture
+def signed_integration(admin_client, paired_session, chatwoot) -> ChatwootIntegration:
+    """An integration whose Chatwoot returned a webhook secret: every webhook must then be signed."""
+    chatwoot.webhook_secret = CHATWOOT_WEBHOOK_SECRET
+    response = admin_client.put(
+        f"/api/sessions/{paired_session.pk}/integrations/chatwoot", chatwoot_body(chatwoot), format="json"
+    )
+    assert response.status_code == 200, response.json()
+    assert CHATWOOT_WEBHOOK_SECRET not in response.content.decode()
+    integration = ChatwootIntegration.objects.get(session=paired_session)
+    integration.webhook_token = token_of(response.json())
+    return integration
+
+
 # The Graph API stand-in and official sessions of the messaging tests (for the 24-hour window).
 from tests.messaging.conftest import graph, official_session  # noqa: E402, F401
 

@@ -10,26 +10,10 @@ import time
 import pytest
 from django.db import connection
 
-from integrations.chatwoot.models import ChatwootIntegration
 from integrations.chatwoot.signature import signature_of
-from tests.integrations.conftest import chatwoot_body, token_of
+from tests.integrations.conftest import CHATWOOT_WEBHOOK_SECRET as SECRET
 
 pytestmark = pytest.mark.django_db
-
-SECRET = "whsec-4f1c9a2e7b"
-
-
-@pytest.fixture
-def signed_integration(admin_client, paired_session, chatwoot) -> ChatwootIntegration:
-    chatwoot.webhook_secret = SECRET
-    response = admin_client.put(
-        f"/api/sessions/{paired_session.pk}/integrations/chatwoot", chatwoot_body(chatwoot), format="json"
-    )
-    assert response.status_code == 200, response.json()
-    assert SECRET not in response.content.decode()
-    integration = ChatwootIntegration.objects.get(session=paired_session)
-    integration.webhook_token = token_of(response.json())
-    return integration
 
 
 def _post(api_client, integration, payload, headers=None):

@@ -1,6 +1,7 @@
 """Fuzzing every public inbound path with bodies an outside party signed: NUL bytes, lone surrogates and
 odd unicode, numbers past any column, non-finite numbers, deep nesting, wrong types. Never a 5xx, and a
 valid event in the same batch is still stored. Run it on PostgreSQL too: that is where NUL fails.
+And the signature headers themselves: non-ASCII, empty, duplicated, overlong. Always 401, nothing kept.
 
 Bounded: a fixed number of examples per path, derandomized (the same bodies on every run), no deadline.
 """
@@ -8,6 +9,7 @@ Bounded: a fixed number of examples per path, derandomized (the same bodies on e
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from typing import Any
 
@@ -16,7 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from integrations.chatwoot.models import MirrorJob
+from integrations.chatwoot.signature import signature_of
 from messaging.models import Message
+from tests.integrations.conftest import CHATWOOT_WEBHOOK_SECRET
 from tests.integrations.support import inbound
 from tests.messaging.channel_webhooks import cloud_body, cloud_message, page_body, page_item
 from tests.messaging.graph_standin import sign
@@ -234,6 +238,76 @@ def test_the_demo_receiver_never_5xx(client, demo_receiver, body, noise):
         )
         assert response.status_code == 200, response.content
     assert client.get("/demo/").status_code == 200
+
+
+# --- Signature headers ------------------------------------------------------------------------------
+
+
+def _odd_signatures(good: str) -> st.SearchStrategy[str]:
+    """Malformed variants of the signature header `good` ("sha256=<hex>"). A header sent twice reaches
+    Django as both values joined by a comma (core/wsgi_bridge.py, as PEP 3333 servers do)."""
+    digest = good.removeprefix("sha256=")
+    return st.sampled_from(
+        [
+            "sha256=éé",
+            "sha256=" + "é" * len(digest),
+            good[:-2] + "é\u00ff",
+            good[:-1] + "\ud800",
+            "",
+            " ",
+            "sha256=",
+            "sha256",
+            "=" + digest,
+            digest,
+            f"{good},{good}",
+            f"{good}, {good}",
+            good + "\x00",
+            good + "\t\x7f",
+            "sha256=" + "a" * 8192,
+            good + "0" * 4096,
+            "sha1=" + digest[:40],
+            "sha256=💬",
+        ]
+    ) | st.text(alphabet=st.sampled_from(["é", "\x00", "=", ",", " ", "a", "0", "💬", "\u202e"]), max_size=80)
+
+
+@given(data=st.data())
+@FUZZ
+def test_malformed_hub_signatures_are_401_and_record_nothing(meta_client, cloud_session, data):
+    raw = _raw(cloud_body(messages=[cloud_message("text", {"body": "odd"}, mid="wamid.SIGNED1")]))
+    header = data.draw(_odd_signatures(sign(raw)))
+    response = meta_client.post(
+        f"/channels/{cloud_session.provider}/{cloud_session.pk}/webhook",
+        data=raw,
+        content_type="application/json",
+        HTTP_X_HUB_SIGNATURE_256=header,
+    )
+    assert response.status_code == 401, (header, response.content)
+    assert not Message.objects.filter(session=cloud_session).exists()
+
+
+@given(data=st.data())
+@FUZZ
+def test_malformed_chatwoot_signatures_are_401_and_queue_nothing(api_client, signed_integration, data):
+    raw = _raw({"event": "message_created", "id": 7, "message_type": "outgoing", "content": "odd"})
+    timestamp = data.draw(st.sampled_from([str(int(time.time())), "", "é", "1" * 400]))
+    header = data.draw(_odd_signatures(signature_of(CHATWOOT_WEBHOOK_SECRET, timestamp, raw)))
+    response = api_client.generic(
+        "POST",
+        f"/integrations/chatwoot/{signed_integration.webhook_token}",
+        raw,
+        content_type="application/json",
+        headers={"X-Chatwoot-Signature": header, "X-Chatwoot-Timestamp": timestamp},
+    )
+    assert response.status_code == 401, (header, response.content)
+    assert not MirrorJob.objects.exists()
+
+
+def test_a_non_ascii_signature_on_the_demo_receiver_is_checked_not_a_500(client, demo_receiver):
+    response = client.post(
+        "/demo/webhook", b"{}", content_type="application/json", HTTP_X_WEBHOOK_SIGNATURE="éé"
+    )
+    assert response.status_code == 200, response.content
 
 
 # --- fixtures --------------------------------------------------------------------------------------

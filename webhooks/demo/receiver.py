@@ -13,7 +13,6 @@ PONTE_DEMO_RECEIVER is on (the default follows DEBUG). What arrived is parsed as
 
 from __future__ import annotations
 
-import hmac
 import json
 import threading
 from datetime import datetime
@@ -28,6 +27,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from core.signatures import signature_matches
 from core.signed_json import signed_json_load
 from core.timefmt import local_time_text
 from webhooks.models import Delivery
@@ -81,9 +81,9 @@ def signature_check(*, dispatch_id: str, signature: str, body: bytes) -> tuple[s
     delivery = Delivery.objects.filter(dispatch_id=dispatch_id).select_related("webhook").first()
     hook = delivery.webhook if delivery is not None else None
     if hook is not None and hook.secret:
-        ok = hmac.compare_digest(signature, hex_signature(secret=hook.secret, body=body))
+        ok = signature_matches(signature, hex_signature(secret=hook.secret, body=body))
         return ("valid" if ok else "invalid"), f"webhook {hook.id}"
-    if hmac.compare_digest(signature, hex_signature(secret=demo_secret(), body=body)):
+    if signature_matches(signature, hex_signature(secret=demo_secret(), body=body)):
         return "valid", "the demo secret"
     # Not a delivery of this Ponte (or its webhook is gone): its secret is unknown here, so a mismatch
     # with the demo secret proves nothing.
