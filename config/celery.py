@@ -17,6 +17,8 @@ from kombu.transport import TRANSPORT_ALIASES
 
 # filesystem:// (the embedded default broker) with atomic writes: see core/kombu_filesystem.py.
 TRANSPORT_ALIASES["filesystem"] = "core.kombu_filesystem:Transport"
+# redis:// that a worker survives losing while it holds messages: see core/kombu_redis.py.
+TRANSPORT_ALIASES["redis"] = TRANSPORT_ALIASES["rediss"] = "core.kombu_redis:Transport"
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import AbstractContextManager, nullcontext
 from datetime import timedelta
 from typing import Any
 
@@ -145,10 +146,14 @@ class IdempotentMixin:
     """For APIViews: the request's transaction is this view's own (not ATOMIC_REQUESTS'), so that a
     claimed key is committed before the work starts. Without the header, everything runs in one
     transaction exactly as ATOMIC_REQUESTS would; with it, authentication and the claim come first,
-    then the handler in its own transaction, then the reply is stored."""
+    then the handler in its own transaction, then the reply is stored. A view with
+    `request_transaction = False` runs its handler in none: its service commits its own steps."""
 
     schema = IdempotentSchema()
     extra_error_statuses = (409, 422)
+    #: False for views whose service runs its own short transactions (the sends: a request-wide one would
+    #: hold its row locks across the engine's round trip; messaging.services.messages.message_send).
+    request_transaction = True
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -158,7 +163,7 @@ class IdempotentMixin:
         # Only sends are idempotent: any other method (OPTIONS, an undeclared TRACE) takes the plain path,
         # where DRF answers it as usual (405 for a method the view has not).
         if HEADER not in request.headers or request.method != "POST":
-            with transaction.atomic():
+            with self._transaction():
                 return super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
         self.args, self.kwargs = args, kwargs
         request = self.initialize_request(request, *args, **kwargs)
@@ -166,12 +171,19 @@ class IdempotentMixin:
         self.headers = self.default_response_headers
         record, response = self._claimed(request, *args, **kwargs)
         if response is None:
-            with transaction.atomic():
+            with self._transaction():
                 response = self._handled(request, *args, **kwargs)
         self.response = self.finalize_response(request, response, *args, **kwargs)
         if record is not None:
             idempotency_finish(record=record, response=self.response)
         return self.response
+
+    def _transaction(self) -> AbstractContextManager[Any]:
+        # Inside a transaction already open (a test's), the request's is a savepoint in it even so: an
+        # error then rolls back the request's writes alone (DRF's set_rollback marks the innermost block).
+        if self.request_transaction or transaction.get_connection().in_atomic_block:
+            return transaction.atomic()
+        return nullcontext()
 
     def _claimed(
         self, request: Request, *args: Any, **kwargs: Any

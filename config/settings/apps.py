@@ -56,7 +56,16 @@ CELERY_TASK_ROUTES = {
     "webhooks.deliver": {"queue": "webhooks"},
     "webhooks.stream.drain": {"queue": "webhooks"},
 }
+# A worker rides out a broker that stops (Redis restarted, a failover): it retries the connection, at
+# start and after losing it, for as long as it takes (kombu waits 2, 4, 6 ... up to 30 s between tries),
+# so no delivery waits on a person restarting workers. core/kombu_redis.py keeps the lost connection's
+# clean-up from ending the worker (docs/operations.md, "Redis outages").
+CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A delivery under way when the broker goes finishes (its row records the outcome) rather than being cut
+# mid-POST and sent again; its hint cannot be acknowledged and is dropped, harmlessly.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # A hint is published once more after a failure, not three times: a request must not wait on a dead
 # broker (the row is in the outbox and the sweeper hints it later).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {

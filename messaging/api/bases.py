@@ -62,8 +62,10 @@ class SessionInput(serializers.Serializer):
 
 
 class MessageView(IdempotentMixin, SessionKeyedView):
-    """Sends pass `savepoint=False`: the request's transaction (ATOMIC_REQUESTS, or the view's own with
-    an `Idempotency-Key`: messaging.idempotency) is the unit of work."""
+    """The request's transaction (as ATOMIC_REQUESTS would, or the view's own with an `Idempotency-Key`:
+    messaging.idempotency) is the unit of work, except on the sending routes (SendView). Sends pass
+    `savepoint=False`: where a caller's transaction is open around them, it fails as a whole on any
+    error."""
 
     permission_classes = [IsOperator]
 
@@ -79,6 +81,15 @@ class MessageView(IdempotentMixin, SessionKeyedView):
         # The same id: the field trims the value as the read above did.
         session_id = data.validated_data["sessionId"]
         return session_allowed(key=self.api_key, session_id=session_id, session=found), data.validated_data
+
+
+class SendView(MessageView):
+    """A route that sends a message: no request transaction around it. The send's service commits its
+    own short steps (the quota, then the record once the engine has answered), so sends to one chat or
+    one account do not wait on each other across the engine's round trip
+    (messaging.services.messages.message_send)."""
+
+    request_transaction = False
 
 
 class SandboxView(SessionKeyedView):

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import ApplicationError, NotFound
-from messaging.api.bases import MessageView, RecipientField, SessionInput
+from messaging.api.bases import RecipientField, SendView, SessionInput
 from messaging.api.messages import QuotedSerializer, SentSerializer, quoted_input, sent_body
 from messaging.media import MediaLinkExpired, MediaLinkInvalid, media_link_read, media_storage
 from messaging.services.media import message_send_media
@@ -29,7 +29,7 @@ class MediaLinkGone(ApplicationError):
     default_message = "This media link has expired; the event's newer link or the message history has one."
 
 
-class MessageMediaApi(MessageView):
+class MessageMediaApi(SendView):
     """Send media: exactly one of `url` (fetched by Ponte through its SSRF-safe transport) or `base64`
     (optionally a data URI), at most MESSAGING_MEDIA_MAX_BYTES. Counts against the daily quota."""
 

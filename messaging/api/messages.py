@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
 from messaging.addressing import normalize_number
-from messaging.api.bases import MessageView, PagedListView, RecipientField, SessionInput
+from messaging.api.bases import MessageView, PagedListView, RecipientField, SendView, SessionInput
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
 from messaging.filters import MessageFilterSet
 from messaging.models import Message
@@ -67,7 +67,7 @@ def quoted_input(data: dict | None) -> services.QuotedInput | None:
     return services.QuotedInput(message_id=data["messageId"], participant=data.get("participant", ""))
 
 
-class MessageSendApi(MessageView):
+class MessageSendApi(SendView):
     """Send a text message, optionally quoting (replying to) a message of the same chat."""
 
     @extend_schema_serializer(component_name="MessageSendInput")
@@ -154,7 +154,7 @@ def _card(data: dict[str, Any]) -> ContactCard:
     return ContactCard(data["displayName"], data["phoneNumber"], data.get("organization", ""))
 
 
-class MessageVcardApi(MessageView):
+class MessageVcardApi(SendView):
     """Send one contact card."""
 
     @extend_schema_serializer(component_name="MessageVcardInput")
@@ -170,7 +170,7 @@ class MessageVcardApi(MessageView):
         return Response(sent_body(message))
 
 
-class MessageVcardsApi(MessageView):
+class MessageVcardsApi(SendView):
     """Send one message holding several contact cards (1 to 50)."""
 
     @extend_schema_serializer(component_name="MessageVcardsInput")
@@ -193,7 +193,7 @@ class MessageVcardsApi(MessageView):
         return Response(sent_body(message, count=len(cards)))
 
 
-class MessageLocationApi(MessageView):
+class MessageLocationApi(SendView):
     """Send a location (latitude -90..90, longitude -180..180)."""
 
     @extend_schema_serializer(component_name="MessageLocationInput")
@@ -236,7 +236,7 @@ class ButtonSerializer(serializers.Serializer):
     buttonText = serializers.CharField(max_length=20)
 
 
-class MessageButtonsApi(MessageView):
+class MessageButtonsApi(SendView):
     """Send a text with 1 to 3 reply buttons (best effort: some clients do not show buttons)."""
 
     @extend_schema_serializer(component_name="MessageButtonsInput")

@@ -10,14 +10,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsViewer
-from messaging.api.bases import MessageView, RecipientField, SessionInput, SessionKeyedView
+from messaging.api.bases import MessageView, RecipientField, SendView, SessionInput, SessionKeyedView
 from messaging.api.messages import MAX_TEXT, QuotedSerializer, SentSerializer, quoted_input, sent_body
 from messaging.services import edits, polls
 
 MIN_OPTIONS, MAX_OPTIONS = 2, 12
 
 
-class MessagePollApi(MessageView):
+class MessagePollApi(SendView):
     """Send a poll: a question and 2 to 12 unique options, of which a voter may choose up to
     `selectableCount`. Votes arrive as `poll_vote` events; results at /api/messages/poll-results."""
 

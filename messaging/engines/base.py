@@ -143,6 +143,11 @@ class Engine(ABC):
 
     #: Whether the sandbox-only actions (scan, inbound injection) apply to this engine's sessions.
     sandbox: bool = False
+    #: Whether a call is work on this process's own database connection and nothing else (the sandbox):
+    #: a send then runs it in the transaction that records it. Otherwise the call is a round trip over a
+    #: network (an engine process, Meta's Graph API), made outside any transaction, so no row lock is
+    #: held while it lasts (messaging.services.messages.message_send).
+    local: bool = False
 
     def report(self, session_id: str, event: EngineEvent) -> None:
         """Tell Ponte that something happened on the session (connected, qr, message, ...)."""

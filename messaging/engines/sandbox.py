@@ -71,6 +71,7 @@ class SandboxEngine(
 ):
     label = "sandbox"
     sandbox = True
+    local = True  # its "WhatsApp" is rows of this database
 
     # --- state helpers ----------------------------------------------------------------------------
 

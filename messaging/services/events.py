@@ -226,7 +226,8 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
 class Reporting:
     """A caller that already holds `session` and has an in-process engine work on it (a send, a sandbox
     injection). `send`: the call sends a message, whose row the sending service writes itself (once, with
-    what the API knows); its own echo is kept in `echo` instead of being written here first."""
+    what the API knows); its own echo is kept in `echo`, neither written nor handed to the sinks here:
+    the sending service records both once the engine has answered (`echo_record`)."""
 
     session: Session
     send: bool = False
@@ -272,9 +273,21 @@ def _own_echo(reporting: Reporting, event: EngineEvent) -> bool:
     )
 
 
-def echo_record(session: Session, event: MessageEvent) -> None:
-    """Write an echo kept by `Reporting` that turned out not to be the sent message's (its id differs)."""
-    _message(session, event)
+def echo_record(session: Session, event: MessageEvent, *, own: bool) -> None:
+    """Record the echo `Reporting` held during a send, in the send's recording transaction, once the
+    engine has answered: hand it to the sinks (its number in the chat, from the chat's counter row, is
+    taken here, so that row is locked only until this short transaction ends, never across the engine's
+    round trip). `own`: the sent message's echo, whose row the sending service writes; otherwise one that
+    turned out to be another message's (its id differs), whose row is written here as it came."""
+    if not own:
+        _message(session, event)
+    _emit(session, event, chat=None, event_ms=None)
+
+
+def _emit(session: Session, event: EngineEvent, *, chat: str | None, event_ms: int | None) -> None:
+    if _sink is None:
+        wire_sink()
+    _sink(session_id=session.pk, event=event, chat=chat or event.chat, event_ms=event_ms or None)
 
 
 # No savepoint of its own: an engine reports from inside its own transaction (the sandbox's methods, an
@@ -295,12 +308,9 @@ def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int |
             logger.warning("Engine reported %r for unknown session %s; ignored", event.name, session_id)
             return
     if reporting is not None and _own_echo(reporting, event):
-        reporting.echo = event  # its row is the sending service's to write
-        chat = None
-    else:
-        handler = _HANDLERS.get(event.name)
-        chat = handler(session, event) if handler is not None else None
-        directory_record(session, event)
-    if _sink is None:
-        wire_sink()
-    _sink(session_id=session.pk, event=event, chat=chat or event.chat, event_ms=event_ms or None)
+        reporting.echo = event  # its row and its event are the sending service's to write (echo_record)
+        return
+    handler = _HANDLERS.get(event.name)
+    chat = handler(session, event) if handler is not None else None
+    directory_record(session, event)
+    _emit(session, event, chat=chat, event_ms=event_ms)

@@ -4,15 +4,18 @@ Every send takes one path (`message_send`), whatever the engine: the view has va
 allowed session (read once, with the key's account and plan); here the session must be connected, then
 the quota is taken (one statement, messaging.services.quota), and only then is the engine asked. What a
 channel needs beyond that is the engine's own business (official channels: the 24-hour window and
-templates, messaging/channels/engine.py). The engine's echo of the sent message is reported, and handed
-to the event sink, in the same transaction; the message row is written once, from what the engine
+templates, messaging/channels/engine.py). The engine's echo of the sent message is held while the engine
+works and handed to the event sink with the message row, which is written once, from what the engine
 returns and what the API knows.
 
-Each send is atomic; nested in a caller's transaction it takes a savepoint, so a caller that catches its
-error can write on (the Chatwoot mirror records a refused send). The API views pass `savepoint=False`:
-a request's transaction (ATOMIC_REQUESTS) fails as a whole on any error, so the savepoint would only cost
-two round trips. Official sessions keep theirs anyway, because a refused send still records something
-(a failed message, a disconnected session; `ApplicationError.record`) after its own writes are rolled back.
+An API send runs in no request transaction (messaging.api.bases.SendView): the quota is committed before
+the engine is asked (and given back if it fails), and the record is one short transaction after it
+answers, so no row lock (the account's quota, the chat's event counter) is held across the engine's
+round trip. Nested in a caller's transaction a send is one unit with it and takes a savepoint, so a
+caller that catches its error can write on (the Chatwoot mirror records a refused send); `savepoint=False`
+drops it where the caller's transaction fails as a whole on any error anyway. Official sessions keep
+theirs, because a refused send still records something (a failed message, a disconnected session;
+`ApplicationError.record`) after its own writes are rolled back.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from messaging.models import Message, Session
 from messaging.services.directory import directory_sent
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import echo_record, reporting_for
-from messaging.services.quota import quota_take
+from messaging.services.quota import quota_held, quota_take
 
 
 @dataclass(frozen=True)
@@ -101,22 +104,63 @@ def message_send(
     content: Content,
     quoted: QuotedInput | None = None,
     savepoint: bool = True,
+    also: Callable[[Message], None] | None = None,
 ) -> Message:
     """Send one message through the session's engine and record it (the one path of every send).
-    `savepoint=False`: the caller's transaction fails as a whole on any error (an API request)."""
-    with transaction.atomic(savepoint=savepoint or session.official):
-        require_connected(session)
-        quota_take(account=session.account)
-        quote = message_quote(session, to, quoted)
-        with engine_errors(), reporting_for(session, send=True) as reporting:
-            sent = send(engine_for(session), str(session.pk), quote)
-        echo = reporting.echo
-        if echo is not None and echo.id != sent.message_id:  # not this message's: recorded as it came
-            echo_record(session, echo)
-            echo = None
-        message = _record(session, sent, type_, content(Dispatched(quote, sent, echo)))
-        directory_sent(session, chat=message.chat, at=message.timestamp)
-        return message
+    `also` writes what a kind of message keeps beside its row (a poll's options), in the same
+    transaction as the row.
+
+    An engine reached over a network (an engine process, Meta's Graph API), on its own (an API send: the
+    view opens no transaction): in three steps, none holding a row lock across the engine's round trip.
+    The quota is taken and committed (given back if the engine fails), the engine is asked, then one
+    short transaction records the message, its echo (whose number, from the chat's counter row, is taken
+    only now) and the chat's row. Sends to one chat then wait on each other only for that transaction,
+    never for the engine (docs/decisions/0013).
+
+    A local engine (the sandbox: its call is work on this database), or a send nested in a caller's
+    transaction (a job, the Chatwoot mirror), is one transaction: its own, or the caller's with a
+    savepoint, none with `savepoint=False` (the caller's transaction fails as a whole on any error)."""
+    require_connected(session)
+    quote = message_quote(session, to, quoted)
+    engine = engine_for(session)
+    if engine.local or transaction.get_connection().in_atomic_block:
+        with transaction.atomic(savepoint=savepoint or session.official):
+            quota_take(account=session.account)
+            return _recorded(session, _dispatched(session, engine, send, quote), type_, content, also)
+    with quota_held(account=session.account):
+        done = _dispatched(session, engine, send, quote)
+    with transaction.atomic():
+        return _recorded(session, done, type_, content, also)
+
+
+def _dispatched(session: Session, engine: Engine, send: EngineSend, quote: Quoted | None) -> Dispatched:
+    """The engine's answer, and its echo of the sent message when it reported one here (held, not yet
+    recorded: messaging.services.events.Reporting)."""
+    with engine_errors(), reporting_for(session, send=True) as reporting:
+        sent = send(engine, str(session.pk), quote)
+    return Dispatched(quote, sent, reporting.echo)
+
+
+def _recorded(
+    session: Session,
+    done: Dispatched,
+    type_: str,
+    content: Content,
+    also: Callable[[Message], None] | None,
+) -> Message:
+    """The send's record, in the caller's transaction: the message row (and `also`), the echo handed to
+    the sinks (an echo that turned out to be another message's is recorded as it came), the chat's row."""
+    echo = done.echo
+    if echo is not None and echo.id != done.sent.message_id:
+        echo_record(session, echo, own=False)
+        echo = None
+    message = _record(session, done.sent, type_, content(Dispatched(done.quote, done.sent, echo)))
+    if also is not None:
+        also(message)
+    if echo is not None:
+        echo_record(session, echo, own=True)
+    directory_sent(session, chat=message.chat, at=message.timestamp)
+    return message
 
 
 def _record(session: Session, sent: SentMessage, type_: str, content: dict[str, Any]) -> Message:

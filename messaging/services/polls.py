@@ -48,20 +48,28 @@ def poll_send(
     def content(done: Any) -> dict[str, Any]:
         return {"poll": poll, **({"quoted": {"messageId": done.quote.message_id}} if done.quote else {})}
 
-    message = message_send(
-        session=session, to=to, type_="poll", send=send, content=content, quoted=quoted, savepoint=savepoint
-    )
-    Poll.objects.update_or_create(
+    def keep(message: Message) -> None:  # with the message's row, so no vote finds the poll missing
+        Poll.objects.update_or_create(
+            session=session,
+            message_id=message.message_id,
+            defaults={
+                "chat": message.chat,
+                "name": name,
+                "options": list(options),
+                "selectable_count": selectable_count,
+            },
+        )
+
+    return message_send(
         session=session,
-        message_id=message.message_id,
-        defaults={
-            "chat": message.chat,
-            "name": name,
-            "options": list(options),
-            "selectable_count": selectable_count,
-        },
+        to=to,
+        type_="poll",
+        send=send,
+        content=content,
+        quoted=quoted,
+        savepoint=savepoint,
+        also=keep,
     )
-    return message
 
 
 def poll_results(*, session: Session, message_id: str) -> PollResults:

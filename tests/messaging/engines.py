@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
 from messaging.engines.base import Engine, EngineUnavailableError
+from messaging.engines.sandbox import SandboxEngine
 
 
 def _unavailable(self, *args, **kwargs):
@@ -37,3 +40,23 @@ ThrottledEngine = type(
 )
 
 THROTTLED = "tests.messaging.engines.ThrottledEngine"
+
+
+class LatentSandboxEngine(SandboxEngine):
+    """The sandbox behind a network: every text send takes `round_trip` seconds, half before the
+    sandbox's work (the command on its way) and half after (the answer on its way back), outside any
+    lock, as a real engine's round trip is (an engine process over Redis, Meta's Graph API). Not
+    `local`: the sending service calls it outside any transaction, as it calls those."""
+
+    label = "latent-test"
+    local = False
+    round_trip = 0.2
+
+    def send_text(self, *args, **kwargs):
+        time.sleep(self.round_trip / 2)
+        sent = super().send_text(*args, **kwargs)
+        time.sleep(self.round_trip / 2)
+        return sent
+
+
+LATENT = "tests.messaging.engines.LatentSandboxEngine"

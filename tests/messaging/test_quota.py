@@ -9,8 +9,9 @@ import pytest
 from django.db.models import F
 
 from accounts.models import Plan
-from messaging.models import DailyMessageCount, Message
+from messaging.models import DailyMessageCount, Message, Session
 from messaging.services.quota import messages_sent_today, quota_day_bounds
+from tests.messaging.engines import LATENT, UNAVAILABLE
 
 pytestmark = pytest.mark.django_db
 
@@ -132,9 +133,11 @@ def test_unlimited_plans_have_no_quota(admin_client, connected_session):
         assert _send(admin_client, str(session.pk)).status_code == 200
 
 
-def test_concurrent_sends_never_take_more_than_the_quota(transactional_db, make_account, make_key):
+@pytest.mark.parametrize("engine", ["", LATENT], ids=["sandbox", "over-a-network"])
+def test_concurrent_sends_never_take_more_than_the_quota(transactional_db, make_account, make_key, engine):
     """Eight sends at once against a quota of three: three pass, five are refused, three are counted
-    (the one-statement quota re-checks the limit on the row as a concurrent send left it)."""
+    (the one-statement quota re-checks the limit on the row as a concurrent send left it), whether the
+    quota is part of the send's transaction (the sandbox) or committed before the engine's round trip."""
     import threading
 
     from django.db import connection
@@ -149,6 +152,7 @@ def test_concurrent_sends_never_take_more_than_the_quota(transactional_db, make_
     session_id = client.post("/api/sessions", {"name": "busy"}, format="json").json()["id"]
     client.post(f"/api/sessions/{session_id}/connect")
     client.post(f"/api/sandbox/sessions/{session_id}/scan")
+    Session.objects.filter(pk=session_id).update(engine=engine)
     start, statuses = threading.Barrier(8), []
 
     def send() -> None:
@@ -168,3 +172,23 @@ def test_concurrent_sends_never_take_more_than_the_quota(transactional_db, make_
     assert sorted(statuses) == [200] * 3 + [429] * 5
     assert messages_sent_today(free) == 3
     assert Message.objects.filter(session_id=session_id, from_me=True).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_send_over_a_network_gives_its_quota_back_when_the_engine_fails_or_refuses(
+    admin_client, connected_session
+):
+    """Over a network the quota is committed before the round trip: a send the engine fails (502) or
+    refuses (404: a group the session is not in) takes it back, one that succeeds keeps it."""
+    session = connected_session()
+    before = messages_sent_today(session.account)
+    Session.objects.filter(pk=session.pk).update(engine=UNAVAILABLE)
+    assert _send(admin_client, str(session.pk)).status_code == 502
+    assert messages_sent_today(session.account) == before
+    Session.objects.filter(pk=session.pk).update(engine=LATENT)
+    to_a_stranger_group = {"sessionId": str(session.pk), "to": "120363000000000001@g.us", "text": "x"}
+    refused = admin_client.post("/api/messages/send", to_a_stranger_group, format="json")
+    assert refused.status_code in (403, 404), refused.json()
+    assert messages_sent_today(session.account) == before
+    assert _send(admin_client, str(session.pk)).status_code == 200
+    assert messages_sent_today(session.account) == before + 1

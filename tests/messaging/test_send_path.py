@@ -51,13 +51,26 @@ def test_a_send_reads_its_session_once_takes_the_quota_once_and_writes_its_messa
         "SELECT",  # the session, for the key (its account and plan come with the key)
         "INSERT",  # the day's quota: one upsert, conditional on the plan's limit
         "UPDATE",  # the sandbox device: locked, its message counter moved on (RETURNING)
-        "INSERT",  # the message row, once (the engine's echo is emitted, not written first)
+        "INSERT",  # the message row, once (the engine's echo is emitted with it, not written first)
         "INSERT",  # the chat's row (ON CONFLICT DO UPDATE): its last message time
         "RELEASE",
     ]
     assert len(counted_sinks.spans) == 1, "one event: the echo of the sent message"
     assert Event.objects.filter(name="message", data__text="counted", data__fromMe=True).count() == 2
     print(f"send: {len(ours)} + sinks {len(sinks)} {sinks} (budget 9 in all)")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_send_on_its_own_is_one_transaction_of_the_same_statements_on_the_sandbox(admin_client, session):
+    """As in production (no test transaction around it, no request transaction either): the sandbox's
+    work is database work, so the send is one transaction of its own with the same statements. (An
+    engine reached over a network is called between two: tests/messaging/test_send_concurrency.py.)"""
+    body = {"sessionId": str(session.pk), "to": CUSTOMER, "text": "counted"}
+    ours, sinks = _counted(lambda: admin_client.post("/api/messages/send", body, format="json"))
+    assert ours == ["SELECT", "BEGIN", "INSERT", "UPDATE", "INSERT", "INSERT", "COMMIT"]
+    assert len(counted_sinks.spans) == 1, "one event: the echo of the sent message"
+    assert len(ours) + len(sinks) <= (8 if connection.vendor == "postgresql" else 12), (ours, sinks)
+    print(f"send on its own: {len(ours)} + sinks {len(sinks)} {sinks} (budget 9 in all)")
 
 
 def test_an_inbound_event_reads_the_session_once_and_writes_one_row(admin_client, session):
