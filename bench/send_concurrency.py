@@ -3,7 +3,7 @@
 200 `POST /api/messages/send` from 20 threads (Django's test client, the whole view path) on one paired
 sandbox session hosted by a `run_engine` process: first to 200 chats, then all to one chat. Prints each
 wall time, the sends per second and the ratio one chat / 200 chats (issue 39: 500 sends to one chat ran
-one at a time behind the engine's round trip; docs/decisions/0012). An engine process answers its
+one at a time behind the engine's round trip; docs/decisions/0013). An engine process answers its
 commands one at a time, so both runs are bounded by it; what the ratio shows is whether sends to one
 chat wait on each other beyond that.
 
