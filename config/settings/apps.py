@@ -166,7 +166,7 @@ PONTE_WEBHOOK_RETRY_DELAY_SCALE = env_float("PONTE_WEBHOOK_RETRY_DELAY_SCALE", 1
 # event (one Redis GET instead of the database query); more trades that for up to this much staleness.
 PONTE_LOOKUP_CHECK_SECONDS = env_float("PONTE_LOOKUP_CHECK_SECONDS", 0.0)
 # A claim not renewed for this long (seconds) belongs to a dead worker and may be taken again. A running
-# drain renews its claims every quarter of it (webhooks.outbox.lease), however long a POST takes, so it can be
+# drain renews its claims every quarter of it (jobs.lease), however long a POST takes, so it can be
 # short: a killed worker's deliveries are free again within this many seconds.
 PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 8)
 # The sweeper (beat, every 5 s; and each worker as it starts) re-enqueues deliveries due for longer than

@@ -1,6 +1,6 @@
-"""The outbox's engine seen from a client (webhooks.outbox.ordered, policy.settle): a client gives its
+"""The job system seen from a client (jobs.ordered, jobs.policy settle): a client gives its
 table, what one attempt does, how a failure is judged and how a group is hinted; claims, order, retries
-and dead letters are the outbox's. The client here is a test's, on the mirror's real table."""
+and dead letters are the job system's. The client here is a test's, on the mirror's real table."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from integrations.chatwoot.jobs import TABLE, MirrorQueue
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
-from webhooks.outbox import ordered
-from webhooks.outbox.lease import Keeper
-from webhooks.outbox.policy import INSTANCE, REGISTERED, Outcome
+from jobs import ordered
+from jobs.lease import Keeper
+from jobs.policy import Outcome
+from webhooks.outbox.policy import INSTANCE, REGISTERED
 
 pytestmark = pytest.mark.django_db
 

@@ -25,9 +25,9 @@ from django.db import transaction
 from django.db.models import Model, Q
 from django.utils import timezone
 
-from webhooks.outbox.lease import Keeper
-from webhooks.outbox.policy import DeliveryPolicy, Outcome
-from webhooks.outbox.table import DEAD, FAILED, PENDING, SENDING, WAITING, JobTable
+from jobs.lease import Keeper
+from jobs.policy import DeliveryPolicy, Outcome
+from jobs.table import DEAD, FAILED, PENDING, SENDING, WAITING, JobTable
 
 logger = logging.getLogger(__name__)
 
