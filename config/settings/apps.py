@@ -79,6 +79,7 @@ PONTE_METRICS_TOKEN = env_str("PONTE_METRICS_TOKEN", "")
 PONTE_METRICS_COLLECTORS = [
     "webhooks.outbox.deliveries.collect",
     "integrations.chatwoot.jobs.collect",
+    "messaging.channels.queue.collect",
     "webhooks.stream.jobs.collect",
     "messaging.metrics.collect",
     "bonds.metrics.collect",
@@ -112,6 +113,10 @@ WHATSAPP_BUTTONS_AS_TEXT = env_bool("WHATSAPP_BUTTONS_AS_TEXT", False)
 MESSAGING_USER_SUFFIX = env_str("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
 MESSAGING_GROUP_SUFFIX = env_str("MESSAGING_GROUP_SUFFIX", "g.us")
 MESSAGING_QR_TTL_SECONDS = env_int("MESSAGING_QR_TTL_SECONDS", 60)
+# An official channel's inbound rows (messaging.channels.queue): a claim's lease (seconds), renewed every
+# quarter lease while a worker records the row, so a row held by a killed worker is taken again this
+# long after its last heartbeat.
+PONTE_CHANNEL_INBOUND_CLAIM_LEASE_SECONDS = env_int("PONTE_CHANNEL_INBOUND_CLAIM_LEASE_SECONDS", 8)
 # "Delete for everyone" is refused after this long (WhatsApp allows about two and a half days).
 MESSAGING_DELETE_WINDOW_SECONDS = env_int("MESSAGING_DELETE_WINDOW_SECONDS", 60 * 60 * 60)
 # The plan's messages/day quota counts per calendar day in this time zone.
