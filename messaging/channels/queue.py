@@ -4,7 +4,7 @@ The view (views.py) checks the signature, decodes the JSON and stores the body h
 the same shape of at most `BATCH_ITEMS` items (messaging.channels.split; `ChannelInboundBatch`, one
 INSERT for the whole body), hinting the session on commit; it answers 200 without parsing an item, so a
 body of thousands of items costs the web thread a decode, a cut and an insert
-(docs/decisions/0034-inbound-queue.md).
+(docs/decisions/0012-inbound-queue.md).
 
 A worker records a session's rows in order, one row per turn (`session_drain`): the row's body is
 cleaned (core.signed_json), parsed (inbound.py) and recorded through `receive.channel_events_receive` in
