@@ -80,6 +80,7 @@ PONTE_METRICS_COLLECTORS = [
     "webhooks.outbox.deliveries.collect",
     "integrations.chatwoot.jobs.collect",
     "messaging.channels.queue.collect",
+    "messaging.channels.calls.collect",
     "webhooks.stream.jobs.collect",
     "messaging.metrics.collect",
     "bonds.metrics.collect",
@@ -113,9 +114,9 @@ WHATSAPP_BUTTONS_AS_TEXT = env_bool("WHATSAPP_BUTTONS_AS_TEXT", False)
 MESSAGING_USER_SUFFIX = env_str("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
 MESSAGING_GROUP_SUFFIX = env_str("MESSAGING_GROUP_SUFFIX", "g.us")
 MESSAGING_QR_TTL_SECONDS = env_int("MESSAGING_QR_TTL_SECONDS", 60)
-# An official channel's inbound rows (messaging.channels.queue): a claim's lease (seconds), renewed every
-# quarter lease while a worker records the row, so a row held by a killed worker is taken again this
-# long after its last heartbeat.
+# An official channel's inbound rows (messaging.channels.queue) and the Graph API calls they leave for
+# after commit (messaging.channels.calls): a claim's lease (seconds), renewed every quarter lease while a
+# worker holds the row, so a row held by a killed worker is taken again this long after its last heartbeat.
 PONTE_CHANNEL_INBOUND_CLAIM_LEASE_SECONDS = env_int("PONTE_CHANNEL_INBOUND_CLAIM_LEASE_SECONDS", 8)
 # "Delete for everyone" is refused after this long (WhatsApp allows about two and a half days).
 MESSAGING_DELETE_WINDOW_SECONDS = env_int("MESSAGING_DELETE_WINDOW_SECONDS", 60 * 60 * 60)

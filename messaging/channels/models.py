@@ -110,3 +110,48 @@ class ChannelInboundBatch(JobColumns):
 
     def __str__(self) -> str:
         return f"inbound batch #{self.pk} of {self.session_id} ({self.status})"
+
+
+class ChannelCall(JobColumns):
+    """A Graph API call an inbound message asks for, made after the message was recorded
+    (messaging.channels.calls): never inside the recording transaction nor under the session's row lock.
+    Today one kind: `mark_read`, the read receipt of a session that reads messages at once."""
+
+    class Kind(models.TextChoices):
+        MARK_READ = "mark_read"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENDING = "sending"
+        FAILED = "failed", "failed (will retry)"
+        DONE = "done"
+        DEAD = "dead"
+
+    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="+")
+    chat = models.CharField(max_length=100)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    message_id = models.CharField(max_length=200)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    max_attempts = models.PositiveSmallIntegerField(default=5)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(
+                fields=["session", "chat", "id"],
+                condition=models.Q(status__in=["pending", "failed", "sending"]),
+                name="call_unfinished_by_chat",
+            ),
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=models.Q(status__in=["pending", "failed"]),
+                name="call_waiting",
+            ),
+            models.Index(fields=["claimed_at"], condition=models.Q(status="sending"), name="call_sending"),
+            models.Index(fields=["finished_at"], condition=models.Q(status="done"), name="call_done"),
+            models.Index(fields=["dead_at"], condition=models.Q(status="dead"), name="call_dead"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.message_id} ({self.status})"

@@ -36,6 +36,7 @@ from jobs.policy import DeliveryPolicy, Outcome
 from jobs.table import JobTable
 from messaging.channels.inbound import parse
 from messaging.channels.models import ChannelInboundBatch
+from messaging.channels.profiles import items_named
 from messaging.channels.receive import channel_events_receive
 from messaging.channels.split import body_split
 from messaging.models import Session
@@ -128,7 +129,8 @@ class InboundRecorder(InboundQueue):
     def attempt(self, job: ChannelInboundBatch) -> None:
         session = Session.objects.get(pk=job.session_id)
         body = signed_json_load(job.body.encode(), source=f"{session.provider} webhook of {session.pk}")
-        channel_events_receive(session=session, items=parse(session.provider, body))
+        items = items_named(session, parse(session.provider, body))  # Graph API calls: no transaction open
+        channel_events_receive(session=session, items=items)
 
     def judge(self, error: Exception) -> Outcome:
         logger.warning("Recording inbound items failed, will retry: %s", error)

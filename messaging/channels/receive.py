@@ -1,17 +1,17 @@
-"""Recording what an official channel's webhook reports: windows, read watermarks, then the events."""
+"""Recording what an official channel's webhook reports: windows, read watermarks, then the events.
+
+Makes no outside call: customers' names are looked up before (profiles.items_named, outside any
+transaction) and read receipts are calls recorded here and made after commit (calls.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime
 
 from django.db import transaction
 
-from messaging.channels import PAGE_PROVIDERS
 from messaging.channels.behaviour import read_at_once
 from messaging.channels.inbound import Inbound
-from messaging.channels.models import ChannelAccount, ChannelConversation
-from messaging.channels.profiles import contact_name
+from messaging.channels.models import ChannelConversation
 from messaging.engines.events import EngineEvent, MessageAckEvent, MessageEvent
 from messaging.models import Message, Session
 from messaging.services.events import engine_event_receive
@@ -46,19 +46,6 @@ def _read_up_to(session: Session, ack: MessageAckEvent) -> list[MessageAckEvent]
     ]
 
 
-def _named(session: Session, event: EngineEvent) -> EngineEvent:
-    """A Messenger/Instagram customer's message with the customer's name (when the profile is given)."""
-    if not isinstance(event, MessageEvent) or event.from_me or event.push_name:
-        return event
-    if session.provider not in PAGE_PROVIDERS:
-        return event
-    account = ChannelAccount.objects.filter(session=session).first()
-    if account is None:
-        return event
-    name = contact_name(account, event.sender.split("@", 1)[0])
-    return dataclasses.replace(event, push_name=name) if name else event
-
-
 def _seen(session: Session, event: EngineEvent) -> bool:
     """A message Ponte already has: Meta re-posts a body it thinks failed; report each message once."""
     if not isinstance(event, MessageEvent) or event.type == "reaction" or not event.id:
@@ -73,7 +60,7 @@ def channel_events_receive(*, session: Session, items: list[Inbound]) -> int:
     for item in items:
         if _seen(session, item.event):
             continue
-        event = _named(session, item.event)
+        event = item.event
         if item.customer_ms and event.chat:
             _window_open(session, event.chat, item.customer_ms)
         events = [event]

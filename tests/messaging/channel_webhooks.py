@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from messaging.channels import queue
-from messaging.channels.models import ChannelInboundBatch
+from messaging.channels import calls, queue
+from messaging.channels.models import ChannelCall, ChannelInboundBatch
 from tests.messaging.contract import CUSTOMER
 from tests.messaging.graph_standin import APP_SECRET, PAGE_ID, PHONE_NUMBER_ID, WABA_ID, sign
 
@@ -16,12 +16,16 @@ PSID = "246813579024680"
 
 
 def inbound_drain(session) -> int:
-    """Run the session's turns until no row is pending, as a worker would; how many turns."""
+    """Run the session's turns until no row is pending, then the calls they left (read receipts), as a
+    worker would; how many turns."""
     turns = 0
     waiting = ChannelInboundBatch.objects.filter(session=session, status=ChannelInboundBatch.Status.PENDING)
     while waiting.exists():
         assert queue.session_drain(str(session.pk)) == 1, "a pending row was not taken"
         turns += 1
+    pending = ChannelCall.objects.filter(session=session, status=ChannelCall.Status.PENDING)
+    for chat in set(pending.values_list("chat", flat=True)):
+        calls.chat_drain(str(session.pk), chat)
     return turns
 
 
