@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from messaging.channels.calls import call_record
 from messaging.channels.models import ChannelCall
-from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import EngineEvent, MessageEvent
 from messaging.models import Session
 
 
 def read_at_once(session: Session, event: EngineEvent) -> None:
-    """Mark a customer's message read when the session reads messages at once: a call recorded in the
-    caller's transaction, made after it commits."""
+    """Mark a customer's message read, for a session that reads messages at once (the caller checked
+    `behaviour_of(...).read_messages` once for all its events): a call recorded in the caller's
+    transaction, made after it commits."""
     if not isinstance(event, MessageEvent) or event.from_me or event.type == "reaction" or not event.id:
-        return
-    if not behaviour_of(str(session.pk)).read_messages:
         return
     call_record(session=session, kind=ChannelCall.Kind.MARK_READ, chat=event.chat, message_id=event.id)
