@@ -117,6 +117,11 @@ def calls_purge() -> int:
     return ordered.purge(QUEUE, finished_kept=timedelta(days=1), dead_kept=timedelta(days=7))
 
 
+def calls_resend(call_ids: list[int]) -> int:
+    """Give dead letters one more attempt each (in their chat's order); how many were queued."""
+    return ordered.resend(QUEUE, call_ids)
+
+
 def collect() -> list[Reading]:
     """The calls' gauges at scrape time (PONTE_METRICS_COLLECTORS)."""
     return table_readings(

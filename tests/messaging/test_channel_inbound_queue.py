@@ -155,3 +155,24 @@ def test_page_entries_are_cut_between_their_messaging_items():
     assert [
         item["message"]["mid"] for part, _ in parts for e in part["entry"] for item in e["messaging"]
     ] == [f"m_{i}" for i in range(5)]
+
+
+def test_a_dead_part_resent_from_the_admin_is_recorded(meta_client, official_session):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    session = official_session("whatsapp_cloud")
+    _post(meta_client, session, cloud_body(messages=_texts(3)))
+    _rows(session).update(status=ChannelInboundBatch.Status.DEAD, attempt_count=10)
+    staff = Client()
+    staff.force_login(get_user_model().objects.create_superuser("staff", "staff@example.com", "pw"))
+    listing = staff.get("/admin/messaging/channelinboundbatch/?status__exact=dead")
+    assert listing.status_code == 200 and b"wamid.Q00000" not in listing.content  # the body is not shown
+    response = staff.post(
+        "/admin/messaging/channelinboundbatch/",
+        {"action": "resend", "_selected_action": [str(row.pk) for row in _rows(session)]},
+        follow=True,
+    )
+    assert b"1 part(s) queued again to be recorded." in response.content
+    inbound_drain(session)
+    assert Message.objects.filter(session=session).count() == 3
