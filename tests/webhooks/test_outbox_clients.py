@@ -72,6 +72,15 @@ def test_a_client_runs_its_group_in_order_and_the_outbox_marks_each_job_done(int
         assert job.claim_token  # the claim's holder wrote the outcome
 
 
+def test_a_drain_with_a_limit_runs_at_most_that_many_jobs_and_leaves_the_rest_in_order(integration):
+    _job(integration, "one"), _job(integration, "two"), _job(integration, "three")
+    client = RecordingClient()
+    assert ordered.drain(client, (integration.pk, "c1"), limit=2) == 2
+    assert client.attempted == ["one", "two"]
+    assert ordered.drain(client, (integration.pk, "c1"), limit=2) == 1
+    assert client.attempted == ["one", "two", "three"]
+
+
 def test_a_failure_the_client_calls_final_is_a_dead_letter_at_once_and_the_group_goes_on(integration):
     dead, after = _job(integration, "final-refusal"), _job(integration, "after")
     client = RecordingClient(failing={"final-refusal"})
