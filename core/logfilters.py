@@ -7,7 +7,11 @@ import re
 
 # Periodic housekeeping that runs every few seconds: its "sending due task", "received" and
 # "succeeded" lines would bury everything else. Failures are still logged (WARNING and above).
-ROUTINE_TASKS = ("webhooks.sweep_deliveries", "integrations.chatwoot.sweep")
+ROUTINE_TASKS = (
+    "webhooks.sweep_deliveries",
+    "integrations.chatwoot.sweep",
+    "messaging.channels.inbound_sweep",
+)
 
 
 class RoutineTasks(logging.Filter):

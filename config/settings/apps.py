@@ -88,6 +88,8 @@ PONTE_METRICS_TOKEN = env_str("PONTE_METRICS_TOKEN", "")
 PONTE_METRICS_COLLECTORS = [
     "webhooks.outbox.deliveries.collect",
     "integrations.chatwoot.jobs.collect",
+    "messaging.channels.queue.collect",
+    "messaging.channels.calls.collect",
     "webhooks.stream.jobs.collect",
     "messaging.metrics.collect",
     "bonds.metrics.collect",
@@ -121,6 +123,10 @@ WHATSAPP_BUTTONS_AS_TEXT = env_bool("WHATSAPP_BUTTONS_AS_TEXT", False)
 MESSAGING_USER_SUFFIX = env_str("MESSAGING_USER_SUFFIX", "s.whatsapp.net")
 MESSAGING_GROUP_SUFFIX = env_str("MESSAGING_GROUP_SUFFIX", "g.us")
 MESSAGING_QR_TTL_SECONDS = env_int("MESSAGING_QR_TTL_SECONDS", 60)
+# An official channel's inbound rows (messaging.channels.queue) and the Graph API calls they leave for
+# after commit (messaging.channels.calls): a claim's lease (seconds), renewed every quarter lease while a
+# worker holds the row, so a row held by a killed worker is taken again this long after its last heartbeat.
+PONTE_CHANNEL_INBOUND_CLAIM_LEASE_SECONDS = env_int("PONTE_CHANNEL_INBOUND_CLAIM_LEASE_SECONDS", 8)
 # "Delete for everyone" is refused after this long (WhatsApp allows about two and a half days).
 MESSAGING_DELETE_WINDOW_SECONDS = env_int("MESSAGING_DELETE_WINDOW_SECONDS", 60 * 60 * 60)
 # The plan's messages/day quota counts per calendar day in this time zone.
@@ -175,7 +181,7 @@ PONTE_WEBHOOK_RETRY_DELAY_SCALE = env_float("PONTE_WEBHOOK_RETRY_DELAY_SCALE", 1
 # event (one Redis GET instead of the database query); more trades that for up to this much staleness.
 PONTE_LOOKUP_CHECK_SECONDS = env_float("PONTE_LOOKUP_CHECK_SECONDS", 0.0)
 # A claim not renewed for this long (seconds) belongs to a dead worker and may be taken again. A running
-# drain renews its claims every quarter of it (webhooks.outbox.lease), however long a POST takes, so it can be
+# drain renews its claims every quarter of it (jobs.lease), however long a POST takes, so it can be
 # short: a killed worker's deliveries are free again within this many seconds.
 PONTE_WEBHOOK_CLAIM_LEASE_SECONDS = env_int("PONTE_WEBHOOK_CLAIM_LEASE_SECONDS", 8)
 # The sweeper (beat, every 5 s; and each worker as it starts) re-enqueues deliveries due for longer than

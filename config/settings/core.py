@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "config.apps.PonteConfig",
+    "jobs",
     "accounts",
     "bonds",
     "messaging",

@@ -1,4 +1,4 @@
-"""The mirror's jobs: a client of the outbox (webhooks.outbox.ordered), `MirrorJob` rows the truth,
+"""The mirror's jobs: a client of the job system (jobs.ordered), `MirrorJob` rows the truth,
 Celery hints only saying "drain this chat".
 
 The outbox runs them with the same guarantees as webhook deliveries, for work that is several Chatwoot
@@ -22,9 +22,9 @@ from django.db import IntegrityError, transaction
 
 from core.metrics import Reading
 from integrations.chatwoot.models import MirrorJob
-from webhooks.outbox import ordered
-from webhooks.outbox.metrics import table_readings
-from webhooks.outbox.table import JobTable
+from jobs import ordered
+from jobs.metrics import table_readings
+from jobs.table import JobTable
 
 logger = logging.getLogger(__name__)
 

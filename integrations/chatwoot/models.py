@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts.keys import digest_of
 from core.fields import EncryptedTextField
-from core.job_columns import JobColumns
+from jobs.columns import JobColumns
 
 TOKEN_PREFIX_LENGTH = 8
 _TOKEN_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_")

@@ -1,5 +1,5 @@
 """What each kind of mirror job does, and how a failure is judged: the mirror's part as a client of the
-outbox (webhooks.outbox.ordered runs the jobs, on a worker)."""
+job system (jobs.ordered runs the jobs, on a worker)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from typing import TypeVar
 from integrations.chatwoot import calls, inbound, jobs, mirror, mirror_polls_edits
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
+from jobs import ordered
+from jobs.lease import Keeper
+from jobs.policy import DeliveryPolicy, Outcome
 from messaging.engines.events import (
     CallEvent,
     EngineEvent,
@@ -20,11 +23,14 @@ from messaging.engines.events import (
     PresenceEvent,
     event_from_data,
 )
-from webhooks.outbox import ordered
-from webhooks.outbox.lease import Keeper
-from webhooks.outbox.policy import REGISTERED, Outcome
 
 logger = logging.getLogger(__name__)
+
+# The registered webhooks' schedule (webhooks.outbox.policy.REGISTERED), the mirror's own copy so the
+# integration needs nothing of the webhooks' outbox: 10 s, 5 attempts after 0, 1, 4, 16, 64 s.
+MIRROR_SCHEDULE = DeliveryPolicy(
+    timeout_seconds=10.0, default_attempts=5, delays=(0, 1, 4, 16, 64), retry_client_errors=True
+)
 
 
 E = TypeVar("E", bound=EngineEvent)
@@ -64,11 +70,11 @@ def _run(job: MirrorJob) -> None:
 
 
 class MirrorJobs(jobs.MirrorQueue):
-    """The mirror's jobs as an outbox client: one attempt runs one job; a refusal repeating cannot
+    """The mirror's jobs as a client of the job system: one attempt runs one job; a refusal repeating cannot
     change (a 4xx, a disabled integration, an unknown kind) is dead at once, anything else retried on
     the registered-webhook schedule."""
 
-    schedule = REGISTERED
+    schedule = MIRROR_SCHEDULE
     keeper = Keeper(jobs.TABLE)
 
     def attempt(self, job: MirrorJob) -> None:

@@ -9,6 +9,7 @@ from django.db import models
 from django.utils import timezone
 
 from core.fields import EncryptedJSONField
+from jobs.columns import JobColumns
 
 
 class ChannelAccount(models.Model):
@@ -65,3 +66,92 @@ class ChannelConversation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.chat} (last customer message {self.last_customer_at})"
+
+
+class ChannelInboundBatch(JobColumns):
+    """Up to `messaging.channels.queue.BATCH_ITEMS` items of one signed webhook body, stored by the view
+    before it answers and recorded by a worker (messaging.channels.queue): a job of the job system, run
+    in order per session. `body` is a body of Meta's shape holding just those items (messaging.channels.
+    split), as JSON text: the worker cleans and parses it (a text column holds what a JSON column would
+    refuse, such as an escaped NUL). Rows done are purged after a day."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENDING = "sending"
+        FAILED = "failed", "failed (will retry)"
+        DONE = "done"
+        DEAD = "dead"
+
+    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="+")
+    body = models.TextField()
+    item_count = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    max_attempts = models.PositiveSmallIntegerField(default=10)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            # A session's head (jobs.ordered.claim_head): only unfinished rows.
+            models.Index(
+                fields=["session", "id"],
+                condition=models.Q(status__in=["pending", "failed", "sending"]),
+                name="inbound_unfinished_by_session",
+            ),
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=models.Q(status__in=["pending", "failed"]),
+                name="inbound_waiting",
+            ),
+            models.Index(fields=["claimed_at"], condition=models.Q(status="sending"), name="inbound_sending"),
+            models.Index(fields=["finished_at"], condition=models.Q(status="done"), name="inbound_done"),
+            models.Index(fields=["dead_at"], condition=models.Q(status="dead"), name="inbound_dead"),
+        ]
+
+    def __str__(self) -> str:
+        return f"inbound batch #{self.pk} of {self.session_id} ({self.status})"
+
+
+class ChannelCall(JobColumns):
+    """A Graph API call an inbound message asks for, made after the message was recorded
+    (messaging.channels.calls): never inside the recording transaction nor under the session's row lock.
+    Today one kind: `mark_read`, the read receipt of a session that reads messages at once."""
+
+    class Kind(models.TextChoices):
+        MARK_READ = "mark_read"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENDING = "sending"
+        FAILED = "failed", "failed (will retry)"
+        DONE = "done"
+        DEAD = "dead"
+
+    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="+")
+    chat = models.CharField(max_length=100)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    message_id = models.CharField(max_length=200)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    max_attempts = models.PositiveSmallIntegerField(default=5)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(
+                fields=["session", "chat", "id"],
+                condition=models.Q(status__in=["pending", "failed", "sending"]),
+                name="call_unfinished_by_chat",
+            ),
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=models.Q(status__in=["pending", "failed"]),
+                name="call_waiting",
+            ),
+            models.Index(fields=["claimed_at"], condition=models.Q(status="sending"), name="call_sending"),
+            models.Index(fields=["finished_at"], condition=models.Q(status="done"), name="call_done"),
+            models.Index(fields=["dead_at"], condition=models.Q(status="dead"), name="call_dead"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.message_id} ({self.status})"

@@ -1,10 +1,12 @@
 """`/channels/<provider>/<session_id>/webhook`: Meta's verification challenge and its signed POSTs.
 
 Plain status codes (Meta reads nothing else): GET answers the challenge as text or 403; POST checks
-`X-Hub-Signature-256` on the raw body before anything is parsed (401, nothing recorded), then records
-the events and answers 200. An unknown session, or one of another provider, is 404. What Meta signed is
-cleaned rather than refused (core.signed_json: NUL, numbers out of range), so one odd event never
-costs the others of its batch (Meta retries a whole body on any 5xx).
+`X-Hub-Signature-256` on the raw body before anything is parsed (401, nothing recorded), then decodes
+the JSON (400 when it is not), stores the body's items as jobs (messaging.channels.queue: a worker
+cleans, parses and records them, in turns per session) and answers 200 at once, whatever its size;
+more than MAX_ITEMS_PER_BODY items is 413, nothing stored. An unknown session, or one of another
+provider, is 404. What Meta signed is cleaned rather than refused (core.signed_json: NUL, numbers out
+of range), so one odd event never costs the others of its batch (Meta retries a whole body on any 5xx).
 """
 
 from __future__ import annotations
@@ -18,11 +20,10 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from core.signatures import signature_matches
-from core.signed_json import signed_json_load
+from core.signed_json import signed_json_decode
 from messaging.channels import OFFICIAL_PROVIDERS
-from messaging.channels.inbound import parse
 from messaging.channels.models import ChannelAccount
-from messaging.channels.receive import channel_events_receive
+from messaging.channels.queue import TooManyItems, items_store
 
 logger = logging.getLogger(__name__)
 
@@ -65,11 +66,14 @@ def _notification(request: HttpRequest, account: ChannelAccount) -> HttpResponse
         logger.warning("Channel webhook for session %s with a bad signature refused", account.session_id)
         return HttpResponse("Invalid signature", status=401, content_type="text/plain; charset=utf-8")
     try:
-        body = signed_json_load(raw, source=f"{account.session.provider} webhook of {account.session_id}")
+        body = signed_json_decode(raw)  # decoded only: the worker cleans and parses each stored part
     except ValueError:
         return HttpResponse("Malformed JSON", status=400, content_type="text/plain; charset=utf-8")
-    items = parse(account.session.provider, body)
-    channel_events_receive(session=account.session, items=items)
+    try:
+        items_store(session=account.session, body=body)
+    except TooManyItems as exc:
+        logger.warning("Channel webhook for session %s refused: %s", account.session_id, exc)
+        return HttpResponse(f"Too many items: {exc}", status=413, content_type="text/plain; charset=utf-8")
     return HttpResponse("OK", content_type="text/plain; charset=utf-8")
 
 

@@ -8,6 +8,7 @@ import hmac
 import itertools
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -61,6 +62,8 @@ class GraphStandIn:
     templates: list[dict] = field(default_factory=list)
     subscribed_fields: list[str] = field(default_factory=lambda: ["messages"])
     refuse_profiles: bool = False
+    # Seconds every answer takes once the call is recorded (a slow Graph API).
+    delay_seconds: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
     serial: itertools.count = field(default_factory=lambda: itertools.count(1))
     server: Any = None
@@ -180,6 +183,7 @@ def _handler(standin: GraphStandIn) -> type[BaseHTTPRequestHandler]:
             auth = self.headers.get("Authorization", "")
             token = auth[len("Bearer ") :] if auth.startswith("Bearer ") else ""
             status, reply, headers = standin.answer(method, parts.path, token, body, parse_qs(parts.query))
+            time.sleep(standin.delay_seconds)
             data = json.dumps(reply).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

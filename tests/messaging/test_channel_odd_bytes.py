@@ -15,6 +15,7 @@ from tests.messaging.channel_webhooks import (
     CUSTOMER,
     cloud_body,
     cloud_message,
+    inbound_drain,
     page_body,
     page_item,
     post_signed,
@@ -109,6 +110,7 @@ def test_non_finite_numbers_are_dropped(meta_client, official_session):
         HTTP_X_HUB_SIGNATURE_256=sign(raw),
     )
     assert response.status_code == 200
+    inbound_drain(session)
     assert _texts(session) == {"wamid.GOOD": "Bom dia"}
 
 

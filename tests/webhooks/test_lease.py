@@ -1,4 +1,4 @@
-"""Claim heartbeats (webhooks.outbox.lease) and the sweeper's schedule: a running drain keeps its claims, a
+"""Claim heartbeats (jobs.lease) and the sweeper's schedule: a running drain keeps its claims, a
 dead one's lapse after one lease."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from django.core.cache import cache
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
+from jobs.lease import Keeper
 from webhooks.models import Delivery
 from webhooks.outbox import deliveries as outbox
-from webhooks.outbox.lease import Keeper
 from webhooks.services import emit
 
 pytestmark = pytest.mark.django_db

@@ -16,10 +16,10 @@ import pytest
 import standardwebhooks
 from django.utils import timezone
 
+from jobs.lease import Keeper
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import throttle
-from webhooks.outbox.lease import Keeper
 from webhooks.registered.services import webhook_delete, webhook_update
 from webhooks.services import emit
 

@@ -1,6 +1,6 @@
-"""The outbox's engine seen from a client (webhooks.outbox.ordered, policy.settle): a client gives its
+"""The job system seen from a client (jobs.ordered, jobs.policy settle): a client gives its
 table, what one attempt does, how a failure is judged and how a group is hinted; claims, order, retries
-and dead letters are the outbox's. The client here is a test's, on the mirror's real table."""
+and dead letters are the job system's. The client here is a test's, on the mirror's real table."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from integrations.chatwoot.jobs import TABLE, MirrorQueue
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
-from webhooks.outbox import ordered
-from webhooks.outbox.lease import Keeper
-from webhooks.outbox.policy import INSTANCE, REGISTERED, Outcome
+from jobs import ordered
+from jobs.lease import Keeper
+from jobs.policy import Outcome
+from webhooks.outbox.policy import INSTANCE, REGISTERED
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +70,15 @@ def test_a_client_runs_its_group_in_order_and_the_outbox_marks_each_job_done(int
         job.refresh_from_db()
         assert job.status == MirrorJob.Status.DONE and job.attempt_count == 1 and job.finished_at
         assert job.claim_token  # the claim's holder wrote the outcome
+
+
+def test_a_drain_with_a_limit_runs_at_most_that_many_jobs_and_leaves_the_rest_in_order(integration):
+    _job(integration, "one"), _job(integration, "two"), _job(integration, "three")
+    client = RecordingClient()
+    assert ordered.drain(client, (integration.pk, "c1"), limit=2) == 2
+    assert client.attempted == ["one", "two"]
+    assert ordered.drain(client, (integration.pk, "c1"), limit=2) == 1
+    assert client.attempted == ["one", "two", "three"]
 
 
 def test_a_failure_the_client_calls_final_is_a_dead_letter_at_once_and_the_group_goes_on(integration):

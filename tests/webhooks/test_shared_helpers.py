@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import standardwebhooks
 
 from core.timefmt import iso_millis
-from webhooks.outbox.policy import REGISTERED, is_client_error
+from jobs.policy import is_client_error
+from webhooks.outbox.policy import REGISTERED
 from webhooks.signing import delivery_headers
 
 

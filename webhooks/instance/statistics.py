@@ -29,10 +29,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from core.timefmt import iso_millis
+from jobs.policy import PASSING_CLIENT_ERRORS, is_client_error
 from messaging.models import Session
 from webhooks.instance.services import configured_urls, instance_config_of
 from webhooks.models import Delivery, DeliveryAttempt
-from webhooks.outbox.policy import PASSING_CLIENT_ERRORS, is_client_error
 
 WINDOW = timedelta(days=7)
 RECENT = 20

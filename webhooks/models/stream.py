@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from core.job_columns import JobColumns
+from jobs.columns import JobColumns
 
 
 class StreamJob(JobColumns):
@@ -33,7 +33,7 @@ class StreamJob(JobColumns):
     class Meta:
         ordering = ["id"]
         indexes = [
-            # A group's head (webhooks.outbox.ordered.claim_head): only unfinished rows.
+            # A group's head (jobs.ordered.claim_head): only unfinished rows.
             models.Index(
                 fields=["session_id", "chat", "id"],
                 condition=models.Q(status__in=["pending", "failed", "sending"]),

@@ -1,7 +1,4 @@
-"""The outbox: durable jobs and everything done to them once (claim with a lease, renew, retry on a
-schedule, dead-letter, resend, sweep, purge, metrics).
-
-Its clients are the kinds of job: webhook deliveries (registered and instance webhooks, `deliveries`)
-and the Chatwoot mirror's jobs (integrations.chatwoot.jobs, through `ordered`). A client says what one
-attempt does and how its outcome is judged; no code outside this package claims or leases.
+"""The outbox: the webhooks' deliveries as a client of the job system (`jobs/`: claim with a lease,
+renew, retry on a schedule, dead-letter, resend, sweep, purge): the delivery drain, its hot statements,
+per-target throttles and rate limits, auto-disable, retention and per-attempt metrics.
 """

@@ -8,7 +8,7 @@ The `Delivery` row is the truth and the broker only carries hints (a delivery id
   (for up to PONTE_WEBHOOK_DRAIN_SECONDS, then it hands over to a new hint so other targets get turns).
   One claim per batch instead of per delivery is what lets a worker keep up with a busy receiver;
 * a claim is a conditional UPDATE (due and waiting, or `sending` past its lease), so two drains never
-  send one delivery at once; a running drain renews its claims (webhooks.outbox.lease), so the lease is short
+  send one delivery at once; a running drain renews its claims (jobs.lease), so the lease is short
   and a killed worker's claims lapse within seconds;
 * the outcome is written only by the holder of the claim (`claim_token`);
 * a drain holds one of its target's send slots (webhooks.outbox.throttle), so a hanging receiver holds a few
@@ -34,13 +34,14 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from core.metrics import Reading
+from jobs.lease import Keeper
+from jobs.metrics import table_readings
+from jobs.table import JobTable
 from webhooks.models import Delivery, Webhook
 from webhooks.outbox import metrics, posting, rate_limit, recording, retention, sql, throttle
 from webhooks.outbox.disable import webhooks_check_failing
 from webhooks.outbox.hints import enqueue_on_commit
-from webhooks.outbox.lease import Keeper
 from webhooks.outbox.sql import Claimed
-from webhooks.outbox.table import JobTable
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +164,7 @@ keeper = Keeper(TABLE)
 
 def collect() -> list[Reading]:
     """The deliveries' gauges at scrape time (PONTE_METRICS_COLLECTORS)."""
-    return metrics.table_readings(
+    return table_readings(
         TABLE,
         "ponte_webhook",
         due_help="Deliveries due and not yet sent.",

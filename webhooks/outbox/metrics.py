@@ -1,5 +1,5 @@
-"""What the outbox tells operators: a log line and a count per delivery attempt, and each client's
-queue gauges at scrape time (core/metrics.py).
+"""What the outbox tells operators: a log line and a count per delivery attempt (the queue gauges at
+scrape time are jobs.metrics.table_readings).
 
 An attempt's log line carries the request id stored on its delivery (the request that caused the event),
 the delivery and dispatch ids, the kind, the attempt number, the outcome, the receiver's status and the
@@ -15,9 +15,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from core import metrics
-from core.metrics import Reading
-from webhooks.outbox.policy import is_client_error, policy_for
-from webhooks.outbox.table import JobTable
+from jobs.policy import is_client_error
+from webhooks.outbox.policy import policy_for
 
 logger = logging.getLogger("ponte.delivery")
 
@@ -82,12 +81,3 @@ def _log_attempt(item: Any, outcome: str, status: int | None) -> None:
             },
         },
     )
-
-
-def table_readings(table: JobTable, prefix: str, *, due_help: str, dead_help: str) -> list[Reading]:
-    """At scrape time, for any client's job table: `<prefix>_queue_depth` (jobs due and not yet
-    attempted) and `<prefix>_dead_letters` (the tables' partial and status indexes)."""
-    return [
-        Reading(f"{prefix}_queue_depth", due_help, values={(): table.due_count()}),
-        Reading(f"{prefix}_dead_letters", dead_help, values={(): table.dead_count()}),
-    ]

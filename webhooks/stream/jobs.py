@@ -1,4 +1,4 @@
-"""The event stream's jobs: a client of the outbox (webhooks.outbox.ordered), `StreamJob` rows the truth,
+"""The event stream's jobs: a client of the job system (jobs.ordered), `StreamJob` rows the truth,
 Celery hints only saying "publish this conversation's events".
 
 The same guarantees as webhook deliveries and the Chatwoot mirror's jobs: a job is written in the
@@ -24,14 +24,14 @@ from django.db import transaction
 from prometheus_client import Counter
 
 from core.metrics import Reading
+from jobs import ordered
+from jobs.lease import Keeper
+from jobs.metrics import table_readings
+from jobs.policy import DeliveryPolicy, Outcome
+from jobs.table import JobTable
 from webhooks.models import Event, StreamJob
-from webhooks.outbox import ordered
 from webhooks.outbox.hints import broker_breaker
-from webhooks.outbox.lease import Keeper
-from webhooks.outbox.metrics import table_readings
-from webhooks.outbox.policy import DeliveryPolicy, Outcome
 from webhooks.outbox.posting import render_body
-from webhooks.outbox.table import JobTable
 from webhooks.stream import publisher
 
 logger = logging.getLogger(__name__)

@@ -1,9 +1,9 @@
-"""A client's job table: the rows one kind of job lives in, and what the outbox does to any of them.
+"""A client's job table: the rows one kind of job lives in, and what the job system does to any of them.
 
 Every job table has the same columns under the same names: `status` (pending, sending, failed, a
 finished status of its own, dead), `attempt_count`, `max_attempts`, `next_attempt_at`, `claimed_at`,
 `claim_token`, `dead_at` and `last_error` (the mirror's and the stream's tables take them from
-core.job_columns.JobColumns; deliveries, older, declare their own). The outbox keeps one table per
+jobs.columns.JobColumns; deliveries, older, declare their own). The job system keeps one table per
 client rather than one table for every job: a delivery's columns (target, signature secret, dispatch
 id, response excerpts) and a mirror job's (integration, chat, order per chat) share nothing else, and
 each table keeps the partial indexes its own claim reads.

@@ -25,9 +25,9 @@ from django.db import transaction
 from django.db.models import Model, Q
 from django.utils import timezone
 
-from webhooks.outbox.lease import Keeper
-from webhooks.outbox.policy import DeliveryPolicy, Outcome
-from webhooks.outbox.table import DEAD, FAILED, PENDING, SENDING, WAITING, JobTable
+from jobs.lease import Keeper
+from jobs.policy import DeliveryPolicy, Outcome
+from jobs.table import DEAD, FAILED, PENDING, SENDING, WAITING, JobTable
 
 logger = logging.getLogger(__name__)
 
@@ -114,11 +114,13 @@ def finish(client: OrderedClient, job: Any, error: Exception | None) -> str:
     return settled.outcome
 
 
-def drain(client: OrderedClient, group: tuple[Any, ...]) -> int:
+def drain(client: OrderedClient, group: tuple[Any, ...], *, limit: int | None = None) -> int:
     """Run the group's due jobs in order, one at a time; how many were run. A job left waiting for its
-    retry stops the drain (it is the group's head and not due); a dead one lets the next go."""
+    retry stops the drain (it is the group's head and not due); a dead one lets the next go. With
+    `limit`, at most that many jobs: a client whose groups take turns hints the group again when the
+    limit was reached (its next turn waits behind the other groups' hints)."""
     handled = 0
-    while (job := claim_head(client, group)) is not None:
+    while (limit is None or handled < limit) and (job := claim_head(client, group)) is not None:
         error: Exception | None = None
         try:
             with client.keeper.claim(job.claim_token):  # renewed while the attempt is on its way

@@ -1,4 +1,4 @@
-"""The columns every outbox job table shares (webhooks.outbox.table reads them by these names): an
+"""The columns every job table shares (jobs.table reads them by these names): an
 abstract model, so a client's table declares only its own columns, its statuses and its indexes."""
 
 from __future__ import annotations

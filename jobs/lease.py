@@ -3,7 +3,7 @@ short and a killed worker's jobs are free again within seconds.
 
 A claim is taken for its table's lease (`claimed_at`); an attempt may take longer than that (a
 receiver's timeout). One daemon thread per keeper renews, every quarter lease, the claims held for
-longer than that: one UPDATE of `claimed_at` for all of them (webhooks.outbox.table), and the slot keys'
+longer than that: one UPDATE of `claimed_at` for all of them (jobs.table), and the slot keys'
 expiry in the cache. A worker killed with SIGKILL stops renewing, so its claims lapse one lease after
 its last beat and the sweeper (or a new worker's start-up sweep) hands them over. Drains that end within
 a quarter lease, the usual case, never touch the database here.
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.db import connection
 
-from webhooks.outbox.table import JobTable
+from jobs.table import JobTable
 
 logger = logging.getLogger(__name__)
 
