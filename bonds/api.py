@@ -80,14 +80,21 @@ class BondSerializer(serializers.Serializer):
     )
     covered_payment_probability = serializers.FloatField(
         allow_null=True,
-        help_text="Probability of being paid for an amount within the FGC limit (BRL 250,000 per taxpayer "
-        "per institution): at least 0.999 on FGC-covered offers, payment_probability elsewhere. JSON only.",
+        help_text="Probability of being paid counting the FGC: in a default the FGC pays the share of what "
+        "is owed then (principal plus interest, for the amount) within BRL 250,000 per taxpayer per "
+        "institution; at least 0.999 while that stays under the limit; payment_probability elsewhere. "
+        "JSON only.",
     )
     liquidity_kind = serializers.ChoiceField(
         choices=["redemption", "sale"],
         allow_null=True,
         help_text="How money comes back before maturity: redemption (by the issuer, at the contract rate) or "
         "sale (at the market price: Tesouro Direto, D+1); null when it does not. JSON only.",
+    )
+    fgc_covered_share = serializers.FloatField(
+        allow_null=True,
+        help_text="Share (0-1) of what is owed at maturity (for `amount`, else the minimum investment) that "
+        "the FGC's BRL 250,000 covers; null where there is no FGC. JSON and CSV (after the seed's columns).",
     )
 
 
@@ -128,6 +135,10 @@ class AssumptionsSerializer(serializers.Serializer):
     """What every figure of the list was computed from (OpenAPI component `Assumptions`)."""
 
     projection_date = serializers.DateField()
+    settlement_date = serializers.DateField(
+        help_text="The day an order placed now settles (today on an ANBIMA business day, else the next one): "
+        "every figure counts its days, income-tax and IOF brackets and coupons from it."
+    )
     survey_date = serializers.DateField(allow_null=True, help_text="Focus survey date of the annual medians.")
     meetings_survey_date = serializers.DateField(
         allow_null=True, help_text="Focus survey date of the per-meeting medians."

@@ -29,6 +29,7 @@ FIGURE_FIELDS = (
     "payment_probability",
     "net_return_cdi_percent",
     "covered_payment_probability",
+    "fgc_covered_share",
 )
 
 
@@ -44,31 +45,57 @@ def bond_probability(*, bond: Bond, years: float) -> float | None:
     return finance.payment_probability(bond.rating, years, sovereign=sovereign, national=national)
 
 
-def bond_figures(*, bond: Bond, today: date, projection: finance.Projection | None) -> tuple:
-    """The FIGURE_FIELDS of a bond bought today (for its minimum investment): net, real, payment
-    probability, tax-equivalent rate and the probability within the FGC limit."""
+def bond_figures(
+    *, bond: Bond, today: date, projection: finance.Projection | None, amount: float | None = None
+) -> tuple:
+    """The FIGURE_FIELDS of a bond ordered today for `amount` (default: its minimum investment), as
+    of the order's settlement date (today when it is a business day, else the next one): net, real,
+    payment probability, tax-equivalent rate, the probability of being paid counting the FGC on what
+    is owed, and the share of what is owed at maturity the FGC covers."""
+    amount = bond.min_investment if amount is None else amount
+    start = finance.settlement_date(today)
     result = finance.offer_returns(
         index=bond.index,
         rate=bond.rate,
-        start=today,
+        start=start,
         maturity=bond.maturity_date,
         projection=projection,
         tax_free=bond.tax_free,
-        custody_fee=custody_fee_for(
-            product=bond.product, index=bond.index, amount=bond.min_investment, name=bond.name
-        ),
+        custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name),
         coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
     )
-    years = max(0, (bond.maturity_date - today).days) / 365.25
+    years = max(0, (bond.maturity_date - start).days) / 365.25
     probability = bond_probability(bond=bond, years=years)
-    covered = finance.covered_payment_probability(probability, fgc_protection=bond.fgc_protection)
+    # What is owed grows at the gross rate (principal plus interest, before fees and taxes).
+    growth = result.gross_factor or 1.0
+    covered = finance.covered_payment_probability(
+        probability,
+        fgc_protection=bond.fgc_protection,
+        amount=amount,
+        growth=growth,
+        years=years,
+        survival=lambda t: bond_probability(bond=bond, years=t),
+    )
+    share = finance.fgc_covered_share(amount=amount, growth=growth, fgc_protection=bond.fgc_protection)
     return (
         _round(result.net_annualized),
         _round(result.real_annualized),
         _round(probability),
         _round(result.cdi_equivalent),
         _round(covered),
+        _round(share),
     )
+
+
+def figures_for_amount(
+    *, bond: Bond, today: date, projection: finance.Projection | None, amount: float
+) -> Bond:
+    """`bond` (in memory, not saved) with its FIGURE_FIELDS computed for `amount`: what the listing with
+    `amount=` shows and what project_bond says for that amount."""
+    figures = bond_figures(bond=bond, today=today, projection=projection, amount=amount)
+    for name, value in zip(FIGURE_FIELDS, figures, strict=True):
+        setattr(bond, name, value)
+    return bond
 
 
 @transaction.atomic

@@ -109,6 +109,12 @@ class Bond(models.Model):
         blank=True,
         help_text="Probability of being paid for an amount within the FGC limit (the issuer's elsewhere).",
     )
+    fgc_covered_share = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Share (0-1) of what is owed at maturity, for the minimum investment, that the FGC's BRL "
+        "250,000 covers; empty where there is no FGC.",
+    )
     net_annualized_return = models.FloatField(null=True, blank=True)
     real_annualized_return = models.FloatField(null=True, blank=True)
     net_return_cdi_percent = models.FloatField(

@@ -70,14 +70,15 @@ def custody_fee_for(*, product: str, index: str, amount: float, name: str = "") 
 def bond_net_amount_at_maturity(
     *, bond: Bond, amount: float, start: date | None = None, snapshot: ProjectionSnapshot | None = None
 ) -> finance.AmountProjection:
-    """What `amount` BRL invested in `bond` today becomes by maturity (gross, fees, tax, net); a
-    coupon bond's flows summed."""
+    """What `amount` BRL invested in `bond` by an order placed on `start` (default today) becomes by
+    maturity (gross, fees, tax, net), counted from the order's settlement date; a coupon bond's flows
+    summed."""
     snapshot = snapshot or projection_latest()
     return finance.project_amount(
         amount=amount,
         index=bond.index,
         rate=bond.rate,
-        start=start or timezone.localdate(),
+        start=finance.settlement_date(start or timezone.localdate()),
         maturity=bond.maturity_date,
         projection=projection_of(snapshot),
         tax_free=bond.tax_free,
@@ -104,6 +105,7 @@ def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dic
     poupanca = finance.poupanca_annual_return(projection, today, tr)
     return {
         "projection_date": snapshot.date.isoformat(),
+        "settlement_date": finance.settlement_date(today).isoformat(),
         "survey_date": None if snapshot.focus_date is None else snapshot.focus_date.isoformat(),
         "meetings_survey_date": (
             None if snapshot.meetings_focus_date is None else snapshot.meetings_focus_date.isoformat()

@@ -31,11 +31,13 @@ from bonds.finance.copom import (
 )
 from bonds.finance.credit import (
     EM_CUMULATIVE_DEFAULT_PCT,
+    FGC_GLOBAL_LIMIT_PER_FOUR_YEARS,
     FGC_LIMIT_PER_INSTITUTION,
     FGC_SHORTFALL,
     NATIONAL_TO_GLOBAL,
     covered_payment_probability,
     cumulative_default_pct,
+    fgc_covered_share,
     payment_probability,
     rating_bucket,
     rating_position,
@@ -48,6 +50,7 @@ from bonds.finance.daycount import (
     holidays,
     is_business_day,
     next_business_day,
+    settlement_date,
 )
 from bonds.finance.path import DEFAULT_CDI_GAP, PathStep, Projection
 from bonds.finance.returns import (
@@ -80,6 +83,7 @@ __all__ = [
     "COPOM_SOURCE",
     "DEFAULT_CDI_GAP",
     "EM_CUMULATIVE_DEFAULT_PCT",
+    "FGC_GLOBAL_LIMIT_PER_FOUR_YEARS",
     "FGC_LIMIT_PER_INSTITUTION",
     "FGC_SHORTFALL",
     "INCOME_TAX_TABLE",
@@ -110,6 +114,7 @@ __all__ = [
     "custody_fee_rate",
     "dated_meeting",
     "easter",
+    "fgc_covered_share",
     "gross_factor",
     "has_year",
     "holidays",
@@ -131,4 +136,5 @@ __all__ = [
     "project_amount",
     "rating_bucket",
     "rating_position",
+    "settlement_date",
 ]

@@ -241,8 +241,10 @@ def coupon_flows(
         held = factor / price * sum(real[j] * _compounded(rate, du - dus[j]) for j in range(k, len(days)))
         fee = held * (1.0 - (1.0 - custody_fee) ** ((day - previous).days / 365.0))
         gross = real[k] * factor / price
-        income = gross - fee - (1.0 if k == len(days) - 1 else 0.0)
-        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free)
+        last = k == len(days) - 1
+        income = gross - fee - (1.0 if last else 0.0)
+        # A coupon pays income tax only; the payment at maturity is the redemption (IOF within 30 days).
+        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free, redemption=last)
         flows.append(CashFlow(day, du, (day - start).days, gross, fee, iof, income_tax))
         previous = day
     return flows
@@ -277,7 +279,7 @@ def _interest_flows(
             updated, interest = 1.0, factor - 1.0
         fee = (updated + interest) * (1.0 - (1.0 - custody_fee) ** ((day - previous).days / 365.0))
         income = interest - fee + (updated - 1.0 if last else 0.0)
-        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free)
+        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free, redemption=last)
         gross = interest + (updated if last else 0.0)
         flows.append(
             CashFlow(day, business_days(start, day), (day - start).days, gross, fee, iof, income_tax)

@@ -82,6 +82,7 @@ def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
         return None
     return Assumptions(
         projection_date=snapshot.date,
+        settlement_date=listed["settlement_date"],
         focus_survey_date=snapshot.focus_date,
         selic_target_pct=snapshot.selic_current,
         cdi_pct=snapshot.cdi_current,
@@ -146,6 +147,7 @@ def bond_item(
         grace_period_days=bond.grace_period_days,
         net_return_cdi_percent=bond.net_return_cdi_percent,
         covered_payment_probability=bond.covered_payment_probability,
+        fgc_covered_share=bond.fgc_covered_share,
         liquidity_kind=bond.liquidity_kind,
         years_to_maturity=round(max(0, (bond.maturity_date - today).days) / DAYS_PER_YEAR, 2),
         projection=None if amount is None else _outcome(bond, amount, snapshot),

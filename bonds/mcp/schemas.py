@@ -77,8 +77,15 @@ class BondItem(BaseModel):
         "must pay to net the same (1.1 = 110% of CDI)."
     )
     covered_payment_probability: float | None = Field(
-        description="Probability of being paid for an amount within the FGC limit (BRL 250,000 per CPF "
-        "per institution): at least 0.999 on FGC-covered offers, payment_probability elsewhere."
+        description="Probability of being paid counting the FGC: in a default the FGC pays the share of "
+        "what is owed then (principal plus interest, for the amount) within BRL 250,000 per CPF per "
+        "institution; at least 0.999 on FGC-covered offers while that stays under the limit; "
+        "payment_probability elsewhere."
+    )
+    fgc_covered_share: float | None = Field(
+        default=None,
+        description="Share (0-1) of what is owed at maturity (for the amount, else the minimum investment) "
+        "the FGC covers; null where there is no FGC.",
     )
     liquidity_kind: Literal["redemption", "sale"] | None = Field(
         description="How money comes back before maturity: 'redemption' by the issuer at the contract "
@@ -106,6 +113,11 @@ class Assumptions(BaseModel):
     """The projections every return is computed from (BCB Focus medians and current rates, in %)."""
 
     projection_date: date | None = Field(description="Date of the projection snapshot used.")
+    settlement_date: date | None = Field(
+        default=None,
+        description="The day an order placed now settles (today on an ANBIMA business day, else the next "
+        "one): every figure counts its days, tax brackets and coupons from it.",
+    )
     focus_survey_date: date | None = Field(description="Survey date of the Focus medians.")
     selic_target_pct: float | None = Field(description="Current Selic target, % a year.")
     cdi_pct: float | None = Field(description="Current CDI, % a year (SGS 4389).")
