@@ -11,7 +11,6 @@ from django.utils import timezone
 from bonds import finance
 from bonds.models import Bond, Issuer, Product, ProjectionSnapshot
 from bonds.projections import custody_fee_for, projection_latest, projection_of
-from bonds.replies import data_version_bump
 
 # Federal bonds are the sovereign's whoever sells them: Tesouro Direto and federal bonds bought from a
 # broker (`tpf`) have the domestic risk-free payment probability, never the broker's rating.
@@ -119,16 +118,3 @@ def bond_returns_recompute(
         changed.append(bond)
     Bond.objects.bulk_update(changed, [*FIGURE_FIELDS, "returns_computed_on", "updated_at"], batch_size=500)
     return len(changed)
-
-
-@transaction.atomic
-def issuer_rating_apply(*, issuer: Issuer, previous: str | None) -> int:
-    """After staff change an issuer's rating: offers that carried the previous issuer rating (not one
-    of their own from a feed) take the new one, and payment probabilities are recomputed."""
-    bonds = Bond.objects.filter(issuer=issuer)
-    bonds = bonds.filter(rating__isnull=True) if previous is None else bonds.filter(rating=previous)
-    changed = bonds.update(rating=issuer.rating, updated_at=timezone.now())
-    if changed:
-        bond_returns_recompute()
-        data_version_bump()
-    return changed

@@ -47,13 +47,8 @@ FEDERAL_PRODUCTS = (Product.TD.value, Product.TPF.value)
 # The documented, stable order: best net return first (bonds without one last), then name, bank,
 # maturity, and the id as the final tie-breaker. A `sort` puts its field first and keeps these after
 # it, so ties are broken the same way every time.
-DEFAULT_ORDER: tuple = (
-    F("net_annualized_return").desc(nulls_last=True),
-    "name",
-    "bank",
-    "maturity_date",
-    "id",
-)
+TIE_ORDER: tuple[str, ...] = ("name", "bank", "maturity_date", "id")
+DEFAULT_ORDER: tuple = (F("net_annualized_return").desc(nulls_last=True), *TIE_ORDER)
 
 
 def _sortable(name: str) -> bool:

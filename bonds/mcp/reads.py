@@ -17,7 +17,9 @@ from accounts.authentication import bearer_or_query_key
 from accounts.netaddr import client_address_of
 from bonds import finance, statuses
 from bonds.access import bonds_access_status
+from bonds.figures import figures_for_amount
 from bonds.filters import BondFilters, parse_filters
+from bonds.for_amount import bonds_for_amount
 from bonds.mcp.schemas import (
     AmountOutcome,
     Assumptions,
@@ -34,6 +36,7 @@ from bonds.projections import (
     custody_fee_for,
     listing_assumptions,
     projection_latest,
+    projection_of,
 )
 from bonds.replies import bond_list
 
@@ -220,10 +223,12 @@ def bonds_for_agent(*, status: str, filters: BondFilters, sort: SortOrder, limit
     if status == statuses.PREVIEW:
         cap = min(cap, settings.BONDS_PREVIEW_LIMIT)
     snapshot = projection_latest()
-    bonds = [bond_item(bond, today=today, amount=amount, snapshot=snapshot) for bond in queryset[:cap]]
+    # With an amount, every figure is the amount's (as GET /bonds/api/?amount= lists them).
+    found = queryset if amount is None else bonds_for_amount(queryset=queryset, filters=filters, today=today)
+    bonds = [bond_item(bond, today=today, amount=amount, snapshot=snapshot) for bond in found[:cap]]
     return empty.model_copy(
         update={
-            "matching": queryset.count(),
+            "matching": queryset.count() if amount is None else len(found),
             "returned": len(bonds),
             "bonds": bonds,
             "assumptions": assumptions_of(snapshot),
@@ -297,8 +302,17 @@ def _projection_notes(
             f"The maturity is not a business day: paid on {returns.payment_date.isoformat()}, and days, "
             "income tax and IOF count to then."
         )
-    if bond.fgc_protection and amount > finance.FGC_LIMIT_PER_INSTITUTION:
-        notes.append("The FGC covers at most BRL 250,000 per CPF per institution; the rest is issuer risk.")
+    owed = None if returns.gross_factor is None else amount * returns.gross_factor
+    if bond.fgc_protection and owed is not None and owed > finance.FGC_LIMIT_PER_INSTITUTION:
+        notes.append(
+            f"What is owed at maturity (about BRL {owed:,.2f}, principal plus interest) exceeds the FGC's "
+            "BRL 250,000 per CPF per institution: the rest is issuer risk (see fgc_covered_share)."
+        )
+    if bond.fgc_protection:
+        notes.append(
+            "The FGC also caps what it pays one CPF at BRL 1,000,000 every four years across institutions, "
+            "and counts every deposit the CPF has at this institution: not modelled here."
+        )
     if bond.liquidity_kind == "sale":
         notes.append(
             "Before maturity it can only be sold at the day's market price (D+1), which may be below the "
@@ -348,7 +362,12 @@ def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjection
     ]
     return result.model_copy(
         update={
-            "bond": bond_item(bond, today=result.today),
+            "bond": bond_item(
+                figures_for_amount(
+                    bond=bond, today=result.today, projection=projection_of(snapshot), amount=amount
+                ),
+                today=result.today,
+            ),
             "business_days": returns.du,
             "calendar_days": returns.dc,
             "income_tax_rate": returns.tax_rate,
