@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 # S&P Global, 2024 Annual Global Corporate Default and Rating Transition Study (27 Mar 2025), Table
 # 25 (emerging markets), average cumulative default rates in % after 1..10 years. AAA and AA are 0
@@ -120,7 +120,13 @@ def _between(low: float, high: float, share: float) -> float:
 def cumulative_default_pct(position: float) -> tuple[float, ...]:
     """Cumulative default rates (%) after 1..10 years at a notch position: the table's letter rows
     at their middle notches, geometric in between; below CCC the B -> CCC step of the survival
-    (1 - CDR) per notch goes on, so CC and C default more than CCC but never surely."""
+    (1 - CDR) per notch goes on, so CC and C default more than CCC but never surely. A cumulative
+    rate never falls with the term (the running maximum year by year): the step below CCC shrinks
+    between years 3 and 4, which had made brC's survival rise from 0.6008 to 0.6029."""
+    return tuple(accumulate(_cumulative_default_pct(position), max))
+
+
+def _cumulative_default_pct(position: float) -> tuple[float, ...]:
     rows = [(place, EM_CUMULATIVE_DEFAULT_PCT[letters]) for place, letters in _ANCHORS]
     if position <= rows[0][0]:
         return rows[0][1]
