@@ -10,6 +10,7 @@ has succeeded the demo leaves Tesouro titles alone."""
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from typing import TextIO
 
 from django.conf import settings
@@ -102,6 +103,7 @@ def tesouro_offers(market: Market) -> list[Offer]:
                 4,
             )
         offset = 19 if "Renda+" in label else 4 if "Educa+" in label else 0
+        terms = tesouro.title_terms(label.lower(), Decimal(3500))  # R$ 35 unless the title says otherwise
         offers.append(
             Offer(
                 natural_key=tesouro.natural_key(label, maturity_date),
@@ -112,8 +114,7 @@ def tesouro_offers(market: Market) -> list[Offer]:
                 index=index,
                 rate=rate,
                 maturity_date=maturity_date,
-                min_investment=35.0,
-                early_withdrawal=True,
+                **terms,
             )
         )
     return offers
