@@ -125,9 +125,15 @@ CdiStepSerializer = type(
 
 class PoupancaSerializer(serializers.Serializer):
     annual_return = serializers.FloatField(
-        allow_null=True, help_text="A savings account over the next 12 months on this path (tax-free)."
+        allow_null=True,
+        help_text="A savings account over the next 12 months on this path (tax-free); null without a TR.",
     )
-    tr_monthly = serializers.FloatField(help_text="TR assumed, decimal a month.")
+    tr_monthly = serializers.FloatField(
+        allow_null=True, help_text="The TR in force (SGS 226), decimal a month; null when none is known."
+    )
+    tr_date = serializers.DateField(
+        allow_null=True, help_text="The day that TR's month starts (its SGS 226 `data`)."
+    )
     tr_source = serializers.CharField(help_text="Where the TR comes from (SGS 226), or that it is unknown.")
 
 

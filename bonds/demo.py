@@ -64,6 +64,8 @@ DEMO_SELIC = {"2026": 14.0, "2027": 12.25, "2028": 10.5, "2029": 10.0, "2030": 1
 DEMO_IPCA = {"2026": 4.46, "2027": 4.0, "2028": 3.75, "2029": 3.5, "2030": 3.5}
 DEMO_MEETINGS = {"R8/2026": 14.0, "R1/2027": 13.5, "R2/2027": 13.0}
 DEMO_CURRENT = {"selic_current": 14.25, "cdi_current": 14.15, "cdi_gap": 0.10, "ipca_12m": 4.68}
+# The TR in force in the demo (SGS 226 ran about 0.17% a month in late 2026), dated the snapshot's day.
+DEMO_TR_MONTHLY = 0.1698
 
 
 def demo_snapshot(today: date) -> ProjectionSnapshot:
@@ -74,6 +76,8 @@ def demo_snapshot(today: date) -> ProjectionSnapshot:
         focus_date=today,
         selic_by_meeting=DEMO_MEETINGS,
         meetings_focus_date=today,
+        tr_monthly=DEMO_TR_MONTHLY,
+        tr_date=today,
         **DEMO_CURRENT,
     )
 

@@ -162,7 +162,10 @@ class ProjectionSnapshot(models.Model):
         null=True, blank=True, help_text="Selic target - CDI on the latest day SGS has both (432, 4389), pp."
     )
     tr_monthly = models.FloatField(
-        null=True, blank=True, help_text="TR (SGS 226), the latest value, % a month (poupança benchmark)."
+        null=True, blank=True, help_text="TR (SGS 226) in force, % a month (poupança benchmark)."
+    )
+    tr_date = models.DateField(
+        null=True, blank=True, help_text="The day the TR in force starts (its SGS 226 `data`)."
     )
     copom_calendar = models.JSONField(
         default=dict,

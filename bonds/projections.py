@@ -89,9 +89,6 @@ def bond_net_amount_at_maturity(
 
 # --- What the listing assumed -----------------------------------------------------------------------
 
-# Poupança's TR when SGS has given none: the rule then pays its 0.5% a month (or 70% of Selic) alone.
-TR_UNKNOWN = 0.0
-
 
 def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dict | None:
     """The `assumptions` of a JSON listing: the CDI path every cdi*/cdi+/selic figure compounds over
@@ -100,9 +97,10 @@ def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dic
     projection = projection_of(snapshot)
     if snapshot is None or projection is None:
         return None
-    tr_known = snapshot.tr_monthly is not None
-    tr = snapshot.tr_monthly / 100 if tr_known else TR_UNKNOWN
-    poupanca = finance.poupanca_annual_return(projection, today, tr)
+    # No TR known (SGS 226 never answered): no benchmark rather than one with TR = 0, which understated
+    # poupança by about 2 pp a year.
+    tr = None if snapshot.tr_monthly is None else snapshot.tr_monthly / 100
+    poupanca = None if tr is None else finance.poupanca_annual_return(projection, today, tr)
     return {
         "projection_date": snapshot.date.isoformat(),
         "settlement_date": finance.settlement_date(today).isoformat(),
@@ -127,6 +125,7 @@ def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dic
         "poupanca": {
             "annual_return": poupanca,
             "tr_monthly": tr,
-            "tr_source": "SGS 226, latest value" if tr_known else "unknown: taken as 0",
+            "tr_date": None if snapshot.tr_date is None else snapshot.tr_date.isoformat(),
+            "tr_source": "SGS 226, the TR in force" if tr is not None else "unknown (SGS 226 gave none)",
         },
     }

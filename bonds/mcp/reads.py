@@ -103,6 +103,7 @@ def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
         cdi_path=[CdiStep(start=step.pop("from"), **step) for step in listed["cdi_path"]],
         poupanca_annual_return=listed["poupanca"]["annual_return"],
         tr_monthly=listed["poupanca"]["tr_monthly"],
+        tr_date=listed["poupanca"]["tr_date"],
     )
 
 

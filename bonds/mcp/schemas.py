@@ -139,7 +139,10 @@ class Assumptions(BaseModel):
     poupanca_annual_return: float | None = Field(
         default=None, description="Savings account (poupança) over the next 12 months on this path, tax-free."
     )
-    tr_monthly: float | None = Field(default=None, description="TR assumed for poupança, decimal a month.")
+    tr_monthly: float | None = Field(
+        default=None, description="The TR in force (SGS 226) for poupança, decimal a month; null if unknown."
+    )
+    tr_date: date | None = Field(default=None, description="The day that TR's month starts (SGS 226 `data`).")
 
 
 class BondListResult(BaseModel):
