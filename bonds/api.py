@@ -117,7 +117,15 @@ CdiStepSerializer = type(
             help_text="The Copom meeting whose decision starts this step (R1/2027); else null.",
         ),
         "estimated_date": serializers.BooleanField(
-            help_text="The meeting's date is estimated: not yet in BCB's calendar (a year before + 52 weeks)."
+            help_text="The meeting's date is estimated: not yet in BCB's calendar (a year before + 52 weeks, "
+            "moved off weekends and holidays)."
+        ),
+        "median_source": serializers.ChoiceField(
+            choices=["focus-meeting", "focus-year-end", "kept"],
+            allow_null=True,
+            help_text="Whence the meeting's target: its Focus median (as published), the Focus year-end "
+            "median (at the year's last meeting), or kept from the previous step (Focus does not name the "
+            "meeting); null for today's target.",
         ),
     },
 )

@@ -41,23 +41,26 @@ def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | N
     )
 
 
-def meeting_path(snapshot: ProjectionSnapshot) -> tuple[dict[date, float], dict[date, tuple[str, bool]]]:
-    """Every meeting Focus names, dated: by BCB's calendar as the refresh read it (over the fallback
-    data file), else at an estimated date (the same meeting a year before plus 52 weeks, flagged).
-    Meetings already held when the snapshot was taken are dropped: SGS's current target is the fact.
-    Returns the medians by decision day (decimals) and each day's (meeting, estimated)."""
-    calendar = finance.calendar_with_fallback(snapshot.copom_calendar)
-    meetings: dict[date, float] = {}
-    names: dict[date, tuple[str, bool]] = {}
-    for code, median in sorted(
-        (snapshot.selic_by_meeting or {}).items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)
-    ):
-        dated = finance.dated_meeting(code, calendar)
-        if dated is None or dated.day < snapshot.date or dated.day in meetings:
-            continue
-        meetings[dated.day] = float(median) / 100
-        names[dated.day] = (dated.code, dated.estimated)
-    return meetings, names
+def meeting_path(
+    snapshot: ProjectionSnapshot,
+) -> tuple[dict[date, float], dict[date, tuple[str, bool, str | None]]]:
+    """Every ordinary Copom meeting (eight a year) from the snapshot's day through the last year Focus
+    has a median for, dated by BCB's calendar as the refresh read it (over the fallback data file) or
+    estimated (the same meeting a year before plus 52 weeks, off weekends and holidays, flagged); each
+    with its Focus median as published, the year-end median at a year's last meeting, or the previous
+    target kept (bonds.finance.meetings_on_path). Meetings already held are dropped: SGS's current
+    target is the fact. Returns the targets by decision day (decimals) and each day's (meeting,
+    estimated, source)."""
+    meetings = finance.meetings_on_path(
+        calendar=finance.calendar_with_fallback(snapshot.copom_calendar),
+        medians={code: float(v) / 100 for code, v in (snapshot.selic_by_meeting or {}).items()},
+        year_end={int(year): float(v) / 100 for year, v in (snapshot.selic_by_year or {}).items()},
+        after=snapshot.date,
+        current=None if snapshot.selic_current is None else snapshot.selic_current / 100,
+    )
+    targets = {meeting.day: meeting.target for meeting in meetings}
+    names = {meeting.day: (meeting.code, meeting.estimated, meeting.source) for meeting in meetings}
+    return targets, names
 
 
 def custody_fee_for(*, product: str, index: str, amount: float, name: str = "") -> float:
@@ -117,6 +120,7 @@ def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dic
                 "selic_target": step.selic_target,
                 "meeting": step.meeting,
                 "estimated_date": step.estimated_date,
+                "median_source": step.median_source,
             }
             for step in projection.path_from(today)
         ],

@@ -107,6 +107,11 @@ class CdiStep(BaseModel):
     selic_target: float = Field(description="Projected Selic target, a year, decimal.")
     meeting: str | None = Field(description="The Copom meeting starting the step (R1/2027), else null.")
     estimated_date: bool = Field(description="The meeting's date is estimated (not yet in BCB's calendar).")
+    median_source: Literal["focus-meeting", "focus-year-end", "kept"] | None = Field(
+        default=None,
+        description="Whence the meeting's target: its Focus median as published, the Focus year-end median "
+        "(at the year's last meeting), or kept from the previous step (Focus does not name the meeting).",
+    )
 
 
 class Assumptions(BaseModel):
