@@ -96,6 +96,17 @@ class BondSerializer(serializers.Serializer):
         help_text="Share (0-1) of what is owed at maturity (for `amount`, else the minimum investment) that "
         "the FGC's BRL 250,000 covers; null where there is no FGC. JSON and CSV (after the seed's columns).",
     )
+    payment_schedule = serializers.ChoiceField(
+        choices=["bullet", "semiannual", "monthly", "quarterly", "annual", "instalments", "unknown"],
+        help_text="How it pays: bullet (all at maturity), coupons or interest every N months, instalments "
+        "(Tesouro Renda+ 240 monthly, Educa+ 60), or unknown (a debenture, CRI or CRA whose source says "
+        "nothing: computed as a bullet). JSON and CSV.",
+    )
+    first_payment_date = serializers.DateField(
+        allow_null=True,
+        help_text="The first payment after settlement: a coupon, the first instalment, or the maturity's "
+        "payment (maturity_date is the last payment). JSON and CSV.",
+    )
 
 
 # One step of the projected CDI path (OpenAPI component `CdiStep`). Its first field is `from`, a

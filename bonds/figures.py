@@ -29,6 +29,8 @@ FIGURE_FIELDS = (
     "net_return_cdi_percent",
     "covered_payment_probability",
     "fgc_covered_share",
+    "payment_schedule",
+    "first_payment_date",
 )
 
 
@@ -50,9 +52,11 @@ def bond_figures(
     """The FIGURE_FIELDS of a bond ordered today for `amount` (default: its minimum investment), as
     of the order's settlement date (today when it is a business day, else the next one): net, real,
     payment probability, tax-equivalent rate, the probability of being paid counting the FGC on what
-    is owed, and the share of what is owed at maturity the FGC covers."""
+    is owed, the share of what is owed at maturity the FGC covers, how it pays (`payment_schedule`)
+    and the day of its first payment after settlement."""
     amount = bond.min_investment if amount is None else amount
     start = finance.settlement_date(today)
+    terms = finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months)
     result = finance.offer_returns(
         index=bond.index,
         rate=bond.rate,
@@ -61,7 +65,7 @@ def bond_figures(
         projection=projection,
         tax_free=bond.tax_free,
         custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name),
-        coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
+        coupon=terms,
     )
     years = max(0, (bond.maturity_date - start).days) / 365.25
     probability = bond_probability(bond=bond, years=years)
@@ -76,6 +80,8 @@ def bond_figures(
         survival=lambda t: bond_probability(bond=bond, years=t),
     )
     share = finance.fgc_covered_share(amount=amount, growth=growth, fgc_protection=bond.fgc_protection)
+    days = [flow.day for flow in result.flows] or [result.payment_date]
+    matured = result.du <= 0  # nothing left to pay: no schedule, no payment
     return (
         _round(result.net_annualized),
         _round(result.real_annualized),
@@ -83,6 +89,8 @@ def bond_figures(
         _round(result.cdi_equivalent),
         _round(covered),
         _round(share),
+        "" if matured else finance.payment_schedule(terms=terms, product=bond.product),
+        None if matured else days[0],
     )
 
 

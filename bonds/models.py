@@ -115,6 +115,18 @@ class Bond(models.Model):
         help_text="Share (0-1) of what is owed at maturity, for the minimum investment, that the FGC's BRL "
         "250,000 covers; empty where there is no FGC.",
     )
+    payment_schedule = models.CharField(
+        max_length=12,
+        blank=True,
+        default="",
+        help_text="How it pays: bullet, semiannual, monthly, quarterly, annual, instalments, or unknown (the "
+        "source says nothing: computed as a bullet).",
+    )
+    first_payment_date = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The first payment after settlement (a coupon, an instalment, or the maturity's payment).",
+    )
     net_annualized_return = models.FloatField(null=True, blank=True)
     real_annualized_return = models.FloatField(null=True, blank=True)
     net_return_cdi_percent = models.FloatField(

@@ -50,12 +50,13 @@ EXTRA_JSON_FIELDS: tuple[str, ...] = (
 )
 # Bonds v4's row fields: in the JSON after those, and in the CSV after the seed's 16 columns (which stay
 # first and in their order).
-ADDED_FIELDS: tuple[str, ...] = ("fgc_covered_share",)
+ADDED_FIELDS: tuple[str, ...] = ("fgc_covered_share", "payment_schedule", "first_payment_date")
 # JSON only, before them: Ponte's id of the offer (kept across refreshes; what MCP project_bond takes).
 JSON_FIELDS: tuple[str, ...] = ("id", *BOND_FIELDS, *EXTRA_JSON_FIELDS, *ADDED_FIELDS)
 # The CSV's columns: the seed's, then the added ones; and where each is in a row.
 CSV_FIELDS: tuple[str, ...] = (*BOND_FIELDS, *ADDED_FIELDS)
 CSV_POSITIONS: tuple[int, ...] = tuple(JSON_FIELDS.index(name) for name in CSV_FIELDS)
+DATE_FIELDS = ("maturity_date", "first_payment_date")
 BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
 NUMBER_FIELDS = frozenset(
     {
@@ -74,9 +75,9 @@ JSON_CONTENT_TYPE = "application/json"
 
 def bond_dict(row: Sequence[Any]) -> dict[str, Any]:
     item = dict(zip(JSON_FIELDS, row, strict=True))
-    maturity = item["maturity_date"]
-    if isinstance(maturity, date):
-        item["maturity_date"] = maturity.isoformat()
+    for name in DATE_FIELDS:
+        if isinstance(item[name], date):
+            item[name] = item[name].isoformat()
     return item
 
 

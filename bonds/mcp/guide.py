@@ -77,6 +77,20 @@ FIELDS = (
         "least 0.999 while that stays under the limit; payment_probability elsewhere.",
     ),
     (
+        "payment_schedule",
+        "string",
+        "bullet (all at maturity), semiannual/monthly/quarterly/annual (coupons or interest), instalments "
+        "(Tesouro Renda+ 240 and Educa+ 60 monthly payments, each taxed at its own bracket; the return is "
+        "the IRR), or unknown (a debenture, CRI or CRA whose source says nothing: computed as a bullet, "
+        "which overstates the return of a bond that in fact pays interest along the way).",
+    ),
+    (
+        "first_payment_date",
+        "date or null",
+        "The first payment after settlement; maturity_date is the last. The maturity filters read "
+        "maturity_date (the last payment).",
+    ),
+    (
         "fgc_covered_share",
         "number or null",
         "Share (0-1) of what is owed at maturity, for the amount (else the minimum investment), that the "

@@ -152,6 +152,8 @@ def bond_item(
         net_return_cdi_percent=bond.net_return_cdi_percent,
         covered_payment_probability=bond.covered_payment_probability,
         fgc_covered_share=bond.fgc_covered_share,
+        payment_schedule=bond.payment_schedule,
+        first_payment_date=bond.first_payment_date,
         liquidity_kind=bond.liquidity_kind,
         years_to_maturity=round(max(0, (bond.maturity_date - today).days) / DAYS_PER_YEAR, 2),
         projection=None if amount is None else _outcome(bond, amount, snapshot),

@@ -87,6 +87,15 @@ class BondItem(BaseModel):
         description="Share (0-1) of what is owed at maturity (for the amount, else the minimum investment) "
         "the FGC covers; null where there is no FGC.",
     )
+    payment_schedule: str = Field(
+        default="",
+        description="bullet, semiannual, monthly, quarterly, annual, instalments (Renda+ 240, Educa+ 60 "
+        "monthly payments) or unknown (the source says nothing: computed as a bullet).",
+    )
+    first_payment_date: date | None = Field(
+        default=None,
+        description="The first payment after settlement; maturity_date is the last one.",
+    )
     liquidity_kind: Literal["redemption", "sale"] | None = Field(
         description="How money comes back before maturity: 'redemption' by the issuer at the contract "
         "rate, 'sale' at the market price (Tesouro Direto, D+1; it may be below the contract curve); null "
