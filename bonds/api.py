@@ -102,6 +102,12 @@ class BondSerializer(serializers.Serializer):
         "(Tesouro Renda+ 240 monthly, Educa+ 60), or unknown (a debenture, CRI or CRA whose source says "
         "nothing: computed as a bullet). JSON and CSV.",
     )
+    horizon_reachable = serializers.BooleanField(
+        allow_null=True,
+        help_text="With `horizon`: true when the money is back by then at the contract rate (a redemption "
+        "after any grace period, or the maturity; the net and real returns are then if redeemed that day), "
+        "false when not (figures at maturity); null without `horizon`. JSON and CSV.",
+    )
     first_payment_date = serializers.DateField(
         allow_null=True,
         help_text="The first payment after settlement: a coupon, the first instalment, or the maturity's "

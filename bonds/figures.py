@@ -3,7 +3,7 @@ recomputed when offers, projections or an issuer's rating change."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -94,14 +94,50 @@ def bond_figures(
     )
 
 
+def exit_at(*, bond: Bond, today: date, horizon: date) -> bool:
+    """Whether the money can be back by `horizon` at the contract rate: the bond matures by then, or it
+    is redeemable at the contract rate (`liquidity_kind` redemption, a bullet) after its grace period.
+    A sale at the market price is not counted: its price on that day is not projected."""
+    start = finance.settlement_date(today)
+    if bond.maturity_date <= horizon:
+        return True
+    grace = timedelta(days=bond.grace_period_days or 0)
+    bullet = finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months) is None
+    return bond.liquidity_kind == "redemption" and bullet and horizon > start and horizon >= start + grace
+
+
 def figures_for_amount(
-    *, bond: Bond, today: date, projection: finance.Projection | None, amount: float
+    *,
+    bond: Bond,
+    today: date,
+    projection: finance.Projection | None,
+    amount: float,
+    horizon: date | None = None,
 ) -> Bond:
     """`bond` (in memory, not saved) with its FIGURE_FIELDS computed for `amount`: what the listing with
-    `amount=` shows and what project_bond says for that amount."""
+    `amount=` shows and what project_bond says for that amount. With a `horizon`, `horizon_reachable`
+    says whether the money can be back by then at the contract rate, and an offer redeemable before
+    maturity shows its net and real returns (and tax-equivalent rate) if redeemed that day, income tax
+    and IOF by the days held; the others keep their figures at maturity."""
     figures = bond_figures(bond=bond, today=today, projection=projection, amount=amount)
     for name, value in zip(FIGURE_FIELDS, figures, strict=True):
         setattr(bond, name, value)
+    bond.horizon_reachable = None if horizon is None else exit_at(bond=bond, today=today, horizon=horizon)
+    if horizon is not None and bond.horizon_reachable and horizon < bond.maturity_date:
+        early = finance.offer_returns(
+            index=bond.index,
+            rate=bond.rate,
+            start=finance.settlement_date(today),
+            maturity=horizon,
+            projection=projection,
+            tax_free=bond.tax_free,
+            custody_fee=custody_fee_for(
+                product=bond.product, index=bond.index, amount=amount, name=bond.name
+            ),
+        )
+        bond.net_annualized_return = _round(early.net_annualized)
+        bond.real_annualized_return = _round(early.real_annualized)
+        bond.net_return_cdi_percent = _round(early.cdi_equivalent)
     return bond
 
 

@@ -1,8 +1,9 @@
-"""The list with every figure computed for the amount asked (`amount=`): custody fee by amount and the
-FGC on what that amount grows to. Without `amount` the stored figures (for each offer's minimum
-investment, written by the refresh) are listed as they are; with one, the rows whose figures depend on
-the amount are recomputed in the request, then the list is ordered in Python exactly as the database
-orders the stored figures (the reply is cached per amount, so this runs once per distinct query)."""
+"""The list with every figure computed for the amount asked (`amount=`: custody fee by amount and the
+FGC on what that amount grows to) and for an exit before maturity (`horizon=`). Without either, the
+stored figures (for each offer's minimum investment, written by the refresh) are listed as they are;
+with them, the rows whose figures depend on the query are recomputed in the request, then the list is
+ordered in Python exactly as the database orders the stored figures (the reply is cached per query, so
+this runs once per distinct amount and horizon)."""
 
 from __future__ import annotations
 
@@ -47,12 +48,20 @@ def ordered(bonds: list[Bond], sort: str | None) -> list[Bond]:
     return bonds
 
 
+def computed_in_request(filters: BondFilters) -> bool:
+    """Whether the list's figures depend on the query (an amount or a horizon), not only on the data."""
+    return filters.amount is not None or filters.horizon is not None
+
+
 def bonds_for_amount(*, queryset: QuerySet[Bond], filters: BondFilters, today: date) -> list[Bond]:
-    """The filtered bonds with their figures for `filters.amount`, in the list's order."""
-    assert filters.amount is not None, "only for a list with an amount"
+    """The filtered bonds with their figures for `filters.amount` (else each one's minimum) and, with
+    `filters.horizon`, if redeemed then (bonds.figures.figures_for_amount), in the list's order."""
     projection = projection_of(projection_latest())
     bonds = list(queryset.select_related("issuer").order_by(*TIE_ORDER))
+    horizon = filters.horizon
     for bond in bonds:
-        if depends_on_amount(bond):
-            figures_for_amount(bond=bond, today=today, projection=projection, amount=filters.amount)
+        bond.horizon_reachable = None
+        if horizon is not None or depends_on_amount(bond):
+            amount = bond.min_investment if filters.amount is None else filters.amount
+            figures_for_amount(bond=bond, today=today, projection=projection, amount=amount, horizon=horizon)
     return ordered(bonds, filters.sort)

@@ -1,10 +1,12 @@
 """GET /bonds/api/{id}/projection (operation `projectBond`): what MCP `project_bond` answers, over REST.
-The same figures and JSON (`bonds.mcp.reads.bond_projection`), the same statuses as the list (a key of an
+The same figures and JSON (`bonds.mcp.project.bond_projection`), the same statuses as the list (a key of an
 account with an active subscription: `ok`; no key: `preview`; the 5-second rule), always HTTP 200 with the
 status also in `X-Ponte-Status`; bad input is `bad_request` and an unknown id `not_found`, in the bonds
 error shape (core.errors)."""
 
 from __future__ import annotations
+
+from datetime import date
 
 from django.http import HttpResponseBase, JsonResponse
 from drf_spectacular.types import OpenApiTypes
@@ -18,8 +20,8 @@ from accounts.authentication import bearer_or_query_key
 from accounts.netaddr import client_address
 from bonds.access import bonds_access_status
 from bonds.api import STATUS_HEADER
-from bonds.filter_fields import AmountField
-from bonds.mcp import reads
+from bonds.filter_fields import AmountField, IsoDateField
+from bonds.mcp import project, reads
 from core.errors import NotFound, ValidationFailed
 
 MAX_AMOUNT = 1_000_000_000_000.0
@@ -34,6 +36,16 @@ def projection_amount(values: list[str]) -> float:
             "at most 1000000000000."
         )
     return amount
+
+
+def projection_horizon(values: list[str]) -> date | None:
+    """The optional `horizon` (YYYY-MM-DD, a real date): when the money would be redeemed."""
+    if not values or not values[-1].strip():
+        return None
+    horizon = IsoDateField().to_python(values[-1])
+    if horizon is None:
+        raise ValidationFailed("horizon: give the exit day as YYYY-MM-DD (a real date), or leave it out.")
+    return horizon
 
 
 class BondProjectionApi(APIView):
@@ -52,6 +64,12 @@ class BondProjectionApi(APIView):
         summary="Project an amount invested in one bond",
         parameters=[
             OpenApiParameter("amount", float, required=True, description="BRL invested (a decimal point)."),
+            OpenApiParameter(
+                "horizon",
+                OpenApiTypes.DATE,
+                description="Exit day: a bond redeemable at the contract rate is projected to it (income tax "
+                "and IOF by the days held); others to maturity, with horizon_reachable false.",
+            ),
             OpenApiParameter("key", str, description="API key (alternative to Authorization: Bearer)"),
         ],
         responses={
@@ -66,6 +84,7 @@ class BondProjectionApi(APIView):
     def get(self, request: Request, bond_id: int) -> HttpResponseBase:
         query = request._request.GET
         amount = projection_amount(query.getlist("amount"))
+        horizon = projection_horizon(query.getlist("horizon"))
         try:
             bond = reads.active_bond(bond_id)  # before the key: a wrong id does not use up its 5 seconds
         except reads.BondNotFound as error:
@@ -74,7 +93,7 @@ class BondProjectionApi(APIView):
             authorization=request.META.get("HTTP_AUTHORIZATION", ""), query_key=query.get("key", "")
         )
         status = bonds_access_status(plaintext_key=key, client_ip=client_address(request._request))
-        result = reads.bond_projection(status=status, bond=bond, amount=amount)
+        result = project.bond_projection(status=status, bond=bond, amount=amount, horizon=horizon)
         response = JsonResponse(result.model_dump(mode="json"))
         response[STATUS_HEADER] = result.status
         return response

@@ -71,22 +71,28 @@ def custody_fee_for(*, product: str, index: str, amount: float, name: str = "") 
 
 
 def bond_net_amount_at_maturity(
-    *, bond: Bond, amount: float, start: date | None = None, snapshot: ProjectionSnapshot | None = None
+    *,
+    bond: Bond,
+    amount: float,
+    start: date | None = None,
+    snapshot: ProjectionSnapshot | None = None,
+    until: date | None = None,
 ) -> finance.AmountProjection:
     """What `amount` BRL invested in `bond` by an order placed on `start` (default today) becomes by
     maturity (gross, fees, tax, net), counted from the order's settlement date; a coupon bond's flows
-    summed."""
+    summed. `until`: redeemed that day instead, at the contract rate (a bullet offer that can be)."""
     snapshot = snapshot or projection_latest()
+    terms = finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months)
     return finance.project_amount(
         amount=amount,
         index=bond.index,
         rate=bond.rate,
         start=finance.settlement_date(start or timezone.localdate()),
-        maturity=bond.maturity_date,
+        maturity=until or bond.maturity_date,
         projection=projection_of(snapshot),
         tax_free=bond.tax_free,
         custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name),
-        coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
+        coupon=None if until else terms,
     )
 
 

@@ -50,14 +50,21 @@ EXTRA_JSON_FIELDS: tuple[str, ...] = (
 )
 # Bonds v4's row fields: in the JSON after those, and in the CSV after the seed's 16 columns (which stay
 # first and in their order).
-ADDED_FIELDS: tuple[str, ...] = ("fgc_covered_share", "payment_schedule", "first_payment_date")
+ADDED_FIELDS: tuple[str, ...] = (
+    "fgc_covered_share",
+    "payment_schedule",
+    "first_payment_date",
+    "horizon_reachable",
+)
 # JSON only, before them: Ponte's id of the offer (kept across refreshes; what MCP project_bond takes).
 JSON_FIELDS: tuple[str, ...] = ("id", *BOND_FIELDS, *EXTRA_JSON_FIELDS, *ADDED_FIELDS)
 # The CSV's columns: the seed's, then the added ones; and where each is in a row.
 CSV_FIELDS: tuple[str, ...] = (*BOND_FIELDS, *ADDED_FIELDS)
 CSV_POSITIONS: tuple[int, ...] = tuple(JSON_FIELDS.index(name) for name in CSV_FIELDS)
 DATE_FIELDS = ("maturity_date", "first_payment_date")
-BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
+BOOLEAN_FIELDS = frozenset(
+    {"fgc_protection", "tax_free", "exclusive", "early_withdrawal", "horizon_reachable"}
+)
 NUMBER_FIELDS = frozenset(
     {
         "rate",

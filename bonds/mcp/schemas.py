@@ -96,6 +96,11 @@ class BondItem(BaseModel):
         default=None,
         description="The first payment after settlement; maturity_date is the last one.",
     )
+    horizon_reachable: bool | None = Field(
+        default=None,
+        description="With a horizon: true when the money is back by then at the contract rate (net and real "
+        "returns are then if redeemed that day), false when not (figures at maturity); null without one.",
+    )
     liquidity_kind: Literal["redemption", "sale"] | None = Field(
         description="How money comes back before maturity: 'redemption' by the issuer at the contract "
         "rate, 'sale' at the market price (Tesouro Direto, D+1; it may be below the contract curve); null "
@@ -213,6 +218,13 @@ class BondProjectionResult(BaseModel):
     )
     notes: list[str] = Field(description="Caveats for this projection, in plain English.")
     assumptions: Assumptions | None
+    horizon: date | None = Field(default=None, description="The exit day asked for (horizon), if any.")
+    horizon_reachable: bool | None = Field(
+        default=None,
+        description="With a horizon: whether the money is back by then at the contract rate (a redemption, "
+        "after any grace period, or the maturity); the amounts and returns then run to the horizon. False: "
+        "they run to maturity. Null without a horizon.",
+    )
 
 
 class FieldDoc(BaseModel):

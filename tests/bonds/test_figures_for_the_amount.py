@@ -11,7 +11,7 @@ from django.utils import timezone
 from bonds import finance, statuses
 from bonds.figures import bond_returns_recompute
 from bonds.for_amount import ordered
-from bonds.mcp.reads import bond_projection
+from bonds.mcp.project import bond_projection
 from bonds.models import Bond
 from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer

@@ -135,6 +135,7 @@ def test_every_bond_has_every_seed_field_with_its_type(api_client, bonds, bonds_
         "fgc_covered_share": None,
         "payment_schedule": "",  # written by the returns' recompute, which this fixture does not run
         "first_payment_date": None,
+        "horizon_reachable": None,  # known only with a `horizon`
     }
 
 
