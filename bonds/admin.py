@@ -13,7 +13,8 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from bonds.admin_forms import BondForm, ProjectionSnapshotForm
-from bonds.figures import bond_returns_recompute, issuer_rating_apply
+from bonds.figures import bond_returns_recompute
+from bonds.issuers import issuer_rating_apply
 from bonds.models import Bond, BrokerFeed, Issuer, ProjectionSnapshot, RefreshRun
 from bonds.refresh import bonds_refresh
 from core.admin_safety import QueryStringGuard

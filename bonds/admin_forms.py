@@ -39,7 +39,7 @@ class BondForm(forms.ModelForm):
             raise ValidationError(
                 {"rate": f"No return can be computed from this rate and maturity ({error})."}
             ) from None
-        if any(value is not None and not math.isfinite(value) for value in figures):
+        if any(isinstance(value, float) and not math.isfinite(value) for value in figures):
             raise ValidationError({"rate": "No finite return can be computed from this rate and maturity."})
         return cleaned
 

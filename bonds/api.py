@@ -80,14 +80,38 @@ class BondSerializer(serializers.Serializer):
     )
     covered_payment_probability = serializers.FloatField(
         allow_null=True,
-        help_text="Probability of being paid for an amount within the FGC limit (BRL 250,000 per taxpayer "
-        "per institution): at least 0.999 on FGC-covered offers, payment_probability elsewhere. JSON only.",
+        help_text="Probability of being paid counting the FGC: in a default the FGC pays the share of what "
+        "is owed then (principal plus interest, for the amount) within BRL 250,000 per taxpayer per "
+        "institution; at least 0.999 while that stays under the limit; payment_probability elsewhere. "
+        "JSON only.",
     )
     liquidity_kind = serializers.ChoiceField(
         choices=["redemption", "sale"],
         allow_null=True,
         help_text="How money comes back before maturity: redemption (by the issuer, at the contract rate) or "
         "sale (at the market price: Tesouro Direto, D+1); null when it does not. JSON only.",
+    )
+    fgc_covered_share = serializers.FloatField(
+        allow_null=True,
+        help_text="Share (0-1) of what is owed at maturity (for `amount`, else the minimum investment) that "
+        "the FGC's BRL 250,000 covers; null where there is no FGC. JSON and CSV (after the seed's columns).",
+    )
+    payment_schedule = serializers.ChoiceField(
+        choices=["bullet", "semiannual", "monthly", "quarterly", "annual", "instalments", "unknown"],
+        help_text="How it pays: bullet (all at maturity), coupons or interest every N months, instalments "
+        "(Tesouro Renda+ 240 monthly, Educa+ 60), or unknown (a debenture, CRI or CRA whose source says "
+        "nothing: computed as a bullet). JSON and CSV.",
+    )
+    horizon_reachable = serializers.BooleanField(
+        allow_null=True,
+        help_text="With `horizon`: true when the money is back by then at the contract rate (a redemption "
+        "after any grace period, or the maturity; the net and real returns are then if redeemed that day), "
+        "false when not (figures at maturity); null without `horizon`. JSON and CSV.",
+    )
+    first_payment_date = serializers.DateField(
+        allow_null=True,
+        help_text="The first payment after settlement: a coupon, the first instalment, or the maturity's "
+        "payment (maturity_date is the last payment). JSON and CSV.",
     )
 
 
@@ -110,7 +134,15 @@ CdiStepSerializer = type(
             help_text="The Copom meeting whose decision starts this step (R1/2027); else null.",
         ),
         "estimated_date": serializers.BooleanField(
-            help_text="The meeting's date is estimated: not yet in BCB's calendar (a year before + 52 weeks)."
+            help_text="The meeting's date is estimated: not yet in BCB's calendar (a year before + 52 weeks, "
+            "moved off weekends and holidays)."
+        ),
+        "median_source": serializers.ChoiceField(
+            choices=["focus-meeting", "focus-year-end", "kept"],
+            allow_null=True,
+            help_text="Whence the meeting's target: its Focus median (as published), the Focus year-end "
+            "median (at the year's last meeting), or kept from the previous step (Focus does not name the "
+            "meeting); null for today's target.",
         ),
     },
 )
@@ -118,9 +150,15 @@ CdiStepSerializer = type(
 
 class PoupancaSerializer(serializers.Serializer):
     annual_return = serializers.FloatField(
-        allow_null=True, help_text="A savings account over the next 12 months on this path (tax-free)."
+        allow_null=True,
+        help_text="A savings account over the next 12 months on this path (tax-free); null without a TR.",
     )
-    tr_monthly = serializers.FloatField(help_text="TR assumed, decimal a month.")
+    tr_monthly = serializers.FloatField(
+        allow_null=True, help_text="The TR in force (SGS 226), decimal a month; null when none is known."
+    )
+    tr_date = serializers.DateField(
+        allow_null=True, help_text="The day that TR's month starts (its SGS 226 `data`)."
+    )
     tr_source = serializers.CharField(help_text="Where the TR comes from (SGS 226), or that it is unknown.")
 
 
@@ -128,6 +166,10 @@ class AssumptionsSerializer(serializers.Serializer):
     """What every figure of the list was computed from (OpenAPI component `Assumptions`)."""
 
     projection_date = serializers.DateField()
+    settlement_date = serializers.DateField(
+        help_text="The day an order placed now settles (today on an ANBIMA business day, else the next one): "
+        "every figure counts its days, income-tax and IOF brackets and coupons from it."
+    )
     survey_date = serializers.DateField(allow_null=True, help_text="Focus survey date of the annual medians.")
     meetings_survey_date = serializers.DateField(
         allow_null=True, help_text="Focus survey date of the per-meeting medians."

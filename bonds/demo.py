@@ -10,6 +10,7 @@ has succeeded the demo leaves Tesouro titles alone."""
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from typing import TextIO
 
 from django.conf import settings
@@ -63,6 +64,8 @@ DEMO_SELIC = {"2026": 14.0, "2027": 12.25, "2028": 10.5, "2029": 10.0, "2030": 1
 DEMO_IPCA = {"2026": 4.46, "2027": 4.0, "2028": 3.75, "2029": 3.5, "2030": 3.5}
 DEMO_MEETINGS = {"R8/2026": 14.0, "R1/2027": 13.5, "R2/2027": 13.0}
 DEMO_CURRENT = {"selic_current": 14.25, "cdi_current": 14.15, "cdi_gap": 0.10, "ipca_12m": 4.68}
+# The TR in force in the demo (SGS 226 ran about 0.17% a month in late 2026), dated the snapshot's day.
+DEMO_TR_MONTHLY = 0.1698
 
 
 def demo_snapshot(today: date) -> ProjectionSnapshot:
@@ -73,6 +76,8 @@ def demo_snapshot(today: date) -> ProjectionSnapshot:
         focus_date=today,
         selic_by_meeting=DEMO_MEETINGS,
         meetings_focus_date=today,
+        tr_monthly=DEMO_TR_MONTHLY,
+        tr_date=today,
         **DEMO_CURRENT,
     )
 
@@ -102,6 +107,7 @@ def tesouro_offers(market: Market) -> list[Offer]:
                 4,
             )
         offset = 19 if "Renda+" in label else 4 if "Educa+" in label else 0
+        terms = tesouro.title_terms(label.lower(), Decimal(3500))  # R$ 35 unless the title says otherwise
         offers.append(
             Offer(
                 natural_key=tesouro.natural_key(label, maturity_date),
@@ -112,8 +118,7 @@ def tesouro_offers(market: Market) -> list[Offer]:
                 index=index,
                 rate=rate,
                 maturity_date=maturity_date,
-                min_investment=35.0,
-                early_withdrawal=True,
+                **terms,
             )
         )
     return offers

@@ -307,11 +307,12 @@ def _issuer(
 
 
 def _short_cdbs(today: date, banks: dict[int, str]) -> list[Offer]:
-    """Three CDBs maturing within 30 days: IOF shows in their returns."""
+    """Three CDBs maturing within 30 days of an order's settlement: IOF shows in their returns."""
+    settles = finance.settlement_date(today)
     offers = []
     for number, days in enumerate((20, 25, 29), start=1):
         code = (1, 341, 104)[number - 1]
-        maturity = _business_day_on_or_before(today + timedelta(days=days))
+        maturity = _business_day_on_or_before(settles + timedelta(days=days))
         rate = round(1.0 + 0.01 * number, 2)
         offers.append(
             Offer(

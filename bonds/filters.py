@@ -47,13 +47,8 @@ FEDERAL_PRODUCTS = (Product.TD.value, Product.TPF.value)
 # The documented, stable order: best net return first (bonds without one last), then name, bank,
 # maturity, and the id as the final tie-breaker. A `sort` puts its field first and keeps these after
 # it, so ties are broken the same way every time.
-DEFAULT_ORDER: tuple = (
-    F("net_annualized_return").desc(nulls_last=True),
-    "name",
-    "bank",
-    "maturity_date",
-    "id",
-)
+TIE_ORDER: tuple[str, ...] = ("name", "bank", "maturity_date", "id")
+DEFAULT_ORDER: tuple = (F("net_annualized_return").desc(nulls_last=True), *TIE_ORDER)
 
 
 def _sortable(name: str) -> bool:
@@ -88,6 +83,7 @@ class BondFilters:
     amount: float | None = None  # keeps offers whose min_investment is at most this
     rating_min: str | None = None  # a notch of bonds.ratings.NOTCHES, e.g. "AA"
     sort: str | None = None  # one of SORT_VALUES; None: the default order
+    horizon: date | None = None  # figures if redeemed on this day (offers redeemable at the contract rate)
 
     def as_query(self) -> MultiValueDict:
         """The filters as a query that parses back to them."""
@@ -110,6 +106,7 @@ class BondFilters:
             ("amount", f"{self.amount:.8f}".rstrip("0").rstrip(".") if self.amount is not None else ""),
             ("rating_min", f"br{self.rating_min}" if self.rating_min else ""),
             ("sort", self.sort or ""),
+            ("horizon", self.horizon.isoformat() if self.horizon else ""),
         )
 
     def cache_token(self) -> str:
@@ -230,6 +227,20 @@ class BondFilterSet(django_filters.FilterSet):
             ),
         },
     )
+    horizon = ValueFilter(
+        field_class=IsoDateField,
+        method="filter_horizon",
+        schema={
+            "type": "string",
+            "format": "date",
+            "description": _ignored(
+                "Exit before maturity (YYYY-MM-DD): offers redeemable at the contract rate "
+                "(liquidity_kind redemption) show their net and real returns if redeemed that day (income "
+                "tax and IOF by the days held); the others their figures at maturity, with "
+                "horizon_reachable false. Narrows nothing."
+            ),
+        },
+    )
     sort = ValueFilter(
         field_class=SortField,
         method="filter_sort",
@@ -273,6 +284,9 @@ class BondFilterSet(django_filters.FilterSet):
             | bare_national
         )
 
+    def filter_horizon(self, queryset: QuerySet, name: str, value: date) -> QuerySet:
+        return queryset  # it changes the figures (bonds.for_amount), not which offers are listed
+
     def filter_sort(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         return queryset.order_by(*sort_ordering(value))
 
@@ -291,6 +305,7 @@ class BondFilterSet(django_filters.FilterSet):
             amount=data["amount"],
             rating_min=data["rating_min"],
             sort=data["sort"],
+            horizon=data["horizon"],
         )
 
 

@@ -109,6 +109,24 @@ class Bond(models.Model):
         blank=True,
         help_text="Probability of being paid for an amount within the FGC limit (the issuer's elsewhere).",
     )
+    fgc_covered_share = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Share (0-1) of what is owed at maturity, for the minimum investment, that the FGC's BRL "
+        "250,000 covers; empty where there is no FGC.",
+    )
+    payment_schedule = models.CharField(
+        max_length=12,
+        blank=True,
+        default="",
+        help_text="How it pays: bullet, semiannual, monthly, quarterly, annual, instalments, or unknown (the "
+        "source says nothing: computed as a bullet).",
+    )
+    first_payment_date = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The first payment after settlement (a coupon, an instalment, or the maturity's payment).",
+    )
     net_annualized_return = models.FloatField(null=True, blank=True)
     real_annualized_return = models.FloatField(null=True, blank=True)
     net_return_cdi_percent = models.FloatField(
@@ -156,7 +174,10 @@ class ProjectionSnapshot(models.Model):
         null=True, blank=True, help_text="Selic target - CDI on the latest day SGS has both (432, 4389), pp."
     )
     tr_monthly = models.FloatField(
-        null=True, blank=True, help_text="TR (SGS 226), the latest value, % a month (poupança benchmark)."
+        null=True, blank=True, help_text="TR (SGS 226) in force, % a month (poupança benchmark)."
+    )
+    tr_date = models.DateField(
+        null=True, blank=True, help_text="The day the TR in force starts (its SGS 226 `data`)."
     )
     copom_calendar = models.JSONField(
         default=dict,

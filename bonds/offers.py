@@ -29,10 +29,13 @@ TESOURO_SALE_DAYS = 1
 
 def offer_values(offer: Offer) -> dict:
     """The Bond fields a provider states, with liquidity made explicit: `early_withdrawal` means a
-    redemption at the contract rate only; Tesouro Direto is a sale at the market price, D+1; federal
-    bonds from a broker are sold too; other offers with early_withdrawal are redeemed."""
+    redemption at the contract rate only; Tesouro Direto is a sale at the market price, D+1 (but
+    Tesouro Reserva, redeemed at par); federal bonds from a broker are sold too; other offers with
+    early_withdrawal are redeemed."""
     values = {name: getattr(offer, name) for name in OFFER_FIELDS}
-    if offer.product == Product.TD:
+    if offer.product == Product.TD and offer.liquidity_kind == "redemption":
+        pass  # Tesouro Reserva: redeemed at par, as its terms say (bonds.providers.tesouro)
+    elif offer.product == Product.TD:
         values.update(early_withdrawal=False, liquidity_kind="sale")
         if values["liquidity_days"] is None:
             values["liquidity_days"] = TESOURO_SALE_DAYS

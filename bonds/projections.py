@@ -41,23 +41,26 @@ def projection_of(snapshot: ProjectionSnapshot | None) -> finance.Projection | N
     )
 
 
-def meeting_path(snapshot: ProjectionSnapshot) -> tuple[dict[date, float], dict[date, tuple[str, bool]]]:
-    """Every meeting Focus names, dated: by BCB's calendar as the refresh read it (over the fallback
-    data file), else at an estimated date (the same meeting a year before plus 52 weeks, flagged).
-    Meetings already held when the snapshot was taken are dropped: SGS's current target is the fact.
-    Returns the medians by decision day (decimals) and each day's (meeting, estimated)."""
-    calendar = finance.calendar_with_fallback(snapshot.copom_calendar)
-    meetings: dict[date, float] = {}
-    names: dict[date, tuple[str, bool]] = {}
-    for code, median in sorted(
-        (snapshot.selic_by_meeting or {}).items(), key=lambda item: finance.meeting_key(item[0]) or (0, 0)
-    ):
-        dated = finance.dated_meeting(code, calendar)
-        if dated is None or dated.day < snapshot.date or dated.day in meetings:
-            continue
-        meetings[dated.day] = float(median) / 100
-        names[dated.day] = (dated.code, dated.estimated)
-    return meetings, names
+def meeting_path(
+    snapshot: ProjectionSnapshot,
+) -> tuple[dict[date, float], dict[date, tuple[str, bool, str | None]]]:
+    """Every ordinary Copom meeting (eight a year) from the snapshot's day through the last year Focus
+    has a median for, dated by BCB's calendar as the refresh read it (over the fallback data file) or
+    estimated (the same meeting a year before plus 52 weeks, off weekends and holidays, flagged); each
+    with its Focus median as published, the year-end median at a year's last meeting, or the previous
+    target kept (bonds.finance.meetings_on_path). Meetings already held are dropped: SGS's current
+    target is the fact. Returns the targets by decision day (decimals) and each day's (meeting,
+    estimated, source)."""
+    meetings = finance.meetings_on_path(
+        calendar=finance.calendar_with_fallback(snapshot.copom_calendar),
+        medians={code: float(v) / 100 for code, v in (snapshot.selic_by_meeting or {}).items()},
+        year_end={int(year): float(v) / 100 for year, v in (snapshot.selic_by_year or {}).items()},
+        after=snapshot.date,
+        current=None if snapshot.selic_current is None else snapshot.selic_current / 100,
+    )
+    targets = {meeting.day: meeting.target for meeting in meetings}
+    names = {meeting.day: (meeting.code, meeting.estimated, meeting.source) for meeting in meetings}
+    return targets, names
 
 
 def custody_fee_for(*, product: str, index: str, amount: float, name: str = "") -> float:
@@ -68,28 +71,32 @@ def custody_fee_for(*, product: str, index: str, amount: float, name: str = "") 
 
 
 def bond_net_amount_at_maturity(
-    *, bond: Bond, amount: float, start: date | None = None, snapshot: ProjectionSnapshot | None = None
+    *,
+    bond: Bond,
+    amount: float,
+    start: date | None = None,
+    snapshot: ProjectionSnapshot | None = None,
+    until: date | None = None,
 ) -> finance.AmountProjection:
-    """What `amount` BRL invested in `bond` today becomes by maturity (gross, fees, tax, net); a
-    coupon bond's flows summed."""
+    """What `amount` BRL invested in `bond` by an order placed on `start` (default today) becomes by
+    maturity (gross, fees, tax, net), counted from the order's settlement date; a coupon bond's flows
+    summed. `until`: redeemed that day instead, at the contract rate (a bullet offer that can be)."""
     snapshot = snapshot or projection_latest()
+    terms = finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months)
     return finance.project_amount(
         amount=amount,
         index=bond.index,
         rate=bond.rate,
-        start=start or timezone.localdate(),
-        maturity=bond.maturity_date,
+        start=finance.settlement_date(start or timezone.localdate()),
+        maturity=until or bond.maturity_date,
         projection=projection_of(snapshot),
         tax_free=bond.tax_free,
         custody_fee=custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name),
-        coupon=finance.coupon_terms(name=bond.name, index=bond.index, coupon_months=bond.coupon_months),
+        coupon=None if until else terms,
     )
 
 
 # --- What the listing assumed -----------------------------------------------------------------------
-
-# Poupança's TR when SGS has given none: the rule then pays its 0.5% a month (or 70% of Selic) alone.
-TR_UNKNOWN = 0.0
 
 
 def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dict | None:
@@ -99,11 +106,13 @@ def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dic
     projection = projection_of(snapshot)
     if snapshot is None or projection is None:
         return None
-    tr_known = snapshot.tr_monthly is not None
-    tr = snapshot.tr_monthly / 100 if tr_known else TR_UNKNOWN
-    poupanca = finance.poupanca_annual_return(projection, today, tr)
+    # No TR known (SGS 226 never answered): no benchmark rather than one with TR = 0, which understated
+    # poupança by about 2 pp a year.
+    tr = None if snapshot.tr_monthly is None else snapshot.tr_monthly / 100
+    poupanca = None if tr is None else finance.poupanca_annual_return(projection, today, tr)
     return {
         "projection_date": snapshot.date.isoformat(),
+        "settlement_date": finance.settlement_date(today).isoformat(),
         "survey_date": None if snapshot.focus_date is None else snapshot.focus_date.isoformat(),
         "meetings_survey_date": (
             None if snapshot.meetings_focus_date is None else snapshot.meetings_focus_date.isoformat()
@@ -117,6 +126,7 @@ def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dic
                 "selic_target": step.selic_target,
                 "meeting": step.meeting,
                 "estimated_date": step.estimated_date,
+                "median_source": step.median_source,
             }
             for step in projection.path_from(today)
         ],
@@ -125,6 +135,7 @@ def listing_assumptions(snapshot: ProjectionSnapshot | None, today: date) -> dic
         "poupanca": {
             "annual_return": poupanca,
             "tr_monthly": tr,
-            "tr_source": "SGS 226, latest value" if tr_known else "unknown: taken as 0",
+            "tr_date": None if snapshot.tr_date is None else snapshot.tr_date.isoformat(),
+            "tr_source": "SGS 226, the TR in force" if tr is not None else "unknown (SGS 226 gave none)",
         },
     }

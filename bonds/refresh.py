@@ -93,7 +93,7 @@ def bonds_refresh(*, trigger: str = "command", progress: Progress | None = None)
 
 
 def projections_refresh(state: RefreshState) -> bool:
-    """Focus (annual and per meeting), SGS and BCB's Copom calendar → the day's snapshot (a failed
+    """Focus (annual and per meeting), SGS, the TR and BCB's Copom calendar → the day's snapshot (a failed
     source keeps the previous snapshot's figures). Whether the snapshot changed."""
     base, timeout, today, found = settings.BONDS_FOCUS_BASE_URL, state.timeout, state.today, state.found
 
@@ -116,8 +116,11 @@ def projections_refresh(state: RefreshState) -> bool:
             "cdi": rates.cdi,
             "cdi_gap": rates.cdi_gap,
             "ipca_12m": rates.ipca_12m,
-            "tr_monthly": rates.tr_monthly,
         }
+
+    def tr_work() -> dict:
+        tr = found["tr"] = sgs.fetch_tr(base_url=settings.BONDS_SGS_BASE_URL, timeout=timeout, today=today)
+        return {"tr_monthly": tr.monthly_pct, "tr_date": tr.day.isoformat()}
 
     def calendar_work() -> dict:
         calendar = found["calendar"] = copom.fetch(url=settings.BONDS_COPOM_CALENDAR_URL, timeout=timeout)
@@ -127,6 +130,7 @@ def projections_refresh(state: RefreshState) -> bool:
     state.attempt("focus-copom", meetings_work)
     state.attempt("copom-calendar", calendar_work)
     state.attempt("sgs", sgs_work)
+    state.attempt("sgs-tr", tr_work)
     if not found:
         return False
     _, changed = projection_snapshot_record(
@@ -135,6 +139,7 @@ def projections_refresh(state: RefreshState) -> bool:
         current=found.get("sgs"),
         meetings=found.get("meetings"),
         calendar=found.get("calendar"),
+        tr=found.get("tr"),
     )
     return changed
 

@@ -48,13 +48,32 @@ EXTRA_JSON_FIELDS: tuple[str, ...] = (
     "covered_payment_probability",
     "liquidity_kind",
 )
+# Bonds v4's row fields: in the JSON after those, and in the CSV after the seed's 16 columns (which stay
+# first and in their order).
+ADDED_FIELDS: tuple[str, ...] = (
+    "fgc_covered_share",
+    "payment_schedule",
+    "first_payment_date",
+    "horizon_reachable",
+)
 # JSON only, before them: Ponte's id of the offer (kept across refreshes; what MCP project_bond takes).
-JSON_FIELDS: tuple[str, ...] = ("id", *BOND_FIELDS, *EXTRA_JSON_FIELDS)
-# Where the published columns are in a row.
-CSV_COLUMNS = slice(1, 1 + len(BOND_FIELDS))
-BOOLEAN_FIELDS = frozenset({"fgc_protection", "tax_free", "exclusive", "early_withdrawal"})
+JSON_FIELDS: tuple[str, ...] = ("id", *BOND_FIELDS, *EXTRA_JSON_FIELDS, *ADDED_FIELDS)
+# The CSV's columns: the seed's, then the added ones; and where each is in a row.
+CSV_FIELDS: tuple[str, ...] = (*BOND_FIELDS, *ADDED_FIELDS)
+CSV_POSITIONS: tuple[int, ...] = tuple(JSON_FIELDS.index(name) for name in CSV_FIELDS)
+DATE_FIELDS = ("maturity_date", "first_payment_date")
+BOOLEAN_FIELDS = frozenset(
+    {"fgc_protection", "tax_free", "exclusive", "early_withdrawal", "horizon_reachable"}
+)
 NUMBER_FIELDS = frozenset(
-    {"rate", "min_investment", "payment_probability", "net_annualized_return", "real_annualized_return"}
+    {
+        "rate",
+        "min_investment",
+        "payment_probability",
+        "net_annualized_return",
+        "real_annualized_return",
+        "fgc_covered_share",
+    }
 )
 PT_BR = "pt-BR"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
@@ -63,9 +82,9 @@ JSON_CONTENT_TYPE = "application/json"
 
 def bond_dict(row: Sequence[Any]) -> dict[str, Any]:
     item = dict(zip(JSON_FIELDS, row, strict=True))
-    maturity = item["maturity_date"]
-    if isinstance(maturity, date):
-        item["maturity_date"] = maturity.isoformat()
+    for name in DATE_FIELDS:
+        if isinstance(item[name], date):
+            item[name] = item[name].isoformat()
     return item
 
 
@@ -107,7 +126,8 @@ def csv_cells(row: Sequence[Any], *, locale: str | None) -> list[str]:
     portuguese = locale == PT_BR
     true, false = ("VERDADEIRO", "FALSO") if portuguese else ("TRUE", "FALSE")
     cells = []
-    for name, value in zip(BOND_FIELDS, row[CSV_COLUMNS], strict=True):
+    for name, position in zip(CSV_FIELDS, CSV_POSITIONS, strict=True):
+        value = row[position]
         if value is None:
             cells.append("")
         elif name in BOOLEAN_FIELDS:
@@ -127,7 +147,7 @@ def render_csv(*, rows: Iterable[Sequence[Any]], locale: str | None, bom: bool =
     Excel needs to read accents as UTF-8."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";" if locale == PT_BR else ",", lineterminator="\r\n")
-    writer.writerow(BOND_FIELDS)
+    writer.writerow(CSV_FIELDS)
     for row in rows:
         writer.writerow(csv_cells(row, locale=locale))
     body = buffer.getvalue().encode()
@@ -173,7 +193,7 @@ def csv_pieces(
     header row)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";" if locale == PT_BR else ",", lineterminator="\r\n")
-    writer.writerow(BOND_FIELDS)
+    writer.writerow(CSV_FIELDS)
     for number, (batch, _last) in enumerate(_batches(rows, rows_per_piece)):
         writer.writerows(csv_cells(row, locale=locale) for row in batch)
         piece = buffer.getvalue().encode()

@@ -10,7 +10,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from datetime import time as clock
@@ -18,11 +18,12 @@ from itertools import islice
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import BooleanField, Count, Max, Q, QuerySet, Value
 from django.utils import timezone
 
 from bonds import statuses
 from bonds.filters import DEFAULT_ORDER, BondFilters, bonds_filtered
+from bonds.for_amount import bonds_for_amount, computed_in_request
 from bonds.models import Bond, ProjectionSnapshot
 from bonds.projections import listing_assumptions, projection_latest
 from bonds.rendering import (
@@ -51,11 +52,19 @@ def bond_list(*, filters: BondFilters, today: date | None = None) -> QuerySet[Bo
     source's refresh."""
     today = today or timezone.localdate()
     queryset = bonds_filtered(Bond.objects.filter(is_active=True, maturity_date__gt=today), filters)
+    # Known only with a `horizon` (bonds.for_amount); a column of nulls otherwise.
+    queryset = queryset.annotate(horizon_reachable=Value(None, output_field=BooleanField()))
     return queryset if filters.sort else queryset.order_by(*DEFAULT_ORDER)
 
 
 def bond_rows(*, filters: BondFilters, limit: int | None = None, today: date | None = None) -> list[tuple]:
-    """The list as tuples in JSON_FIELDS order (what the renderers take)."""
+    """The list as tuples in JSON_FIELDS order (what the renderers take); with an `amount`, every
+    figure for that amount (bonds.for_amount)."""
+    if computed_in_request(filters):
+        today = today or timezone.localdate()
+        queryset = bonds_filtered(Bond.objects.filter(is_active=True, maturity_date__gt=today), filters)
+        bonds = bonds_for_amount(queryset=queryset, filters=filters, today=today)
+        return [tuple(getattr(bond, name) for name in JSON_FIELDS) for bond in bonds[:limit]]
     queryset = bond_list(filters=filters, today=today).values_list(*JSON_FIELDS)
     return list(queryset[:limit] if limit is not None else queryset)
 
@@ -156,7 +165,10 @@ def _pieces(
     """The full list's body in pieces of BONDS_STREAM_ROWS rows, read from a database cursor one
     piece at a time (a server-side cursor on PostgreSQL), so its rows are never all in memory."""
     size = settings.BONDS_STREAM_ROWS
-    rows = bond_list(filters=filters, today=today).values_list(*JSON_FIELDS).iterator(chunk_size=size)
+    if computed_in_request(filters):  # figures for the amount/horizon: computed in the request, then ordered
+        rows: Iterable[tuple] = iter(bond_rows(filters=filters, today=today))
+    else:
+        rows = bond_list(filters=filters, today=today).values_list(*JSON_FIELDS).iterator(chunk_size=size)
     if fmt == "csv":
         return csv_pieces(rows=rows, locale=locale, bom=bom, rows_per_piece=size)
     return json_pieces(

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from bonds import finance
 from bonds.models import ProjectionSnapshot
-from bonds.providers.base import CurrentRates, FocusMedians, FocusMeetings
+from bonds.providers.base import CurrentRates, FocusMedians, FocusMeetings, TrValue
 from bonds.providers.copom import CopomCalendar
 
 
@@ -29,6 +29,7 @@ def projection_snapshot_record(
     current: CurrentRates | None,
     meetings: FocusMeetings | None = None,
     calendar: CopomCalendar | None = None,
+    tr: TrValue | None = None,
 ) -> tuple[ProjectionSnapshot, bool]:
     """Record the day's projections; a source that failed keeps the previous snapshot's figures.
     Returns the snapshot and whether anything changed."""
@@ -44,6 +45,7 @@ def projection_snapshot_record(
         "ipca_12m",
         "cdi_gap",
         "tr_monthly",
+        "tr_date",
         "copom_calendar",
     )
     values = {name: getattr(previous, name) if previous else None for name in names}
@@ -64,10 +66,11 @@ def projection_snapshot_record(
             ("cdi_current", current.cdi),
             ("ipca_12m", current.ipca_12m),
             ("cdi_gap", current.cdi_gap),
-            ("tr_monthly", current.tr_monthly),
         ):
             if value is not None:
                 values[name] = value
+    if tr is not None:
+        values["tr_monthly"], values["tr_date"] = tr.monthly_pct, tr.day
     snapshot = ProjectionSnapshot.objects.filter(date=day).first()
     if snapshot is not None and all(getattr(snapshot, name) == value for name, value in values.items()):
         return snapshot, False

@@ -47,13 +47,32 @@ _NTN_F = re.compile(r"\bntn-?f\b")
 INTEREST_PERIODS = (1, 3, 6, 12)
 
 
-def coupon_terms(*, name: str, index: str, coupon_months: int | None = None) -> CouponTerms | None:
+@dataclass(frozen=True)
+class Instalments:
+    """Repaid in `count` equal monthly instalments (in real terms for an IPCA+ title), the last one on
+    the maturity date: Tesouro Renda+ (240, from January of the title's year) and Educa+ (60)."""
+
+    count: int
+    months: int = 1
+
+
+RENDA_PLUS = Instalments(240)
+EDUCA_PLUS = Instalments(60)
+INSTALMENT_TITLES = (("renda+", RENDA_PLUS), ("renda +", RENDA_PLUS), ("educa+", EDUCA_PLUS))
+
+
+def coupon_terms(
+    *, name: str, index: str, coupon_months: int | None = None
+) -> CouponTerms | Instalments | None:
     """The coupon an offer pays: interest every `coupon_months` months when its source says so (a
-    debenture); else from its name, Tesouro ... com Juros Semestrais or a broker's NTN-B/NTN-F; None
-    for a bond paying everything at maturity."""
+    debenture); else from its name, Tesouro ... com Juros Semestrais or a broker's NTN-B/NTN-F, or
+    Tesouro Renda+/Educa+ in monthly instalments; None for a bond paying everything at maturity."""
     if coupon_months:
         return CouponTerms(None, coupon_months)
     lowered = name.lower()
+    for marker, terms in INSTALMENT_TITLES:
+        if marker in lowered:
+            return terms
     semiannual = "juros semestrais" in lowered
     if index == "ipca+" and (semiannual or _NTN_B.search(lowered)):
         return NTN_B_COUPON
@@ -67,15 +86,44 @@ def _months_before(day: date, months: int) -> date:
     return date(total // 12, total % 12 + 1, day.day)
 
 
-def payment_days(terms: CouponTerms, start: date, maturity: date) -> list[date]:
-    """The days the coupons after `start` are paid (the last with the principal), in order."""
+def payment_days(terms: CouponTerms | Instalments, start: date, maturity: date) -> list[date]:
+    """The days the coupons (or instalments) after `start` are paid (the last with the principal), in
+    order; an instalment title pays no more than its `count`."""
     due, step = [], 1
     day = maturity
-    while day > start:
+    limit = terms.count if isinstance(terms, Instalments) else None
+    while day > start and (limit is None or len(due) < limit):
         due.append(next_business_day(day))
         day = _months_before(maturity, terms.months * step)
         step += 1
     return sorted(due)
+
+
+def first_instalment(terms: Instalments, maturity: date) -> date:
+    """The day the first of an instalment title's payments falls due (the last one is the maturity)."""
+    return _months_before(maturity, terms.months * (terms.count - 1))
+
+
+# How an offer pays (the row's `payment_schedule`).
+BULLET, SEMIANNUAL, MONTHLY, QUARTERLY, ANNUAL, INSTALMENTS, UNKNOWN = (
+    "bullet", "semiannual", "monthly", "quarterly", "annual", "instalments", "unknown",
+)  # fmt: skip
+PAYMENT_SCHEDULES = (BULLET, SEMIANNUAL, MONTHLY, QUARTERLY, ANNUAL, INSTALMENTS, UNKNOWN)
+_BY_MONTHS = {1: MONTHLY, 3: QUARTERLY, 6: SEMIANNUAL, 12: ANNUAL}
+# Products a feed may sell with periodic interest: without `coupon_months` their schedule is unknown.
+SCHEDULE_UNKNOWN_PRODUCTS = frozenset({"deb", "cri", "cra", "misc"})
+
+
+def payment_schedule(*, terms: CouponTerms | Instalments | None, product: str) -> str:
+    """`instalments` (Renda+/Educa+), `semiannual`/`monthly`/`quarterly`/`annual` (coupons or interest
+    every N months), `bullet` (everything at maturity: bank paper, zero-coupon federal bonds), or
+    `unknown`: a debenture, CRI, CRA or other company paper whose source says nothing of its interest
+    (computed as a bullet)."""
+    if isinstance(terms, Instalments):
+        return INSTALMENTS
+    if terms is not None:
+        return _BY_MONTHS[terms.months]
+    return UNKNOWN if product in SCHEDULE_UNKNOWN_PRODUCTS else BULLET
 
 
 @dataclass(frozen=True)

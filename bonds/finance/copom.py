@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
+from bonds.finance.daycount import next_business_day
+
 _FALLBACK = json.loads((Path(__file__).with_name("copom_calendar.json")).read_text(encoding="utf-8"))
 COPOM_SOURCE: str = _FALLBACK["source"]
 # The decision (second) day of each ordinary meeting: the new target applies from the next day.
@@ -68,7 +70,7 @@ class DatedMeeting:
     estimated: bool
 
 
-def dated_meeting(code: str, calendar: Mapping[str, date], *, depth: int = 3) -> DatedMeeting | None:
+def dated_meeting(code: str, calendar: Mapping[str, date], *, depth: int = 5) -> DatedMeeting | None:
     """The meeting's decision day from the calendar; else estimated from the same meeting of an
     earlier year (plus 52 weeks a year, up to `depth` years back); None when nothing is near."""
     code = code.strip()
@@ -81,8 +83,57 @@ def dated_meeting(code: str, calendar: Mapping[str, date], *, depth: int = 3) ->
     earlier = dated_meeting(f"R{number}/{year - 1}", calendar, depth=depth - 1)
     if earlier is None:
         return None
-    return DatedMeeting(code, earlier.day + ESTIMATE_SHIFT, True)
+    # Copom decides on a business day: an estimate on a weekend or a holiday (2 November 2027) moves to
+    # the next one.
+    return DatedMeeting(code, next_business_day(earlier.day + ESTIMATE_SHIFT), True)
 
 
 def has_year(calendar: Mapping[str, date], year: int) -> bool:
     return any(day.year == year for day in calendar.values())
+
+
+# Where a meeting's target on the path comes from: its own Focus median, the Focus year-end median (at
+# the year's last meeting: the target the year ends with), or the previous meeting's target, kept
+# (Focus does not name the meeting).
+FOCUS_MEETING, FOCUS_YEAR_END, KEPT = "focus-meeting", "focus-year-end", "kept"
+
+
+@dataclass(frozen=True)
+class PathMeeting:
+    """A meeting on the projected path: its decision day, the target from the next day, and whence."""
+
+    code: str
+    day: date
+    estimated: bool
+    target: float
+    source: str
+
+
+def meetings_on_path(
+    *,
+    calendar: Mapping[str, date],
+    medians: Mapping[str, float],
+    year_end: Mapping[int, float],
+    after: date,
+    current: float | None,
+) -> list[PathMeeting]:
+    """Every ordinary meeting (eight a year) decided on or after `after`, through the last year Focus
+    has a median for, dated by the calendar or estimated: each with its Focus median as published;
+    the last meeting of a year without one takes the year-end median as published; any other meeting
+    Focus does not name keeps the previous target (flagged `kept`)."""
+    years = [year for year, _ in filter(None, map(meeting_key, medians))] + list(year_end)
+    target, path = current, []
+    for year in range(after.year, max([after.year, *years]) + 1):
+        for number in range(1, MEETINGS_PER_YEAR + 1):
+            dated = dated_meeting(f"R{number}/{year}", calendar)
+            if dated is None or dated.day < after:
+                continue  # held already (SGS's current target is the fact), or too far from any date
+            if dated.code in medians:
+                target, source = medians[dated.code], FOCUS_MEETING
+            elif number == MEETINGS_PER_YEAR and year in year_end:
+                target, source = year_end[year], FOCUS_YEAR_END
+            else:
+                source = KEPT
+            if target is not None:
+                path.append(PathMeeting(dated.code, dated.day, dated.estimated, target, source))
+    return path

@@ -14,7 +14,8 @@ below identical); within one global notch the three national notches sit a third
 from __future__ import annotations
 
 import math
-from itertools import pairwise
+from collections.abc import Callable
+from itertools import accumulate, pairwise
 
 # S&P Global, 2024 Annual Global Corporate Default and Rating Transition Study (27 Mar 2025), Table
 # 25 (emerging markets), average cumulative default rates in % after 1..10 years. AAA and AA are 0
@@ -119,7 +120,13 @@ def _between(low: float, high: float, share: float) -> float:
 def cumulative_default_pct(position: float) -> tuple[float, ...]:
     """Cumulative default rates (%) after 1..10 years at a notch position: the table's letter rows
     at their middle notches, geometric in between; below CCC the B -> CCC step of the survival
-    (1 - CDR) per notch goes on, so CC and C default more than CCC but never surely."""
+    (1 - CDR) per notch goes on, so CC and C default more than CCC but never surely. A cumulative
+    rate never falls with the term (the running maximum year by year): the step below CCC shrinks
+    between years 3 and 4, which had made brC's survival rise from 0.6008 to 0.6029."""
+    return tuple(accumulate(_cumulative_default_pct(position), max))
+
+
+def _cumulative_default_pct(position: float) -> tuple[float, ...]:
     rows = [(place, EM_CUMULATIVE_DEFAULT_PCT[letters]) for place, letters in _ANCHORS]
     if position <= rows[0][0]:
         return rows[0][1]
@@ -166,18 +173,60 @@ def payment_probability(
 
 
 # The FGC (Fundo Garantidor de Créditos) covers CDB, RDB, LC, LCI, LCA (and other deposits) up to
-# BRL 250,000 per taxpayer per institution or conglomerate, principal plus interest. It has paid every
-# guaranteed claim since 1995 (Banco Master's BRL 41 bn in 2025-26 included); Ponte takes a 0.1%
+# BRL 250,000 per taxpayer per institution or conglomerate, principal plus interest (and BRL 1,000,000
+# per taxpayer every four years across institutions: documented, not modelled per holder). It has paid
+# every guaranteed claim since 1995 (Banco Master's BRL 41 bn in 2025-26 included); Ponte takes a 0.1%
 # chance that it cannot pay a covered claim when the issuer defaults.
 FGC_LIMIT_PER_INSTITUTION = 250_000.0
+FGC_GLOBAL_LIMIT_PER_FOUR_YEARS = 1_000_000.0
 FGC_SHORTFALL = 0.001
+# Default dates are taken month by month (at most this many steps: a 30-year bond is read by quarters).
+_DEFAULT_STEPS_MAX = 120
 
 
-def covered_payment_probability(probability: float | None, *, fgc_protection: bool) -> float | None:
-    """P(paid) for an amount within the FGC limit: the issuer pays, or else the FGC does. At least
-    0.999 on a covered offer (an unknown issuer counts as defaulting); the issuer's probability
-    elsewhere."""
+def fgc_covered_share(*, amount: float, growth: float, fgc_protection: bool) -> float | None:
+    """The share of what is owed at maturity (`amount` x its gross growth `growth`: principal plus
+    interest) that the FGC's BRL 250,000 covers; None where there is no FGC."""
+    if not fgc_protection:
+        return None
+    owed = amount * max(growth, 1.0)
+    return 1.0 if owed <= FGC_LIMIT_PER_INSTITUTION else FGC_LIMIT_PER_INSTITUTION / owed
+
+
+def covered_payment_probability(
+    probability: float | None,
+    *,
+    fgc_protection: bool,
+    amount: float = 0.0,
+    growth: float = 1.0,
+    years: float = 0.0,
+    survival: Callable[[float], float | None] | None = None,
+) -> float | None:
+    """P(paid) counting the FGC: the issuer pays, or else, in a default, the FGC pays the share of the
+    amount owed on the default date (`amount` grown to then at the offer's gross rate, `growth` over
+    `years` to maturity) that is within BRL 250,000, and the issuer nothing of the rest (no recovery
+    is assumed). Default dates follow the issuer's survival curve `survival(t)`, month by month. When
+    what is owed never exceeds the limit this is `1 - (1 - P) x 0.001`: at least 0.999. An issuer
+    without a usable rating counts as defaulting at maturity, on the whole claim. The issuer's
+    probability where there is no FGC."""
     if not fgc_protection:
         return probability
-    issuer_default = 1.0 if probability is None else 1.0 - probability
-    return 1.0 - issuer_default * FGC_SHORTFALL
+    covered = 1.0 - FGC_SHORTFALL
+    if amount * max(growth, 1.0) <= FGC_LIMIT_PER_INSTITUTION:
+        issuer_default = 1.0 if probability is None else 1.0 - probability
+        return 1.0 - issuer_default * FGC_SHORTFALL
+    if probability is None or survival is None or years <= 0:
+        share = fgc_covered_share(amount=amount, growth=growth, fgc_protection=True) or 0.0
+        paid = 0.0 if probability is None else probability
+        return paid + (1.0 - paid) * share * covered
+    steps = max(1, min(_DEFAULT_STEPS_MAX, math.ceil(years * 12)))
+    total, previous = probability, 1.0
+    for step in range(1, steps + 1):
+        now = years * step / steps
+        alive = survival(now)
+        alive = probability if step == steps or alive is None else max(alive, probability)
+        middle = years * (step - 0.5) / steps
+        owed = amount * max(growth, 1.0) ** (middle / years)
+        total += max(0.0, previous - alive) * min(1.0, FGC_LIMIT_PER_INSTITUTION / owed) * covered
+        previous = alive
+    return min(1.0, total)

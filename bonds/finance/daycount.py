@@ -64,6 +64,13 @@ def next_business_day(day: date) -> date:
     return day
 
 
+def settlement_date(order_day: date) -> date:
+    """The day an order placed on `order_day` settles: that day when it is an ANBIMA business day,
+    else the next one (an order on a Saturday or a holiday moves money on the next business day).
+    Every figure counts its days, income-tax and IOF brackets and coupons from it."""
+    return next_business_day(order_day)
+
+
 def _weekdays(start: date, end: date) -> int:
     """Monday-to-Friday days in [start, end)."""
     span = (end - start).days

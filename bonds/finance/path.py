@@ -2,11 +2,12 @@
 path of the Focus survey, then the year-end medians; IPCA per calendar year. Pure Python (no Django).
 
 The Selic target on a day is
-* the current target (SGS 432) until the next Copom meeting with a Focus median;
-* each meeting's median from the day after its decision day (the new target applies from then);
-* beyond the last dated meeting, the line from that meeting's median to each later year-end median
-  (31 December of its year), stepped once a month (the value at the middle of each month); then flat
-  at the last year-end median.
+* the current target (SGS 432) until the next Copom meeting;
+* each meeting's target from the day after its decision day (the new target applies from then):
+  every ordinary meeting, eight a year (`copom.meetings_on_path`: its Focus median as published, the
+  year-end median at a year's last meeting, else the previous target kept); flat after the last one;
+* with no meeting calendar at all (a projection built by hand), the line from today's target to each
+  later year-end median, stepped once a month.
 The CDI is the target minus the latest gap observed between the two in SGS (4389 against 432),
 0.10 pp when none was observed; the effective Selic is taken equal to the CDI.
 """
@@ -43,18 +44,22 @@ class PathStep:
     cdi: float
     meeting: str | None = None
     estimated_date: bool = False
+    # Whence the meeting's target: "focus-meeting" (its Focus median), "focus-year-end" (the year-end
+    # median, at the year's last meeting) or "kept" (Focus does not name it: the previous target).
+    median_source: str | None = None
 
 
 @dataclass(frozen=True)
 class Projection:
     """Projected rates (decimals) as taken from BCB Focus and SGS.
 
-    `selic_by_meeting[d]`: the Focus median of the Selic target decided on Copom day `d`;
+    `selic_by_meeting[d]`: the Selic target decided on Copom day `d` (every meeting on the path, eight
+    a year: its Focus median, the year-end median at a year's last meeting, or the previous target);
     `selic_by_year[y]`: the year-end Selic target median of y; `ipca_by_year[y]`: the IPCA of y.
     `selic_current` is today's target, `cdi_gap` the observed target - CDI (None: 0.10 pp), `as_of`
     the day the current target was observed (where the line to the year-end medians starts when
-    there is no meeting path). `meeting_names[d]` names the meeting decided on `d` ("R1/2027") and
-    says whether its date is an estimate (not yet in BCB's calendar).
+    there is no meeting path). `meeting_names[d]` names the meeting decided on `d` ("R1/2027"), says
+    whether its date is an estimate (not yet in BCB's calendar) and whence its target.
     """
 
     selic_by_year: Mapping[int, float] = field(default_factory=dict)
@@ -64,7 +69,7 @@ class Projection:
     selic_by_meeting: Mapping[date, float] = field(default_factory=dict)
     cdi_gap: float | None = None
     as_of: date | None = None
-    meeting_names: Mapping[date, tuple[str, bool]] = field(default_factory=dict)
+    meeting_names: Mapping[date, tuple[str, bool, str | None]] = field(default_factory=dict)
 
     @classmethod
     def flat(cls, *, cdi: float | None = None, ipca: float | None = None) -> Projection:
@@ -94,22 +99,20 @@ class Projection:
             starts.append(day + ONE_DAY)
             values.append(median)
             decided.append(day)
-        # The line beyond the meeting path: from its last step to each later year-end median.
-        origin = starts[-1] if meetings else (self.as_of or date.min)
-        anchors = [(origin, values[-1])] + [
+        if meetings or not years:
+            return tuple(starts), tuple(values), tuple(decided)
+        # No meeting calendar at all: the line from today's target to each later year-end median.
+        origin = self.as_of or date.min
+        anchors = [(origin, current)] + [
             (date(year, 12, 31), median) for year, median in years if date(year, 12, 31) > origin
         ]
         if len(anchors) > 1 and origin != date.min:
             day = origin
             while day <= anchors[-1][0]:
                 following = min(_month_after(day), anchors[-1][0] + ONE_DAY)
-                value = _interpolate(anchors, day + (following - day) / 2)
-                if starts[-1] == day:  # the last meeting's step: the line starts there
-                    values[-1] = value
-                else:
-                    starts.append(day)
-                    values.append(value)
-                    decided.append(None)
+                starts.append(day)
+                values.append(_interpolate(anchors, day + (following - day) / 2))
+                decided.append(None)
                 day = following
             starts.append(day)
             values.append(anchors[-1][1])
@@ -159,7 +162,9 @@ class Projection:
         path = []
         for position in range(first, len(starts)):
             day = decided[position]
-            name, estimated = self.meeting_names.get(day, (None, False)) if day is not None else (None, False)
+            name, estimated, source = (None, False, None)
+            if day is not None:
+                name, estimated, source = self.meeting_names.get(day, (None, False, None))
             path.append(
                 PathStep(
                     start=max(start, starts[position]),
@@ -167,6 +172,7 @@ class Projection:
                     cdi=values[position] - self.gap,
                     meeting=name,
                     estimated_date=estimated,
+                    median_source=source,
                 )
             )
         return path

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, replace
 from datetime import date
 
-from bonds.finance.cashflows import CashFlow, CouponTerms, internal_rate, payment_days
+from bonds.finance.cashflows import CashFlow, CouponTerms, Instalments, internal_rate, payment_days
 from bonds.finance.daycount import (
     BUSINESS_DAYS_PER_YEAR,
     business_days,
@@ -133,7 +133,7 @@ def offer_returns(
     projection: Projection | None,
     tax_free: bool,
     custody_fee: float = 0.0,
-    coupon: CouponTerms | None = None,
+    coupon: CouponTerms | Instalments | None = None,
 ) -> Returns:
     """Gross, net (after custody fee, IOF and income tax) and real annualized returns of an offer
     bought on `start` and held to `maturity` (paid on the next business day when that is not one),
@@ -207,7 +207,7 @@ def _with_flows(
 
 def coupon_flows(
     *,
-    terms: CouponTerms,
+    terms: CouponTerms | Instalments,
     index: str,
     rate: float,
     start: date,
@@ -222,6 +222,8 @@ def coupon_flows(
     taken at each flow on the position's value then (the charge at events); each coupon pays IOF and
     income tax at the bracket of its own calendar days, and the last flow on the principal's gain
     over the price as well. None without the IPCA projection an IPCA+ bond needs."""
+    if isinstance(terms, Instalments):
+        return _instalment_flows(terms, index, rate, start, maturity, projection, tax_free, custody_fee)
     if terms.annual_rate is None:
         return _interest_flows(terms, index, rate, start, maturity, projection, tax_free, custody_fee)
     days = payment_days(terms, start, maturity)
@@ -241,8 +243,10 @@ def coupon_flows(
         held = factor / price * sum(real[j] * _compounded(rate, du - dus[j]) for j in range(k, len(days)))
         fee = held * (1.0 - (1.0 - custody_fee) ** ((day - previous).days / 365.0))
         gross = real[k] * factor / price
-        income = gross - fee - (1.0 if k == len(days) - 1 else 0.0)
-        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free)
+        last = k == len(days) - 1
+        income = gross - fee - (1.0 if last else 0.0)
+        # A coupon pays income tax only; the payment at maturity is the redemption (IOF within 30 days).
+        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free, redemption=last)
         flows.append(CashFlow(day, du, (day - start).days, gross, fee, iof, income_tax))
         previous = day
     return flows
@@ -277,11 +281,42 @@ def _interest_flows(
             updated, interest = 1.0, factor - 1.0
         fee = (updated + interest) * (1.0 - (1.0 - custody_fee) ** ((day - previous).days / 365.0))
         income = interest - fee + (updated - 1.0 if last else 0.0)
-        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free)
+        iof, income_tax, _ = net_of_taxes(income, (day - start).days, tax_free=tax_free, redemption=last)
         gross = interest + (updated if last else 0.0)
         flows.append(
             CashFlow(day, business_days(start, day), (day - start).days, gross, fee, iof, income_tax)
         )
+        previous = day
+    return flows
+
+
+def _instalment_flows(
+    terms: Instalments,
+    index: str,
+    rate: float,
+    start: date,
+    maturity: date,
+    projection: Projection,
+    tax_free: bool,
+    custody_fee: float,
+) -> list[CashFlow] | None:
+    """BRL 1 invested on `start` in a title repaid in equal monthly instalments (real terms for IPCA+,
+    each grown with the projected IPCA to its day), bought at the quoted rate: each instalment redeems
+    an equal share of the position, so its cost is 1 / (instalments left) and its income the rest,
+    taxed (IOF, income tax) at the bracket of its own calendar days. None without a needed IPCA."""
+    days = payment_days(terms, start, maturity)
+    dus = [business_days(start, day) for day in days]
+    price = sum(_compounded(rate, -du) for du in dus)  # per unit of each instalment's real amount
+    factors = [inflation_factor(start, day, projection) if index.startswith("ipca") else 1.0 for day in days]
+    if any(factor is None for factor in factors):
+        return None
+    flows, previous, cost = [], start, 1.0 / len(days)
+    for k, (day, du, factor) in enumerate(zip(days, dus, factors, strict=True)):
+        held = factor / price * sum(_compounded(rate, du - dus[j]) for j in range(k, len(days)))
+        fee = held * (1.0 - (1.0 - custody_fee) ** ((day - previous).days / 365.0))
+        gross = factor / price
+        iof, income_tax, _ = net_of_taxes(gross - fee - cost, (day - start).days, tax_free=tax_free)
+        flows.append(CashFlow(day, du, (day - start).days, gross, fee, iof, income_tax))
         previous = day
     return flows
 
@@ -307,7 +342,7 @@ def project_amount(
     projection: Projection | None,
     tax_free: bool,
     custody_fee: float = 0.0,
-    coupon: CouponTerms | None = None,
+    coupon: CouponTerms | Instalments | None = None,
 ) -> AmountProjection:
     """What `amount` invested on `start` becomes by maturity: gross, fee, IOF, tax and net (in BRL);
     for a coupon bond, the sums over its flows (coupons as paid, not reinvested)."""

@@ -44,12 +44,15 @@ def iof_rate(calendar_days: int) -> float:
     return 0.0
 
 
-def net_of_taxes(gain: float, calendar_days: int, *, tax_free: bool) -> tuple[float, float, float]:
+def net_of_taxes(
+    gain: float, calendar_days: int, *, tax_free: bool, redemption: bool = True
+) -> tuple[float, float, float]:
     """(IOF, income tax, net gain) of a gross gain: IOF on the income first, income tax on the income
-    minus IOF. A loss pays neither."""
+    minus IOF. A loss pays neither. IOF falls on redemptions, sales and transfers only (Decreto
+    6.306/2007, art. 32): a coupon (`redemption=False`) pays income tax alone."""
     if gain <= 0:
         return 0.0, 0.0, gain
-    iof = gain * iof_rate(calendar_days)
+    iof = gain * iof_rate(calendar_days) if redemption else 0.0
     income_tax = (gain - iof) * income_tax_rate(calendar_days, tax_free=tax_free)
     return iof, income_tax, gain - iof - income_tax
 

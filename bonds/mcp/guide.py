@@ -72,8 +72,29 @@ FIELDS = (
     (
         "covered_payment_probability",
         "number or null",
-        "Probability of being paid for an amount within the FGC limit (BRL 250,000 per CPF per "
-        "institution): at least 0.999 on FGC-covered offers; payment_probability elsewhere.",
+        "Probability of being paid counting the FGC: in a default the FGC pays the share of what is owed "
+        "then (principal plus interest, for the amount) within BRL 250,000 per CPF per institution; at "
+        "least 0.999 while that stays under the limit; payment_probability elsewhere.",
+    ),
+    (
+        "payment_schedule",
+        "string",
+        "bullet (all at maturity), semiannual/monthly/quarterly/annual (coupons or interest), instalments "
+        "(Tesouro Renda+ 240 and Educa+ 60 monthly payments, each taxed at its own bracket; the return is "
+        "the IRR), or unknown (a debenture, CRI or CRA whose source says nothing: computed as a bullet, "
+        "which overstates the return of a bond that in fact pays interest along the way).",
+    ),
+    (
+        "first_payment_date",
+        "date or null",
+        "The first payment after settlement; maturity_date is the last. The maturity filters read "
+        "maturity_date (the last payment).",
+    ),
+    (
+        "fgc_covered_share",
+        "number or null",
+        "Share (0-1) of what is owed at maturity, for the amount (else the minimum investment), that the "
+        "FGC's BRL 250,000 covers; null where there is no FGC.",
     ),
     (
         "net_annualized_return",
@@ -201,7 +222,9 @@ FORMULAS = (
         "placed on the global scale (Austin table: brAAA -> BB+, brAA -> BB, brA -> BB-, ...; the + and - "
         "notches a third of a notch apart), so every notch differs. Federal bonds (Tesouro Direto `td` and "
         "`tpf` bought from a broker) are the sovereign's, domestic risk-free: 1. A historical frequency, not "
-        "a forecast. covered_payment_probability = 1 - (1 - P) x 0.001 on FGC-covered offers.",
+        "a forecast. covered_payment_probability = P + sum over default months of the default "
+        "probability x the share of what is owed then within BRL 250,000 x 0.999 on FGC-covered offers "
+        "(1 - (1 - P) x 0.001 while the claim stays under the limit).",
     ),
 )
 

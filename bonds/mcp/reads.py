@@ -18,20 +18,18 @@ from accounts.netaddr import client_address_of
 from bonds import finance, statuses
 from bonds.access import bonds_access_status
 from bonds.filters import BondFilters, parse_filters
+from bonds.for_amount import bonds_for_amount, computed_in_request
 from bonds.mcp.schemas import (
     AmountOutcome,
     Assumptions,
     BondItem,
     BondListResult,
-    BondProjectionResult,
-    CashFlowItem,
     CdiStep,
     SortOrder,
 )
 from bonds.models import Bond, ProjectionSnapshot
 from bonds.projections import (
     bond_net_amount_at_maturity,
-    custody_fee_for,
     listing_assumptions,
     projection_latest,
 )
@@ -82,6 +80,7 @@ def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
         return None
     return Assumptions(
         projection_date=snapshot.date,
+        settlement_date=listed["settlement_date"],
         focus_survey_date=snapshot.focus_date,
         selic_target_pct=snapshot.selic_current,
         cdi_pct=snapshot.cdi_current,
@@ -99,10 +98,11 @@ def assumptions_of(snapshot: ProjectionSnapshot | None) -> Assumptions | None:
         cdi_path=[CdiStep(start=step.pop("from"), **step) for step in listed["cdi_path"]],
         poupanca_annual_return=listed["poupanca"]["annual_return"],
         tr_monthly=listed["poupanca"]["tr_monthly"],
+        tr_date=listed["poupanca"]["tr_date"],
     )
 
 
-def _round(value: float | None, digits: int = 6) -> float | None:
+def rounded(value: float | None, digits: int = 6) -> float | None:
     return None if value is None else round(value, digits)
 
 
@@ -146,6 +146,10 @@ def bond_item(
         grace_period_days=bond.grace_period_days,
         net_return_cdi_percent=bond.net_return_cdi_percent,
         covered_payment_probability=bond.covered_payment_probability,
+        fgc_covered_share=bond.fgc_covered_share,
+        payment_schedule=bond.payment_schedule,
+        first_payment_date=bond.first_payment_date,
+        horizon_reachable=getattr(bond, "horizon_reachable", None),
         liquidity_kind=bond.liquidity_kind,
         years_to_maturity=round(max(0, (bond.maturity_date - today).days) / DAYS_PER_YEAR, 2),
         projection=None if amount is None else _outcome(bond, amount, snapshot),
@@ -175,6 +179,7 @@ def agent_filters(
     amount: float | None,
     rating_min: str | None,
     sort: SortOrder,
+    horizon: date | None = None,
 ) -> BondFilters:
     """The tool's arguments as the REST filters, through the REST parser (the same normalisation
     and the same list as GET /bonds/api/ with these parameters)."""
@@ -190,7 +195,13 @@ def agent_filters(
     }
     # Dates and the amount are already typed: set, not re-parsed (an amount with more decimals than
     # the REST form takes is still the amount asked).
-    return replace(parse_filters(query), maturity_from=min_maturity, maturity_to=max_maturity, amount=amount)
+    return replace(
+        parse_filters(query),
+        maturity_from=min_maturity,
+        maturity_to=max_maturity,
+        amount=amount,
+        horizon=horizon,
+    )
 
 
 def bonds_for_agent(*, status: str, filters: BondFilters, sort: SortOrder, limit: int) -> BondListResult:
@@ -218,10 +229,13 @@ def bonds_for_agent(*, status: str, filters: BondFilters, sort: SortOrder, limit
     if status == statuses.PREVIEW:
         cap = min(cap, settings.BONDS_PREVIEW_LIMIT)
     snapshot = projection_latest()
-    bonds = [bond_item(bond, today=today, amount=amount, snapshot=snapshot) for bond in queryset[:cap]]
+    # With an amount (or a horizon), every figure is the amount's (as GET /bonds/api/?amount= lists them).
+    per_query = computed_in_request(filters)
+    found = bonds_for_amount(queryset=queryset, filters=filters, today=today) if per_query else queryset
+    bonds = [bond_item(bond, today=today, amount=amount, snapshot=snapshot) for bond in found[:cap]]
     return empty.model_copy(
         update={
-            "matching": queryset.count(),
+            "matching": len(found) if per_query else queryset.count(),
             "returned": len(bonds),
             "bonds": bonds,
             "assumptions": assumptions_of(snapshot),
@@ -240,134 +254,6 @@ def active_bond(bond_id: int) -> Bond:
             f"No active bond has id {bond_id}. Call list_bonds and use the `id` of one of its bonds."
         )
     return bond
-
-
-def _empty_projection(status: str, amount: float) -> BondProjectionResult:
-    """The result with nothing projected (what a status without bonds gets)."""
-    nulls = dict.fromkeys(
-        [
-            "bond",
-            "business_days",
-            "calendar_days",
-            "income_tax_rate",
-            "custody_fee_rate",
-            "iof_rate",
-            "gross_amount",
-            "custody_fee",
-            "iof",
-            "income_tax",
-            "net_amount",
-            "net_gain",
-            "gross_annualized_return",
-            "net_annualized_return",
-            "real_annualized_return",
-            "projected_inflation",
-            "meets_min_investment",
-            "assumptions",
-        ]
-    )
-    return BondProjectionResult(
-        status=status,
-        description=statuses.description(status),
-        preview=status == statuses.PREVIEW,
-        today=timezone.localdate(),
-        amount=amount,
-        notes=[],
-        **nulls,
-    )
-
-
-def _projection_notes(
-    bond: Bond, amount: float, projected: finance.AmountProjection, fee_rate: float
-) -> list[str]:
-    """The caveats of a projection, in plain English."""
-    returns, notes = projected.returns, []
-    if amount < bond.min_investment:
-        notes.append(f"The amount is below this bond's minimum investment of BRL {bond.min_investment:,.2f}.")
-    if returns.du <= 0:
-        notes.append("The bond matures today or earlier: there is nothing left to project.")
-    elif projected.net_amount is None:
-        notes.append(
-            "A projection this bond's index needs (Selic/CDI or IPCA) is missing, so amounts are null."
-        )
-    if returns.payment_date is not None and returns.payment_date != bond.maturity_date:
-        notes.append(
-            f"The maturity is not a business day: paid on {returns.payment_date.isoformat()}, and days, "
-            "income tax and IOF count to then."
-        )
-    if bond.fgc_protection and amount > finance.FGC_LIMIT_PER_INSTITUTION:
-        notes.append("The FGC covers at most BRL 250,000 per CPF per institution; the rest is issuer risk.")
-    if bond.liquidity_kind == "sale":
-        notes.append(
-            "Before maturity it can only be sold at the day's market price (D+1), which may be below the "
-            "contract rate's value."
-        )
-    elif not bond.early_withdrawal:
-        notes.append("No redemption before maturity: the money is locked until maturity_date.")
-    if bond.exclusive:
-        notes.append("Restricted to qualified investors.")
-    if returns.iof_rate:
-        notes.append(
-            f"Redeemed after {returns.dc} days: IOF takes {returns.iof_rate:.0%} of the income (Decreto "
-            "6.306/2007) before income tax."
-        )
-    if fee_rate:
-        notes.append(
-            f"Tesouro Direto: the B3 custody fee ({fee_rate:.2%} a year on the whole amount; Tesouro Selic "
-            "pays 0.20% on the excess over BRL 10,000 only) is deducted before income tax."
-        )
-    if returns.flows:
-        notes.append(
-            "Pays coupons: each is taxed at the bracket of its own holding period; the returns are the IRRs "
-            "of the dated flows, and the amounts sum the flows as paid (not reinvested)."
-        )
-    return notes
-
-
-def bond_projection(*, status: str, bond: Bond, amount: float) -> BondProjectionResult:
-    """What `amount` invested today in `bond` becomes by maturity, step by step."""
-    result = _empty_projection(status, amount)
-    if status not in statuses.WITH_BONDS:
-        return result
-    snapshot = projection_latest()
-    projected = bond_net_amount_at_maturity(bond=bond, amount=amount, snapshot=snapshot)
-    returns = projected.returns
-    fee_rate = custody_fee_for(product=bond.product, index=bond.index, amount=amount, name=bond.name)
-    flows = [
-        CashFlowItem(
-            day=flow.day,
-            gross=round(amount * flow.gross, 2),
-            custody_fee=round(amount * flow.custody_fee, 2),
-            iof=round(amount * flow.iof, 2),
-            income_tax=round(amount * flow.income_tax, 2),
-            net=round(amount * flow.net, 2),
-        )
-        for flow in returns.flows
-    ]
-    return result.model_copy(
-        update={
-            "bond": bond_item(bond, today=result.today),
-            "business_days": returns.du,
-            "calendar_days": returns.dc,
-            "income_tax_rate": returns.tax_rate,
-            "custody_fee_rate": fee_rate,
-            "iof_rate": returns.iof_rate,
-            "gross_amount": projected.gross_amount,
-            "custody_fee": projected.custody_fee,
-            "iof": projected.iof,
-            "income_tax": projected.income_tax,
-            "net_amount": projected.net_amount,
-            "net_gain": None if projected.net_amount is None else round(projected.net_amount - amount, 2),
-            "gross_annualized_return": _round(returns.gross_annualized),
-            "net_annualized_return": _round(returns.net_annualized),
-            "real_annualized_return": _round(returns.real_annualized),
-            "projected_inflation": _round(returns.inflation_annualized),
-            "meets_min_investment": amount >= bond.min_investment,
-            "cash_flows": flows,
-            "notes": _projection_notes(bond, amount, projected, fee_rate),
-            "assumptions": assumptions_of(snapshot),
-        }
-    )
 
 
 def latest_assumptions() -> Assumptions | None:

@@ -77,8 +77,29 @@ class BondItem(BaseModel):
         "must pay to net the same (1.1 = 110% of CDI)."
     )
     covered_payment_probability: float | None = Field(
-        description="Probability of being paid for an amount within the FGC limit (BRL 250,000 per CPF "
-        "per institution): at least 0.999 on FGC-covered offers, payment_probability elsewhere."
+        description="Probability of being paid counting the FGC: in a default the FGC pays the share of "
+        "what is owed then (principal plus interest, for the amount) within BRL 250,000 per CPF per "
+        "institution; at least 0.999 on FGC-covered offers while that stays under the limit; "
+        "payment_probability elsewhere."
+    )
+    fgc_covered_share: float | None = Field(
+        default=None,
+        description="Share (0-1) of what is owed at maturity (for the amount, else the minimum investment) "
+        "the FGC covers; null where there is no FGC.",
+    )
+    payment_schedule: str = Field(
+        default="",
+        description="bullet, semiannual, monthly, quarterly, annual, instalments (Renda+ 240, Educa+ 60 "
+        "monthly payments) or unknown (the source says nothing: computed as a bullet).",
+    )
+    first_payment_date: date | None = Field(
+        default=None,
+        description="The first payment after settlement; maturity_date is the last one.",
+    )
+    horizon_reachable: bool | None = Field(
+        default=None,
+        description="With a horizon: true when the money is back by then at the contract rate (net and real "
+        "returns are then if redeemed that day), false when not (figures at maturity); null without one.",
     )
     liquidity_kind: Literal["redemption", "sale"] | None = Field(
         description="How money comes back before maturity: 'redemption' by the issuer at the contract "
@@ -100,12 +121,22 @@ class CdiStep(BaseModel):
     selic_target: float = Field(description="Projected Selic target, a year, decimal.")
     meeting: str | None = Field(description="The Copom meeting starting the step (R1/2027), else null.")
     estimated_date: bool = Field(description="The meeting's date is estimated (not yet in BCB's calendar).")
+    median_source: Literal["focus-meeting", "focus-year-end", "kept"] | None = Field(
+        default=None,
+        description="Whence the meeting's target: its Focus median as published, the Focus year-end median "
+        "(at the year's last meeting), or kept from the previous step (Focus does not name the meeting).",
+    )
 
 
 class Assumptions(BaseModel):
     """The projections every return is computed from (BCB Focus medians and current rates, in %)."""
 
     projection_date: date | None = Field(description="Date of the projection snapshot used.")
+    settlement_date: date | None = Field(
+        default=None,
+        description="The day an order placed now settles (today on an ANBIMA business day, else the next "
+        "one): every figure counts its days, tax brackets and coupons from it.",
+    )
     focus_survey_date: date | None = Field(description="Survey date of the Focus medians.")
     selic_target_pct: float | None = Field(description="Current Selic target, % a year.")
     cdi_pct: float | None = Field(description="Current CDI, % a year (SGS 4389).")
@@ -127,7 +158,10 @@ class Assumptions(BaseModel):
     poupanca_annual_return: float | None = Field(
         default=None, description="Savings account (poupança) over the next 12 months on this path, tax-free."
     )
-    tr_monthly: float | None = Field(default=None, description="TR assumed for poupança, decimal a month.")
+    tr_monthly: float | None = Field(
+        default=None, description="The TR in force (SGS 226) for poupança, decimal a month; null if unknown."
+    )
+    tr_date: date | None = Field(default=None, description="The day that TR's month starts (SGS 226 `data`).")
 
 
 class BondListResult(BaseModel):
@@ -184,6 +218,13 @@ class BondProjectionResult(BaseModel):
     )
     notes: list[str] = Field(description="Caveats for this projection, in plain English.")
     assumptions: Assumptions | None
+    horizon: date | None = Field(default=None, description="The exit day asked for (horizon), if any.")
+    horizon_reachable: bool | None = Field(
+        default=None,
+        description="With a horizon: whether the money is back by then at the contract rate (a redemption, "
+        "after any grace period, or the maturity); the amounts and returns then run to the horizon. False: "
+        "they run to maturity. Null without a horizon.",
+    )
 
 
 class FieldDoc(BaseModel):

@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from bonds.mcp import reads
+from bonds.mcp import project, reads
 from bonds.mcp.guide import bond_guide
 from bonds.mcp.schemas import (
     BondGuide,
@@ -60,6 +60,16 @@ SortArgument = Annotated[
         "any numeric or date field of a bond (rate, min_investment, maturity_date, payment_probability, "
         "net_annualized_return, ...), ascending, with '-' before it for descending. Bonds without a "
         "value come last; ties keep the net_return order."
+    ),
+]
+
+HorizonArgument = Annotated[
+    date | None,
+    Field(
+        description="Exit before maturity (YYYY-MM-DD): a bond redeemable at the contract rate "
+        "(liquidity_kind 'redemption', after any grace period) shows its returns if redeemed that day, "
+        "income tax and IOF by the days held; others keep their figures at maturity with "
+        "horizon_reachable false."
     ),
 ]
 
@@ -132,6 +142,7 @@ async def list_bonds(
         ),
     ] = None,
     limit: Annotated[int, Field(ge=1, le=reads.MAX_LIMIT, description="Most bonds to return (1-200).")] = 20,
+    horizon: HorizonArgument = None,
 ) -> BondListResult:
     """List active Brazilian fixed-income bonds with projected net and real annualized returns.
 
@@ -158,6 +169,7 @@ async def list_bonds(
         amount=amount,
         rating_min=rating_min,
         sort=sort,
+        horizon=horizon,
     )
 
     def work() -> BondListResult:
@@ -175,6 +187,7 @@ async def project_bond(
         int, Field(description="The `id` of a bond from list_bonds (the same `id` GET /bonds/api/ lists).")
     ],
     amount: Annotated[float, Field(gt=0, le=MAX_AMOUNT, description="BRL invested today.")],
+    horizon: HorizonArgument = None,
 ) -> BondProjectionResult:
     """Project what an amount invested today in one bond becomes at maturity.
 
@@ -187,7 +200,9 @@ async def project_bond(
     def work() -> BondProjectionResult:
         # The bond first: a mistyped id is an error that does not use up the key's 5-second slot.
         bond = reads.active_bond(bond_id)
-        return reads.bond_projection(status=reads.caller_status(request), bond=bond, amount=amount)
+        return project.bond_projection(
+            status=reads.caller_status(request), bond=bond, amount=amount, horizon=horizon
+        )
 
     try:
         return await _off_loop(work)

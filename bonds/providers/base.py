@@ -73,7 +73,14 @@ class CurrentRates:
     cdi: float | None
     ipca_12m: float | None
     cdi_gap: float | None = None
-    tr_monthly: float | None = None
+
+
+@dataclass(frozen=True)
+class TrValue:
+    """The TR (SGS 226) in force: % for the month that starts on `day` (its `data`; `dataFim` a month on)."""
+
+    day: date
+    monthly_pct: float
 
 
 def http_get(url: str, *, timeout: float, what: str) -> requests.Response:

@@ -38,6 +38,26 @@ TYPES: dict[str, tuple[str, str, int]] = {
     "tesouro reserva": ("selic*", "Tesouro Reserva", 0),
 }
 MIN_PURCHASE = Decimal("30.00")  # Tesouro Direto: 1% of the unit price, at least R$ 30
+# Tesouro Reserva (Tesouro Direto 24x7, from March 2026): 100% of Selic with no marking to market, so it
+# is redeemed at par (what was invested plus the Selic accrued) any day, 24 hours a day, paid at once
+# by Pix; bought from R$ 1, a fraction of its R$ 10 unit (Tesouro Nacional's launch notes). Not a sale
+# at the day's price like the other titles.
+RESERVA = "tesouro reserva"
+RESERVA_TERMS = {
+    "min_investment": 1.0,
+    "early_withdrawal": True,
+    "liquidity_kind": "redemption",
+    "liquidity_days": 0,
+}
+
+
+def title_terms(kind: str, unit_price: Decimal) -> dict:
+    """How a title is bought and comes back: Tesouro Reserva by its own terms; every other title from
+    1% of its unit price (at least R$ 30), sold back at the day's price D+1 (bonds.offers)."""
+    if kind == RESERVA:
+        return dict(RESERVA_TERMS)
+    minimum = max(MIN_PURCHASE, (unit_price / 100).quantize(Decimal("0.01"), rounding=ROUND_CEILING))
+    return {"min_investment": float(minimum), "early_withdrawal": True}
 
 
 def natural_key(label: str, maturity: date) -> str:
@@ -89,7 +109,6 @@ def parse(content: bytes) -> list[Offer]:
             continue
         index, label, offset = TYPES[kind]
         rate = 1.0 if index == "selic*" else float(rate_pct / 100)
-        minimum = max(MIN_PURCHASE, (unit_price / 100).quantize(Decimal("0.01"), rounding=ROUND_CEILING))
         offers.append(
             Offer(
                 natural_key=natural_key(label, maturity),
@@ -103,8 +122,7 @@ def parse(content: bytes) -> list[Offer]:
                 fgc_protection=False,
                 tax_free=False,
                 exclusive=False,
-                min_investment=float(minimum),
-                early_withdrawal=True,  # the Treasury buys back every business day
+                **title_terms(kind, unit_price),  # the Treasury buys back every business day
             )
         )
     if not offers:

@@ -117,7 +117,6 @@ SGS_SERIES = {
     432: '[{"data":"17/11/2026","valor":"14.25"},{"data":"18/11/2026","valor":"14.25"}]',
     4389: '[{"data":"17/11/2026","valor":"14.15"},{"data":"18/11/2026","valor":"14.15"}]',
     13522: '[{"data":"01/09/2026","valor":"4.81"},{"data":"01/10/2026","valor":"4.68"}]',
-    226: '[{"data":"17/11/2026","valor":"0.1712"},{"data":"18/11/2026","valor":"0.1698"}]',
 }
 
 
@@ -138,6 +137,8 @@ def live_sources(fake_source: FakeSource, settings) -> FakeSource:
     fake_source.route("/olinda/odata/ExpectativasMercadoSelic", fixture_bytes("focus_selic.json"))
     for code, body in SGS_SERIES.items():
         fake_source.route(f"/sgs/bcdata.sgs.{code}/dados/ultimos/5", body)
+    # The TR (226) by a window of dates, in SGS's own format for it (`data` and `dataFim` of each month).
+    fake_source.route("/sgs/bcdata.sgs.226/dados", fixture_bytes("sgs_226.json"))
     fake_source.route(
         "/tesouro/PrecoTaxaTesouroDireto.csv", fixture_bytes("tesouro.csv"), content_type="text/csv"
     )

@@ -158,8 +158,9 @@ def ok_key(make_key) -> str:
 
 
 def expected_net(amount: float, rate: float, maturity: date, *, tax: float) -> float:
-    """A fixed-rate bond: F = (1 + r)^(du/252), net = amount * (1 + (F - 1)(1 - tax)), with du to the
-    payment day (the next business day when the maturity is not one)."""
+    """A fixed-rate bond: F = (1 + r)^(du/252), net = amount * (1 + (F - 1)(1 - tax)), with du from the
+    settlement date of an order placed today to the payment day (the next business day when the
+    maturity is not one)."""
     paid = finance.next_business_day(maturity)
-    factor = (1 + rate) ** (finance.business_days(timezone.localdate(), paid) / 252)
+    factor = (1 + rate) ** (finance.business_days(finance.settlement_date(timezone.localdate()), paid) / 252)
     return amount * (1 + (factor - 1) * (1 - tax))

@@ -14,6 +14,7 @@ from bonds.figures import bond_returns_recompute
 from bonds.models import ProjectionSnapshot
 from bonds.offers import bond_offers_upsert
 from bonds.providers.base import Offer
+from bonds.rendering import ADDED_FIELDS, BOND_FIELDS
 from tests.bonds.test_list_api import URL, bearer
 
 pytestmark = pytest.mark.django_db
@@ -135,12 +136,8 @@ def test_the_csv_keeps_the_seeds_columns(client, key):
     snapshot()
     bond_offers_upsert(source="v3", offers=linked_offers()[:1])
     body = client.get(URL + "?format=csv", **bearer(key)).content.decode()
-    assert body.splitlines()[0].split(",")[-3:] == [
-        "payment_probability",
-        "net_annualized_return",
-        "real_annualized_return",
-    ]
-    assert "assumptions" not in body and "covered" not in body
+    assert body.splitlines()[0].split(",") == [*BOND_FIELDS, *ADDED_FIELDS]
+    assert "assumptions" not in body and "covered_payment_probability" not in body
 
 
 def test_the_openapi_document_describes_the_assumptions_and_the_new_fields(client):

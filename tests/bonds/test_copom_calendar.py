@@ -46,13 +46,13 @@ def test_the_published_date_replaces_the_estimate_and_a_failed_read_keeps_the_la
     day = date(2026, 11, 23)
     meetings = FocusMeetings(survey_date=day, selic_by_meeting={"R8/2026": 14.0, "R1/2027": 13.5})
     snapshot, _ = projection_snapshot_record(day=day, focus_medians=None, current=None, meetings=meetings)
-    assert projection_of(snapshot).meeting_names[date(2027, 1, 27)] == ("R1/2027", True)
+    assert projection_of(snapshot).meeting_names[date(2027, 1, 27)] == ("R1/2027", True, "focus-meeting")
     published = CopomCalendar(meetings=copom.parse(fixture_bytes("copom_agenda.ics")).meetings)
     snapshot, changed = projection_snapshot_record(
         day=day, focus_medians=None, current=None, meetings=meetings, calendar=published
     )
     assert changed and snapshot.copom_calendar["R1/2027"] == "2027-01-20"
-    assert projection_of(snapshot).meeting_names[date(2027, 1, 20)] == ("R1/2027", False)
+    assert projection_of(snapshot).meeting_names[date(2027, 1, 20)] == ("R1/2027", False, "focus-meeting")
     # The next day the calendar cannot be read: the one read before stays.
     later, _ = projection_snapshot_record(day=date(2026, 11, 24), focus_medians=None, current=None)
     assert later.copom_calendar == snapshot.copom_calendar

@@ -31,7 +31,6 @@ def test_coupon_bonds_are_recognised_by_name():
     bullets = (
         ("NTN-B Principal 2035", "ipca+"),
         ("Tesouro IPCA+ 2032", "ipca+"),
-        ("Tesouro Renda+ Aposentadoria Extra 2035", "ipca+"),
         ("LTN 2029", "pre"),
     )
     for name, index in bullets:

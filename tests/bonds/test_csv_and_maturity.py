@@ -16,7 +16,7 @@ from bonds.models import Bond
 from bonds.offers import bond_offers_upsert
 from bonds.providers import feeds
 from bonds.providers.base import Offer
-from bonds.rendering import BOND_FIELDS, render_csv
+from bonds.rendering import ADDED_FIELDS, BOND_FIELDS, render_csv
 from bonds.replies import bond_list_reply
 from tests.bonds.rows import with_ids
 
@@ -52,9 +52,9 @@ def test_a_neutralised_csv_reads_back_as_the_original_text(locale):
     assert (offers[0].name, offers[0].bank_name, offers[0].rating) == (FORMULA, "+Banco Inter", "@brAA")
 
 
-def test_the_csv_keeps_exactly_the_seed_columns():
+def test_the_csv_starts_with_exactly_the_seed_columns_then_the_added_ones():
     header = render_csv(rows=with_ids([ROW]), locale=None).decode().split("\r\n", 1)[0]
-    assert header.split(",") == list(BOND_FIELDS)
+    assert header.split(",") == [*BOND_FIELDS, *ADDED_FIELDS]
 
 
 @pytest.fixture

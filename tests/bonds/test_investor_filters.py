@@ -222,7 +222,9 @@ def test_ties_of_a_sort_keep_the_default_order_so_the_list_is_the_same_every_tim
 
 def test_the_filters_combine_with_each_other_and_the_old_ones(api_client, offers, key):
     query = "maturity_from=2028-01-01&maturity_to=2029-12-31&amount=1000&rating_min=brAA-&sort=-maturity_date"
-    assert listed(api_client, key, query) == ["Moody's old Aa3", "Tesouro Selic 2029", "Plain AA (issuer)",
+    # With `amount` the figures are the amount's (issue 43): without a projection snapshot here, Tesouro
+    # Selic's recomputed net is null, so it follows Plain AA among the 2029-03-01 maturities.
+    assert listed(api_client, key, query) == ["Moody's old Aa3", "Plain AA (issuer)", "Tesouro Selic 2029",
                                               "S&P AA", "S&P AAA"]  # fmt: skip
     assert listed(api_client, key, query + "&product=td,tpf") == ["Tesouro Selic 2029"]
     assert listed(api_client, key, query + "&index=cdi*") == [

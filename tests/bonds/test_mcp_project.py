@@ -22,10 +22,13 @@ def test_project_bond_gives_the_net_amount_at_maturity_step_by_step(mcp_url, bon
     assert result["status"] == statuses.OK and result["preview"] is False
     assert result["bond"]["id"] == bond.pk and result["bond"]["name"] == bond.name
     paid = finance.next_business_day(bond.maturity_date)  # a weekend maturity is paid on the Monday
-    assert result["business_days"] == finance.business_days(today, paid)
-    assert result["calendar_days"] == (paid - today).days >= 730
-    assert result["income_tax_rate"] == 0.15  # 730 calendar days: past 720, the 15% bracket
-    expected = expected_net(10_000, 0.13, bond.maturity_date, tax=0.15)
+    settles = finance.settlement_date(today)  # an order placed on a weekend settles on the Monday
+    held = (paid - settles).days
+    assert result["business_days"] == finance.business_days(settles, paid)
+    assert result["calendar_days"] == held >= 727
+    # 730 days from today: past 720 (15%), unless a weekend order settles two days later (17.5%).
+    assert result["income_tax_rate"] == finance.income_tax_rate(held)
+    expected = expected_net(10_000, 0.13, bond.maturity_date, tax=finance.income_tax_rate(held))
     assert result["net_amount"] == pytest.approx(expected, abs=0.01)
     assert result["net_gain"] == pytest.approx(result["net_amount"] - 10_000, abs=0.001)
     assert result["gross_amount"] == pytest.approx(10_000 * 1.13 ** (result["business_days"] / 252), abs=0.01)
@@ -62,7 +65,8 @@ def test_project_bond_uses_the_same_path_iof_and_tax_as_the_listing(mcp_url, bon
         mcp_url, "project_bond", {"bond_id": short.pk, "amount": 10_000}, key=ok_key(make_key)
     )
     gain = result["gross_amount"] - 10_000
-    held = (finance.next_business_day(short.maturity_date) - timezone.localdate()).days  # 20 to 22
+    settles = finance.settlement_date(timezone.localdate())
+    held = (finance.next_business_day(short.maturity_date) - settles).days  # 17 to 22
     share = finance.iof_rate(held)
     assert (result["calendar_days"], result["iof_rate"], result["income_tax_rate"]) == (held, share, 0.225)
     assert result["iof"] == pytest.approx(gain * share, abs=0.01)

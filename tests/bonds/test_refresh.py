@@ -40,10 +40,12 @@ def test_refresh_loads_offers_projections_and_returns(live_sources):
     output, _ = run_command()
     for provider in ("focus", "focus-copom", "copom-calendar", "sgs", "tesouro", "feed:broker"):
         assert f"{provider}: ok" in output
-    assert "ok: 6/6 provider(s) ok; 9 created" in output
+    assert "ok: 7/7 provider(s) ok; 9 created" in output
     run = RefreshRun.objects.get()
     assert run.status == RefreshRun.Status.OK and run.created == 9 and run.finished_at
-    assert set(run.outcomes) == {"focus", "focus-copom", "copom-calendar", "sgs", "tesouro", "feed:broker"}
+    assert set(run.outcomes) == {
+        "focus", "focus-copom", "copom-calendar", "sgs", "sgs-tr", "tesouro", "feed:broker"
+    }  # fmt: skip
     snapshot = ProjectionSnapshot.objects.get()
     assert snapshot.selic_by_year == {"2026": 14.0, "2027": 12.25, "2028": 10.5}
     # The latest survey's medians per meeting (baseCalculo 0), in meeting order.
@@ -51,6 +53,7 @@ def test_refresh_loads_offers_projections_and_returns(live_sources):
     assert snapshot.meetings_focus_date == date(2026, 11, 13)
     assert (snapshot.selic_current, snapshot.cdi_current, snapshot.ipca_12m) == (14.25, 14.15, 4.68)
     assert snapshot.cdi_gap == pytest.approx(0.10) and snapshot.tr_monthly == pytest.approx(0.1698)
+    assert snapshot.tr_date == date(2026, 11, 18)  # the TR in force: the latest month started by today
     # BCB's calendar (the fixture's 2027 dates): R1/2027 decided on 20 January, not estimated.
     assert snapshot.copom_calendar["R1/2027"] == "2027-01-20" and len(snapshot.copom_calendar) == 16
     assert Bond.objects.filter(source="tesouro").count() == 7

@@ -46,7 +46,7 @@ def listed_tesouro(api_client, key: str) -> list[dict]:
 
 def test_a_full_refresh_exits_0_and_names_no_failed_source(live_sources):
     output, errors = run_command()  # no CommandError: exit status 0
-    assert "ok: 5/5 provider(s) ok" in output and "failed" not in output + errors
+    assert "ok: 6/6 provider(s) ok" in output and "failed" not in output + errors
     assert RefreshRun.objects.get().failed_sources == []
 
 
@@ -84,8 +84,8 @@ def test_a_refresh_where_every_source_failed_exits_1_and_names_them_all(fake_sou
     with pytest.raises(CommandError) as raised:
         run_command()
     assert raised.value.returncode == 1
-    assert "copom-calendar, focus, focus-copom, sgs, tesouro" in str(raised.value)
-    failed = ["copom-calendar", "focus", "focus-copom", "sgs", "tesouro"]
+    assert "copom-calendar, focus, focus-copom, sgs, sgs-tr, tesouro" in str(raised.value)
+    failed = ["copom-calendar", "focus", "focus-copom", "sgs", "sgs-tr", "tesouro"]
     assert RefreshRun.objects.get().failed_sources == failed
 
 

@@ -18,7 +18,7 @@ from bonds import statuses
 from bonds.filters import BondFilters
 from bonds.models import Bond
 from bonds.offers import bond_offers_upsert
-from bonds.rendering import csv_pieces, json_pieces, render_csv, render_json
+from bonds.rendering import ADDED_FIELDS, csv_pieces, json_pieces, render_csv, render_json
 from bonds.replies import bond_list, bond_list_reply, bond_rows, data_version_bump
 from tests.bonds.rows import with_ids
 from tests.bonds.test_list_api import URL, bearer, bonds, offer  # noqa: F401  (bonds: the fixture)
@@ -158,7 +158,8 @@ def counted_rows(count: int, pulled: list[int]):
     for number in range(count):
         pulled[0] += 1
         yield (number, f"Bond {number}", 77, "Banco", "cdb", "cdi*", 1.1, True, False, False, 1000.0,
-               date(2030, 1, 1), False, "brAA", 0.99, 0.12, 0.07, 0, 0, 1.1, 0.99999, None)  # fmt: skip
+               date(2030, 1, 1), False, "brAA", 0.99, 0.12, 0.07, 0, 0, 1.1, 0.99999, None,
+               *[None] * len(ADDED_FIELDS))  # fmt: skip
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 7])

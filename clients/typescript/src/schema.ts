@@ -1044,6 +1044,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bonds/api/{bond_id}/projection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Project an amount invested in one bond
+         * @description What `amount` invested now in one bond becomes (MCP project_bond's answer).
+         */
+        get: operations["projectBond"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/gateway/me": {
         parameters: {
             query?: never;
@@ -1381,6 +1401,11 @@ export interface components {
             projection_date: string;
             /**
              * Format: date
+             * @description The day an order placed now settles (today on an ANBIMA business day, else the next one): every figure counts its days, income-tax and IOF brackets and coupons from it.
+             */
+            settlement_date: string;
+            /**
+             * Format: date
              * @description Focus survey date of the annual medians.
              */
             survey_date: string | null;
@@ -1478,7 +1503,7 @@ export interface components {
             net_return_cdi_percent: number | null;
             /**
              * Format: double
-             * @description Probability of being paid for an amount within the FGC limit (BRL 250,000 per taxpayer per institution): at least 0.999 on FGC-covered offers, payment_probability elsewhere. JSON only.
+             * @description Probability of being paid counting the FGC: in a default the FGC pays the share of what is owed then (principal plus interest, for the amount) within BRL 250,000 per taxpayer per institution; at least 0.999 while that stays under the limit; payment_probability elsewhere. JSON only.
              */
             covered_payment_probability: number | null;
             /**
@@ -1488,6 +1513,30 @@ export interface components {
              *     * `sale` - sale
              */
             liquidity_kind: (components["schemas"]["LiquidityKindEnum"] | components["schemas"]["NullEnum"]) | null;
+            /**
+             * Format: double
+             * @description Share (0-1) of what is owed at maturity (for `amount`, else the minimum investment) that the FGC's BRL 250,000 covers; null where there is no FGC. JSON and CSV (after the seed's columns).
+             */
+            fgc_covered_share: number | null;
+            /**
+             * @description How it pays: bullet (all at maturity), coupons or interest every N months, instalments (Tesouro Renda+ 240 monthly, Educa+ 60), or unknown (a debenture, CRI or CRA whose source says nothing: computed as a bullet). JSON and CSV.
+             *
+             *     * `bullet` - bullet
+             *     * `semiannual` - semiannual
+             *     * `monthly` - monthly
+             *     * `quarterly` - quarterly
+             *     * `annual` - annual
+             *     * `instalments` - instalments
+             *     * `unknown` - unknown
+             */
+            payment_schedule: components["schemas"]["PaymentScheduleEnum"];
+            /** @description With `horizon`: true when the money is back by then at the contract rate (a redemption after any grace period, or the maturity; the net and real returns are then if redeemed that day), false when not (figures at maturity); null without `horizon`. JSON and CSV. */
+            horizon_reachable: boolean | null;
+            /**
+             * Format: date
+             * @description The first payment after settlement: a coupon, the first instalment, or the maturity's payment (maturity_date is the last payment). JSON and CSV.
+             */
+            first_payment_date: string | null;
         };
         BondList: {
             response: components["schemas"]["BondListResponse"];
@@ -1561,8 +1610,16 @@ export interface components {
             selic_target: number;
             /** @description The Copom meeting whose decision starts this step (R1/2027); else null. */
             meeting: string | null;
-            /** @description The meeting's date is estimated: not yet in BCB's calendar (a year before + 52 weeks). */
+            /** @description The meeting's date is estimated: not yet in BCB's calendar (a year before + 52 weeks, moved off weekends and holidays). */
             estimated_date: boolean;
+            /**
+             * @description Whence the meeting's target: its Focus median (as published), the Focus year-end median (at the year's last meeting), or kept from the previous step (Focus does not name the meeting); null for today's target.
+             *
+             *     * `focus-meeting` - focus-meeting
+             *     * `focus-year-end` - focus-year-end
+             *     * `kept` - kept
+             */
+            median_source: (components["schemas"]["MedianSourceEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         ChannelTemplate: {
             name: string;
@@ -2172,6 +2229,13 @@ export interface components {
             max_webhooks: number | null;
             key: components["schemas"]["KeyOutput"];
         };
+        /**
+         * @description * `focus-meeting` - focus-meeting
+         *     * `focus-year-end` - focus-year-end
+         *     * `kept` - kept
+         * @enum {string}
+         */
+        MedianSourceEnum: "focus-meeting" | "focus-year-end" | "kept";
         /** @description A message the session sent was delivered to or read by the other side. */
         MessageAckInboundRequest: {
             /**
@@ -2414,6 +2478,17 @@ export interface components {
              */
             status?: components["schemas"]["WebhookStatusEnum"];
         };
+        /**
+         * @description * `bullet` - bullet
+         *     * `semiannual` - semiannual
+         *     * `monthly` - monthly
+         *     * `quarterly` - quarterly
+         *     * `annual` - annual
+         *     * `instalments` - instalments
+         *     * `unknown` - unknown
+         * @enum {string}
+         */
+        PaymentScheduleEnum: "bullet" | "semiannual" | "monthly" | "quarterly" | "annual" | "instalments" | "unknown";
         PhoneInputRequest: {
             /** @description Digits with country code, no '+'. */
             phoneNumber: string;
@@ -2443,14 +2518,19 @@ export interface components {
         Poupanca: {
             /**
              * Format: double
-             * @description A savings account over the next 12 months on this path (tax-free).
+             * @description A savings account over the next 12 months on this path (tax-free); null without a TR.
              */
             annual_return: number | null;
             /**
              * Format: double
-             * @description TR assumed, decimal a month.
+             * @description The TR in force (SGS 226), decimal a month; null when none is known.
              */
-            tr_monthly: number;
+            tr_monthly: number | null;
+            /**
+             * Format: date
+             * @description The day that TR's month starts (its SGS 226 `data`).
+             */
+            tr_date: string | null;
             /** @description Where the TR comes from (SGS 226), or that it is unknown. */
             tr_source: string;
         };
@@ -12104,6 +12184,8 @@ export interface operations {
                 fgc?: 0 | 1;
                 /** @description Default json */
                 format?: "csv" | "json";
+                /** @description Exit before maturity (YYYY-MM-DD): offers redeemable at the contract rate (liquidity_kind redemption) show their net and real returns if redeemed that day (income tax and IOF by the days held); the others their figures at maturity, with horizon_reachable false. Narrows nothing. An odd value (outside the list, or one that does not parse) is ignored: no filter. */
+                horizon?: string;
                 /** @description Comma-separated: cdi*, cdi+, ipca*, ipca+, selic*, selic+, pre (`+` sent as `%2B`) */
                 index?: string;
                 /** @description API key (alternative to Authorization: Bearer) */
@@ -12119,7 +12201,7 @@ export interface operations {
                 /** @description Only offers rated at least this on the national scale (brAAA > brAA+ > brAA > brAA- > brA+ > ...; `+` sent as `%2B`; AA(bra), AA.br and AA are read as brAA). Federal bonds (td, tpf) count as the best; offers rated on the global scale, omitted (-) or unrated do not meet a minimum. An odd value (outside the list, or one that does not parse) is ignored: no filter. */
                 rating_min?: "brA" | "brA+" | "brA-" | "brAA" | "brAA+" | "brAA-" | "brAAA" | "brB" | "brB+" | "brB-" | "brBB" | "brBB+" | "brBB-" | "brBBB" | "brBBB+" | "brBBB-" | "brC" | "brCC" | "brCCC" | "brCCC+" | "brCCC-" | "brD";
                 /** @description Order by this field, ascending; `-` before it: descending. Offers without a value come last either way; ties keep the default order (best net_annualized_return first, then name, bank, maturity_date, id). An odd value (outside the list, or one that does not parse) is ignored: no filter. */
-                sort?: "-bank" | "-covered_payment_probability" | "-grace_period_days" | "-id" | "-liquidity_days" | "-maturity_date" | "-min_investment" | "-net_annualized_return" | "-net_return_cdi_percent" | "-payment_probability" | "-rate" | "-real_annualized_return" | "bank" | "covered_payment_probability" | "grace_period_days" | "id" | "liquidity_days" | "maturity_date" | "min_investment" | "net_annualized_return" | "net_return_cdi_percent" | "payment_probability" | "rate" | "real_annualized_return";
+                sort?: "-bank" | "-covered_payment_probability" | "-fgc_covered_share" | "-first_payment_date" | "-grace_period_days" | "-id" | "-liquidity_days" | "-maturity_date" | "-min_investment" | "-net_annualized_return" | "-net_return_cdi_percent" | "-payment_probability" | "-rate" | "-real_annualized_return" | "bank" | "covered_payment_probability" | "fgc_covered_share" | "first_payment_date" | "grace_period_days" | "id" | "liquidity_days" | "maturity_date" | "min_investment" | "net_annualized_return" | "net_return_cdi_percent" | "payment_probability" | "rate" | "real_annualized_return";
                 /** @description 1: only tax-exempt; 0: only taxed */
                 tax_free?: 0 | 1;
             };
@@ -12137,6 +12219,37 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["BondList"];
                     "text/csv": string;
+                };
+            };
+        };
+    };
+    projectBond: {
+        parameters: {
+            query: {
+                /** @description BRL invested (a decimal point). */
+                amount: number;
+                /** @description Exit day: a bond redeemable at the contract rate is projected to it (income tax and IOF by the days held); others to maturity, with horizon_reachable false. */
+                horizon?: string;
+                /** @description API key (alternative to Authorization: Bearer) */
+                key?: string;
+            };
+            header?: never;
+            path: {
+                bond_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MCP tool project_bond's result (BondProjectionResult in docs/mcp.md): status, description, bond (its row, every figure for the amount), days, tax and fee rates, amounts, returns, cash_flows, notes, assumptions; or a bonds error (`response.status`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
