@@ -32,7 +32,7 @@ def test_other_methods_are_refused_in_the_bonds_error_shape(api_client):
     assert api_client.head(URL).status_code == 200
 
 
-def test_a_database_failure_in_a_get_answers_in_the_bonds_error_shape(api_client, bonds):  # noqa: F811
+def test_a_database_failure_in_a_get_answers_call_again_later_in_the_bonds_shape(api_client, bonds):  # noqa: F811
     cache.clear()  # the data version must be read from the database
 
     def refuse(execute, sql, params, many, context):
@@ -40,11 +40,17 @@ def test_a_database_failure_in_a_get_answers_in_the_bonds_error_shape(api_client
 
     with connection.execute_wrapper(refuse):
         response = api_client.get(URL)  # the preview: the data version is read from the database
+    # A database outage is retryable (a 503 elsewhere): the bond list says so with its one "call again
+    # later" status, the description saying why and Retry-After when (core/errors.py).
     assert response.status_code == 200
     assert response.json() == {
-        "response": {"status": "error", "description": "An unexpected error occurred; it has been logged."},
+        "response": {
+            "status": "rate_limited",
+            "description": "The database is temporarily unavailable; retry after a few seconds.",
+        },
         "bonds": [],
     }
+    assert response["Retry-After"] == "2"
 
 
 def test_a_query_key_reads_like_a_bearer_key(api_client, bonds, make_key):  # noqa: F811
