@@ -3,7 +3,7 @@
 from django.urls import URLPattern, path
 
 from webhooks.instance import api as instance_api
-from webhooks.registered import api, api_actions, api_deliveries
+from webhooks.registered import api, api_actions, api_deliveries, api_event_types
 
 gateway_urlpatterns: list[URLPattern] = [
     path("webhooks", api.WebhookListCreateApi.as_view(), name="gateway-webhooks"),
@@ -30,6 +30,7 @@ gateway_urlpatterns: list[URLPattern] = [
         api_deliveries.DeliveryResendApi.as_view(),
         name="gateway-delivery-resend",
     ),
+    path("event-types", api_event_types.EventTypeListApi.as_view(), name="gateway-event-types"),
     path("dead-letters", api_deliveries.DeadLetterListApi.as_view(), name="gateway-dead-letters"),
     path(
         "dead-letters/resend",

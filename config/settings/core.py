@@ -259,6 +259,7 @@ SPECTACULAR_SETTINGS = {
         "them in the admin at `/admin/`."
     ),
     "VERSION": "1.0.0",
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -267,11 +268,14 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.openapi.nullable_refs_hook",
+        # OpenAPI 3.1's `webhooks`: every event's body, from the typed event contract.
+        "webhooks.openapi.event_webhooks_hook",
     ],
     "ENUM_NAME_OVERRIDES": {
         "KeyRoleEnum": "accounts.models.ApiKey.Role",
         "BondListStatusEnum": "bonds.statuses.REPLY_STATUSES",
         "WebhookStatusEnum": "webhooks.models.Webhook.Status",
+        "DeliveryStatusEnum": "webhooks.models.Delivery.Status",
         "DisconnectReasonEnum": "messaging.api.sandbox_inbound.DISCONNECT_REASONS",
     },
 }

@@ -29,7 +29,7 @@ class DeliveryRowSerializer(serializers.Serializer):
     )
     sessionId = serializers.UUIDField(source="session_id")
     status = serializers.ChoiceField(
-        choices=Delivery.Status.values,
+        choices=Delivery.Status.choices,
         help_text="pending (waiting for its first attempt), sending (an attempt is on its way), delivered, "
         "failed (an attempt failed, the next is scheduled), dead (every attempt failed: a dead letter).",
     )
