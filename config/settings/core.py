@@ -6,6 +6,7 @@ import warnings
 
 from django.core.exceptions import ImproperlyConfigured
 
+from core.changelog import current_version
 from core.env import (
     BASE_DIR,
     VAR_DIR,
@@ -258,7 +259,8 @@ SPECTACULAR_SETTINGS = {
         "(`/bonds/`). Customers issue their keys in the account area at `/account/keys/`; staff issue "
         "them in the admin at `/admin/`."
     ),
-    "VERSION": "1.0.0",
+    # The newest released section of CHANGELOG.md: every version a client reads has its notes.
+    "VERSION": current_version(BASE_DIR / "CHANGELOG.md"),
     "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
