@@ -59,7 +59,7 @@ class DeliveryRowSerializer(serializers.Serializer):
         return serializers.DateTimeField().to_representation(delivery.next_attempt_at)
 
 
-class AttemptSerializer(serializers.Serializer):
+class DeliveryAttemptSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     at = serializers.DateTimeField(source="started_at", help_text="When the POST started.")
     statusCode = serializers.IntegerField(
@@ -84,4 +84,4 @@ class DeliveryDetailSerializer(DeliveryRowSerializer):
     """The row with the body and every attempt, oldest first: here `attempts` is the list, not a count."""
 
     payload = serializers.JSONField(help_text="The JSON body POSTed (the same on every attempt).")
-    attempts = AttemptSerializer(many=True, source="attempt_list")
+    attempts = DeliveryAttemptSerializer(many=True, source="attempt_list")
