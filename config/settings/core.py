@@ -269,7 +269,6 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "core.openapi.nullable_refs_hook",
         # OpenAPI 3.1's `webhooks`: every event's body, from the typed event contract.
         "webhooks.openapi.event_webhooks_hook",
     ],
