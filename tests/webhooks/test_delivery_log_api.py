@@ -207,6 +207,7 @@ def test_dead_letters_resend_by_webhook_and_since(keyed_client, operator_key, se
         ({"webhookId": "wh_x"}, "since:"),
         ({"ids": []}, "ids: give 1 to 1000"),
         ({"ids": ["one"]}, "ids.0: A valid integer is required"),
+        ({"ids": [2**63]}, "ids.0: Ensure this value is less than or equal to"),
         ({"webhookId": "wh_x", "since": "soon"}, "since:"),
     ],
 )
@@ -263,7 +264,7 @@ def test_a_key_limited_to_other_sessions_finds_none_of_this_sessions_deliveries(
 
 def test_a_malformed_delivery_id_is_not_found(keyed_client, admin_key, db):
     client = keyed_client(admin_key)
-    for ref in ("abc", "1" * 30, "-1", "msg_nothing"):
+    for ref in ("abc", "1" * 30, str(2**63), "-1", "١٢", "msg_nothing"):
         assert client.get(f"/gateway/deliveries/{ref}").status_code == 404, ref
 
 
@@ -275,6 +276,20 @@ def test_the_list_costs_a_fixed_number_of_queries(
     with django_assert_max_num_queries(8):
         reply = client.get(f"/gateway/webhooks/{hook['id']}/deliveries")
     assert len(reply.json()["data"]) == 6
+
+
+def test_a_delivery_costs_a_fixed_number_of_queries_whatever_its_attempts(
+    keyed_client, admin_key, session, make_receiver, django_assert_max_num_queries
+):
+    receiver = make_receiver(statuses=[500] * 4)
+    register(keyed_client(admin_key), session, receiver.url, retryCount=5)
+    emit(session_id=session.id, name="message", data={"id": "M0"})
+    send_due()
+    (delivery,) = Delivery.objects.all()
+    client = keyed_client(admin_key)
+    with django_assert_max_num_queries(8):
+        reply = client.get(f"/gateway/deliveries/{delivery.pk}")
+    assert len(reply.json()["attempts"]) == 5
 
 
 def test_a_deleted_webhooks_dead_letter_is_listed_and_refused_on_resend(

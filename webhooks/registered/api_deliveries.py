@@ -123,7 +123,7 @@ class DeadLetterResendApi(KeyedAPIView):
 
     class InputSerializer(serializers.Serializer):
         ids = serializers.ListField(
-            child=serializers.IntegerField(min_value=1),
+            child=serializers.IntegerField(min_value=1, max_value=delivery_log.MAX_DELIVERY_ID),
             required=False,
             max_length=delivery_log.MAX_RESEND_IDS,
             help_text=f"Dead letters' ids, 1 to {delivery_log.MAX_RESEND_IDS}.",

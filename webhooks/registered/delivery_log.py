@@ -30,6 +30,8 @@ from webhooks.registered.test_event import require_active
 # One bulk resend by ids names at most this many deliveries (the replay's own cap bounds the other form).
 MAX_RESEND_IDS = 1000
 DISPATCH_PREFIX = "msg_"
+# Delivery ids are 64-bit: a larger one is refused (a body) or not found (a path), never sent to the database.
+MAX_DELIVERY_ID = 2**63 - 1
 
 
 class DeliveryInProgress(Conflict):
@@ -85,7 +87,7 @@ def delivery_get(*, key: ApiKey, delivery_id: str) -> Delivery:
     deliveries = deliveries_of_key(key=key).defer(None).prefetch_related(attempts)
     if delivery_id.startswith(DISPATCH_PREFIX):
         found = deliveries.filter(dispatch_id=delivery_id).first()
-    elif delivery_id.isascii() and delivery_id.isdigit() and len(delivery_id) <= 18:
+    elif delivery_id.isascii() and delivery_id.isdigit() and int(delivery_id) <= MAX_DELIVERY_ID:
         found = deliveries.filter(pk=int(delivery_id)).first()
     else:
         found = None
