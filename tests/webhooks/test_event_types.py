@@ -81,6 +81,7 @@ def test_a_schema_refuses_a_body_of_the_wrong_shape():
 def _inbound_messages() -> list[dict]:
     """One inbound message of each kind the sandbox takes."""
     media = {"media": {"base64": PNG, "mimeType": "image/png"}}
+    # A link the sandbox records as given (it fetches nothing), as a phone's message would carry it.
     linked = {"mediaUrl": "https://93.184.215.14/file.bin", "mimeType": "application/octet-stream"}
     kinds = [
         {"type": "text", "text": "olá", "pushName": "Maria", "messageId": "IN-TEXT"},
@@ -117,14 +118,25 @@ def _other_inbound(poll_id: str) -> list[dict]:
 
 
 def _sends(api: APIClient, session_id: str) -> str:
-    """What the session sends through the REST API (fromMe messages and their acks); the poll's id."""
+    """What the session sends through the REST API, every kind (fromMe messages and their acks); the
+    poll's id. Media as base64: nothing here reaches beyond this machine."""
     base = {"sessionId": session_id, "to": CUSTOMER}
     sent = api.post("/api/messages/send", {**base, "text": "Oi"}, format="json")
     assert sent.status_code == 200, sent.json()
+    card = {"displayName": "Ana", "phoneNumber": "5511977770000", "organization": "Loja"}
     for path, body in [
         ("/api/messages/location", {"latitude": 1.5, "longitude": 2.5, "name": "Here"}),
+        ("/api/messages/media", {"type": "image", "base64": PNG, "mimeType": "image/png", "caption": "c"}),
+        ("/api/messages/media", {"type": "voice", "base64": PNG, "mimeType": "audio/ogg"}),
+        ("/api/messages/vcard", card),
+        ("/api/messages/vcards", {"displayName": "Two", "contacts": [card, {**card, "displayName": "Bia"}]}),
+        ("/api/messages/buttons", {"text": "Pick", "buttons": [{"buttonId": "a", "buttonText": "A"}]}),
         ("/api/messages/reaction", {"messageId": sent.json()["messageId"], "reaction": "❤️"}),
         ("/api/messages/edit", {"messageId": sent.json()["messageId"], "text": "Oi!"}),
+        (
+            "/api/messages/delete",
+            {"remoteJid": CUSTOMER, "messageId": sent.json()["messageId"], "fromMe": True},
+        ),
     ]:
         reply = api.post(path, {**base, **body}, format="json")
         assert reply.status_code == 200, (path, reply.json())
@@ -159,7 +171,8 @@ def test_every_event_the_sandbox_emits_validates_against_its_schema(admin_key):
         assert not errors, (body, errors)
     assert {body["event"] for body in bodies} == set(EVENTS)
     message_types = {body["data"]["type"] for body in bodies if body["event"] == "message"}
-    assert set(SANDBOX_MESSAGE_TYPES) - {"voice"} <= message_types  # a voice note is audio, voice: true
+    # Every kind the sandbox takes in (a voice note is audio with voice: true) and the kinds only sent.
+    assert message_types == set(SANDBOX_MESSAGE_TYPES) - {"voice"} | {"buttons", "poll", "revoked"}
     assert any(body["data"].get("voice") for body in bodies if body["event"] == "message")
     assert any(body["data"].get("isHistory") for body in bodies if body["event"] == "message")
 
