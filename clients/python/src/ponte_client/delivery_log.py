@@ -138,15 +138,26 @@ def _page(response: httpx.Response) -> Page[Delivery]:
 # --- operations -------------------------------------------------------------------------------------
 
 
-def deliveries_list(webhook_id: str, filters: JSON, page: int, limit: int) -> Op[Page[Delivery]]:
-    params = {
-        "status": filters.get("status"),
-        "event": filters.get("event"),
-        "since": _iso(filters.get("since")),
-        "until": _iso(filters.get("until")),
-        "page": page,
-        "limit": limit,
-    }
+@dataclass(frozen=True)
+class DeliveryFilters:
+    """What a webhook's delivery list is narrowed to (None: not narrowed)."""
+
+    status: DeliveryStatus | None = None
+    event: str | None = None  # a name or an alias
+    since: Moment | None = None  # created at or after
+    until: Moment | None = None  # created before
+
+    def params(self) -> JSON:
+        return {
+            "status": self.status,
+            "event": self.event,
+            "since": _iso(self.since),
+            "until": _iso(self.until),
+        }
+
+
+def deliveries_list(webhook_id: str, filters: DeliveryFilters, page: int, limit: int) -> Op[Page[Delivery]]:
+    params = {**filters.params(), "page": page, "limit": limit}
     return Op("GET", f"/gateway/webhooks/{webhook_id}/deliveries", _page, params=params)
 
 
@@ -201,18 +212,40 @@ async def _every_page_async(fetch: Callable[[int], Awaitable[Page[T]]]) -> Async
 
 
 class Deliveries:
-    """`client.deliveries`: filters are `status`, `event`, `since`, `until` (datetime or ISO 8601)."""
+    """`client.deliveries`: a webhook's deliveries, narrowed by `status`, `event` (a name or an alias),
+    `since` and `until` (a datetime or ISO 8601 text; creation time)."""
 
     def __init__(self, run: Callable[[Op[Any]], Any]) -> None:
         self._run = run
 
-    def list(self, webhook_id: str, *, page: int = 1, limit: int = 20, **filters: Any) -> Page[Delivery]:
+    def list(
+        self,
+        webhook_id: str,
+        *,
+        status: DeliveryStatus | None = None,
+        event: str | None = None,
+        since: Moment | None = None,
+        until: Moment | None = None,
+        page: int = 1,
+        limit: int = 20,
+    ) -> Page[Delivery]:
         """A webhook's deliveries, newest first."""
+        filters = DeliveryFilters(status, event, since, until)
         return self._run(deliveries_list(webhook_id, filters, page, limit))
 
-    def iterate(self, webhook_id: str, *, limit: int = 100, **filters: Any) -> Iterator[Delivery]:
+    def iterate(
+        self,
+        webhook_id: str,
+        *,
+        status: DeliveryStatus | None = None,
+        event: str | None = None,
+        since: Moment | None = None,
+        until: Moment | None = None,
+        limit: int = 100,
+    ) -> Iterator[Delivery]:
         """Every delivery matching the filters, page after page."""
-        return _every_page(lambda page: self.list(webhook_id, page=page, limit=limit, **filters))
+        filters = DeliveryFilters(status, event, since, until)
+        return _every_page(lambda page: self._run(deliveries_list(webhook_id, filters, page, limit)))
 
     def get(self, delivery_id: int | str) -> DeliveryDetail:
         """By id, or by the webhook-id (`msg_…`) a receiver got."""
@@ -251,12 +284,31 @@ class AsyncDeliveries:
         self._run = run
 
     async def list(
-        self, webhook_id: str, *, page: int = 1, limit: int = 20, **filters: Any
+        self,
+        webhook_id: str,
+        *,
+        status: DeliveryStatus | None = None,
+        event: str | None = None,
+        since: Moment | None = None,
+        until: Moment | None = None,
+        page: int = 1,
+        limit: int = 20,
     ) -> Page[Delivery]:
+        filters = DeliveryFilters(status, event, since, until)
         return await self._run(deliveries_list(webhook_id, filters, page, limit))
 
-    def iterate(self, webhook_id: str, *, limit: int = 100, **filters: Any) -> AsyncIterator[Delivery]:
-        return _every_page_async(lambda page: self.list(webhook_id, page=page, limit=limit, **filters))
+    def iterate(
+        self,
+        webhook_id: str,
+        *,
+        status: DeliveryStatus | None = None,
+        event: str | None = None,
+        since: Moment | None = None,
+        until: Moment | None = None,
+        limit: int = 100,
+    ) -> AsyncIterator[Delivery]:
+        filters = DeliveryFilters(status, event, since, until)
+        return _every_page_async(lambda page: self._run(deliveries_list(webhook_id, filters, page, limit)))
 
     async def get(self, delivery_id: int | str) -> DeliveryDetail:
         return await self._run(deliveries_get(delivery_id))
