@@ -60,8 +60,7 @@ class WebhookDeliveryListApi(_PagedDeliveries):
     )
     def get(self, request: Request, webhook_id: str) -> Response:
         webhook = delivery_log.webhook_visible(key=self.api_key, webhook_id=webhook_id)
-        deliveries = delivery_log.deliveries_of_key(key=self.api_key).filter(webhook=webhook)
-        return self.paged(self.filter_queryset(deliveries))
+        return self.paged(self.filter_queryset(delivery_log.deliveries_of_webhook(webhook=webhook)))
 
 
 class DeadLetterListApi(_PagedDeliveries):

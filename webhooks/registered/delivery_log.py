@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from uuid import UUID
 
-from django.db.models import F, Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from accounts.models import ApiKey
@@ -50,14 +50,26 @@ def _allowed(key: ApiKey) -> list[str] | None:
     return [str(s) for s in key.allowed_sessions] if key.allowed_sessions else None
 
 
+def _rows(deliveries: QuerySet[Delivery]) -> QuerySet[Delivery]:
+    """Newest first, with the event's name and without the bodies (the detail reads the payload). The
+    event comes by select_related, which a page's count() leaves out: counting needs no join."""
+    rows = deliveries.select_related("event").defer("payload", "event__data")
+    return rows.order_by("-created_at", "-id")
+
+
 def deliveries_of_key(*, key: ApiKey) -> QuerySet[Delivery]:
-    """The registered-webhook deliveries this key may see, newest first, with the event's name
-    (`event_name`) and without the payload (the detail reads it)."""
+    """The registered-webhook deliveries this key may see (its account's sessions, its allowed ones)."""
     deliveries = Delivery.objects.filter(kind=Delivery.Kind.REGISTERED, session__account_id=key.account_id)
     allowed = _allowed(key)
     if allowed is not None:
         deliveries = deliveries.filter(session_id__in=allowed)
-    return deliveries.annotate(event_name=F("event__name")).defer("payload").order_by("-created_at", "-id")
+    return _rows(deliveries)
+
+
+def deliveries_of_webhook(*, webhook: Webhook) -> QuerySet[Delivery]:
+    """One webhook's deliveries (found with webhook_visible, so the key may see them all): by the
+    webhook alone, which the (webhook, created_at) index serves in order, page by page."""
+    return _rows(Delivery.objects.filter(webhook=webhook))
 
 
 def webhook_visible(*, key: ApiKey, webhook_id: str) -> Webhook:
@@ -84,7 +96,7 @@ def delivery_get(*, key: ApiKey, delivery_id: str) -> Delivery:
     """One delivery the key may see, by its id or by its `webhook-id` (`msg_…`, what a receiver has),
     with its body and its attempts in order (`attempt_list`)."""
     attempts = Prefetch("attempts", DeliveryAttempt.objects.order_by("number"), to_attr="attempt_list")
-    deliveries = deliveries_of_key(key=key).defer(None).prefetch_related(attempts)
+    deliveries = deliveries_of_key(key=key).defer(None).select_related("event").prefetch_related(attempts)
     if delivery_id.startswith(DISPATCH_PREFIX):
         found = deliveries.filter(dispatch_id=delivery_id).first()
     elif delivery_id.isascii() and delivery_id.isdigit() and int(delivery_id) <= MAX_DELIVERY_ID:

@@ -45,8 +45,7 @@ class DeliveryRowSerializer(serializers.Serializer):
     deadAt = serializers.DateTimeField(source="dead_at", allow_null=True)
 
     def get_event(self, delivery: Delivery) -> str:
-        name = getattr(delivery, "event_name", None)
-        return name if name is not None else delivery.event.name
+        return delivery.event.name
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_lastError(self, delivery: Delivery) -> str | None:
