@@ -205,8 +205,7 @@ class BondFilterSet(django_filters.FilterSet):
         lookup_expr="lte",
         schema={
             "type": "number",
-            "minimum": 0,
-            "exclusiveMinimum": True,
+            "exclusiveMinimum": 0,
             "description": _ignored(
                 "BRL to invest: only offers whose min_investment is at most this (a decimal point, no "
                 "thousands separator)."

@@ -232,27 +232,3 @@ class AutoSchema(SpectacularAutoSchema):
                 )
             )
         return [{name: []} for name in BONDS_SECURITY_SCHEMES] + [{}]
-
-
-# Matches null and nothing else, in OpenAPI 3.0's terms (`nullable` only acts beside a `type`).
-_NULL_ONLY = {"type": "object", "nullable": True, "enum": [None]}
-
-
-def nullable_refs_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """Spectacular writes a nullable nested serializer as `allOf: [$ref]` plus `nullable: true`, which
-    OpenAPI 3.0.3 reads as not admitting null (`nullable` needs a `type` beside it). Rewrite it as
-    `anyOf: [$ref, <null only>]`."""
-    stack: list[Any] = [result]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
-        all_of = node.get("allOf")
-        if node.get("nullable") is True and isinstance(all_of, list) and len(all_of) == 1:
-            node.pop("nullable")
-            node["anyOf"] = [node.pop("allOf")[0], dict(_NULL_ONLY)]
-        stack.extend(node.values())
-    return result

@@ -21,3 +21,9 @@ class InstanceNotFound(NotFound):
     code = "INSTANCE_NOT_FOUND"
     gateway_text = "Instance not found"
     default_message = "Instance not found: no session has this instance key."
+
+
+class DeliveryNotFound(NotFound):
+    code = "DELIVERY_NOT_FOUND"
+    gateway_text = "Delivery not found"
+    default_message = "Delivery not found."

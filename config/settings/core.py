@@ -6,6 +6,7 @@ import warnings
 
 from django.core.exceptions import ImproperlyConfigured
 
+from core.changelog import current_version
 from core.env import (
     BASE_DIR,
     VAR_DIR,
@@ -262,7 +263,9 @@ SPECTACULAR_SETTINGS = {
         "(`/bonds/`). Customers issue their keys in the account area at `/account/keys/`; staff issue "
         "them in the admin at `/admin/`."
     ),
-    "VERSION": "1.0.0",
+    # The newest released section of CHANGELOG.md: every version a client reads has its notes.
+    "VERSION": current_version(BASE_DIR / "CHANGELOG.md"),
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -270,12 +273,14 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "core.openapi.nullable_refs_hook",
+        # OpenAPI 3.1's `webhooks`: every event's body, from the typed event contract.
+        "webhooks.openapi.event_webhooks_hook",
     ],
     "ENUM_NAME_OVERRIDES": {
         "KeyRoleEnum": "accounts.models.ApiKey.Role",
         "BondListStatusEnum": "bonds.statuses.REPLY_STATUSES",
         "WebhookStatusEnum": "webhooks.models.Webhook.Status",
+        "DeliveryStatusEnum": "webhooks.models.Delivery.Status",
         "DisconnectReasonEnum": "messaging.api.sandbox_inbound.DISCONNECT_REASONS",
     },
 }

@@ -49,7 +49,7 @@ PURGE_TASK = "messaging.channels.inbound_purge"
 
 # Items per row, which is also one worker turn and one transaction: about 4 statements an item, so a
 # turn holds the session's row lock for a fraction of a second and another session's turn comes soon
-# (on SQLite, another request's write waits for the turn in progress: decision 0012).
+# (on SQLite, another request's write waits for the turn in progress: decision 0014).
 BATCH_ITEMS = 50
 # Items one body may carry. Meta documents webhook notifications "aggregated and sent in a batch with a
 # maximum of 1000 updates" (Graph API, Webhooks: Event Notifications); ten times that leaves room for

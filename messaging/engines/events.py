@@ -10,7 +10,8 @@ The same wire form travels over Redis from engine processes (messaging.engines.r
 `event_from_data(name, event.to_data()) == event` for every event (tests/messaging/test_event_contract.py).
 
 Fields whose default is ``None`` are left out of the wire form while unset; the others are always there
-(for `message`, every field of the message contract).
+(for `message`, every field of the message contract). `choices` in a field's metadata lists the values
+it takes; the event catalogue's JSON Schemas (webhooks.event_types) are built from these classes.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ class MessageEvent(EngineEvent):
     text: str = ""
     timestamp: int = 0
     from_me: bool = False
-    type: str = "text"
+    type: str = field(default="text", metadata={"choices": MESSAGE_TYPES})
     media_url: str | None = field(default=None, metadata={"always": True})
     is_history: bool | None = None
     sender_pn: str | None = None

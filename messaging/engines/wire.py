@@ -21,6 +21,16 @@ def _key(f: dataclasses.Field) -> str:
     return f.metadata.get("key") or _camel(f.name)
 
 
+def wire_key(f: dataclasses.Field) -> str:
+    """The JSON key of an event's field (the JSON Schemas of webhooks.event_types are built from it)."""
+    return _key(f)
+
+
+def omitted_while_none(f: dataclasses.Field) -> bool:
+    """Whether the field is left out of the wire form while it is None (else it is always there)."""
+    return f.default is None and not f.metadata.get("always")
+
+
 def _dump(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dump_fields(value)
@@ -33,9 +43,7 @@ def _dump(value: Any) -> Any:
 def _wire_fields(cls: type) -> tuple[tuple[str, str, bool], ...]:
     """(attribute, wire key, left out while None) for each field of `cls`: worked out once per class,
     as every event is dumped several times on its way (recorded, emitted, answered)."""
-    return tuple(
-        (f.name, _key(f), f.default is None and not f.metadata.get("always")) for f in dataclasses.fields(cls)
-    )
+    return tuple((f.name, _key(f), omitted_while_none(f)) for f in dataclasses.fields(cls))
 
 
 def dump_fields(obj: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from drf_spectacular.generators import SchemaGenerator
-from openapi_schema_validator import OAS30Validator
+from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate
 
 from core.errors import BONDS_ERROR_STATUSES
@@ -31,9 +31,9 @@ def error_ref(operation: dict[str, Any], code: str) -> str:
     return operation["responses"][code]["content"]["application/json"]["schema"]["$ref"]
 
 
-def validator_for(schema: dict[str, Any], component: str) -> OAS30Validator:
+def validator_for(schema: dict[str, Any], component: str) -> OAS31Validator:
     # The component's references point into the document's own components.
-    return OAS30Validator({"$ref": f"#/components/schemas/{component}", "components": schema["components"]})
+    return OAS31Validator({"$ref": f"#/components/schemas/{component}", "components": schema["components"]})
 
 
 def test_the_schema_passes_openapi_spec_validator(schema) -> None:

@@ -115,7 +115,7 @@ def test_the_openapi_bond_schema_has_the_new_json_fields(client, db):
     schema = client.get("/schema/?format=json").json()
     bond = schema["components"]["schemas"]["Bond"]
     for name in ("liquidity_days", "grace_period_days", "net_return_cdi_percent"):
-        assert bond["properties"][name]["nullable"] is True and name in bond["required"]
+        assert "null" in bond["properties"][name]["type"] and name in bond["required"]
     listing = next(
         op for path in schema["paths"].values() for op in path.values() if op["operationId"] == "listBonds"
     )

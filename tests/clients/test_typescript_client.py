@@ -167,7 +167,7 @@ def test_every_js_block_of_the_readme_runs_against_a_live_ponte(
     (tmp_path / "node_modules" / "ponte-client").symlink_to(PACKAGE)
     env = {**os.environ, "PONTE_URL": ponte, "ADMIN_KEY": admin_key}
     blocks = re.findall(r"^```js\n(.*?)^```", (PACKAGE / "README.md").read_text(), flags=re.S | re.M)
-    assert len(blocks) == 5
+    assert len(blocks) == 6
     for number, block in enumerate(blocks):
         script = tmp_path / f"example{number}.mjs"
         script.write_text(block)

@@ -117,7 +117,9 @@ class Delivery(models.Model):
             models.Index(fields=["dead_at"], condition=models.Q(status="dead"), name="delivery_dead"),
             # Every row version is written into each full index: these two are all the foreign keys
             # need (a deleted webhook's or staff user's rows set to NULL), the second one only where set.
-            models.Index(fields=["webhook"], name="delivery_webhook"),
+            # The first also gives a webhook's delivery log (GET /gateway/webhooks/{id}/deliveries) its
+            # rows newest first without sorting them all (docs/decisions/0016).
+            models.Index(fields=["webhook", "created_at"], name="delivery_webhook_created"),
             models.Index(
                 fields=["resend_requested_by"],
                 condition=models.Q(resend_requested_by__isnull=False),

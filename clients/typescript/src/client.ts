@@ -4,6 +4,7 @@
  * header, the bonds statuses and the typed errors.
  */
 
+import { DeadLetters, Deliveries, type EventType, eventTypes } from "./deliveries.js";
 import { BondsAccessError } from "./errors.js";
 import type { RateLimit } from "./errors.js";
 import { type ClientOptions, type QueryValue, sleep, Transport } from "./http.js";
@@ -36,6 +37,7 @@ export type Reaction = Schemas["MessageReactionOutput"];
 export type Group = Schemas["Group"];
 export type Webhook = Schemas["WebhookOutput"];
 export type WebhookEvent = Schemas["WebhookCreateRequest"]["events"][number];
+export type * from "./deliveries.js";
 export type Success = Schemas["Success"];
 
 type BondQuery = Query<"listBonds">;
@@ -257,6 +259,11 @@ class Webhooks {
   delete(webhookId: string): Promise<Schemas["WebhookDeleted"]> {
     return this.http.json({ method: "DELETE", path: `/gateway/webhooks/${enc(webhookId)}` });
   }
+
+  /** Every event a webhook can receive, with the JSON Schema of its body and an example. */
+  eventTypes(): Promise<EventType[]> {
+    return eventTypes(this.http);
+  }
 }
 
 export class Ponte {
@@ -265,6 +272,9 @@ export class Ponte {
   readonly messages: Messages;
   readonly groups: Groups;
   readonly webhooks: Webhooks;
+  /** The delivery log: a webhook's deliveries, one delivery's attempts, resends. */
+  readonly deliveries: Deliveries;
+  readonly deadLetters: DeadLetters;
   private readonly http: Transport;
 
   constructor(options: ClientOptions) {
@@ -274,6 +284,8 @@ export class Ponte {
     this.messages = new Messages(this.http);
     this.groups = new Groups(this.http);
     this.webhooks = new Webhooks(this.http);
+    this.deliveries = new Deliveries(this.http);
+    this.deadLetters = new DeadLetters(this.http);
   }
 
   /** The rate-limit headers of the last messaging or gateway reply (null before the first). */

@@ -15,5 +15,6 @@ export {
   type RateLimit,
 } from "./errors.js";
 export { verifyWebhook, type WebhookHeaders } from "./webhooks.js";
+export type * from "./events.js";
 /** The generated OpenAPI types, for operations this layer does not wrap. */
 export type { components, operations, paths } from "./schema.js";

@@ -1064,6 +1064,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/gateway/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The dead letters (deliveries whose every attempt failed, kept 7 days), the most recently dead
+         *     first; of one session or one webhook on request; paged.
+         */
+        get: operations["gateway_dead_letters_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/dead-letters/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Resend dead letters: the ones named by `ids`, or one webhook's dead letters created since
+         *     `since` (`webhookId` and `since`). Ids the key may not see, or that are no dead letter, or whose
+         *     webhook is deleted or disabled, are skipped; a `webhookId` the key may not see is a 404, a disabled
+         *     one a 409.
+         */
+        post: operations["gateway_dead_letters_resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description One delivery: its row, the body POSTed, and every attempt (status code, duration, error, the
+         *     first KiB of the answer).
+         */
+        get: operations["gateway_deliveries_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/deliveries/{delivery_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send a delivered or dead delivery once more: one attempt, no new retry chain, the same
+         *     webhook-id. 409 while it is still on its way, or when its webhook is deleted or disabled.
+         */
+        post: operations["gateway_deliveries_resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every event a registered webhook can receive, with the JSON Schema of its body and an example
+         *     (the catalogue's order; `webhook.test`, sent only on request, last). The OpenAPI document lists the
+         *     same bodies in its `webhooks` section.
+         */
+        get: operations["gateway_event_types_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/gateway/me": {
         parameters: {
             query?: never;
@@ -1197,6 +1300,23 @@ export interface paths {
          *     limit, `rate_limits = {"POST": "5/m"}`.
          */
         patch: operations["gateway_webhooks_patch"];
+        trace?: never;
+    };
+    "/gateway/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The webhook's deliveries, newest first, filtered by state, event and creation time; paged. */
+        get: operations["gateway_webhooks_deliveries_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/gateway/webhooks/{webhook_id}/replay": {
@@ -1392,7 +1512,308 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New message received (text, media, location, contact).
+         * @description The body POSTed to a registered webhook for `message` (aliases accepted on subscribing: messages, message.received). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    message_ack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read or delivery confirmation of a sent message.
+         * @description The body POSTed to a registered webhook for `message_ack` (aliases accepted on subscribing: message.ack). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_message_ack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    connected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Session connected.
+         * @description The body POSTed to a registered webhook for `connected` (aliases accepted on subscribing: connection, session.connected). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_connected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    disconnected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Session disconnected (logout, ban, conflict).
+         * @description The body POSTed to a registered webhook for `disconnected` (aliases accepted on subscribing: session.disconnected). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_disconnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    qr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New QR code generated for pairing.
+         * @description The body POSTed to a registered webhook for `qr` (aliases accepted on subscribing: session.qr). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_qr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    group_join: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Participant joined a group.
+         * @description The body POSTed to a registered webhook for `group_join`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_group_join"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    group_leave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Participant left a group.
+         * @description The body POSTed to a registered webhook for `group_leave`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_group_leave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Incoming voice or video call (status reject when the session rejects calls).
+         * @description The body POSTed to a registered webhook for `call`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    presence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contact online/offline update.
+         * @description The body POSTed to a registered webhook for `presence`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_presence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    chat_archive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat archived or unarchived.
+         * @description The body POSTed to a registered webhook for `chat_archive`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_chat_archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    group_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Group subject, description, settings or invite link changed.
+         * @description The body POSTed to a registered webhook for `group_update`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_group_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether the account can send (AVAILABLE, LIMITED, BLOCKED).
+         * @description The body POSTed to a registered webhook for `health`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_health"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    poll_vote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A vote in a poll (the voter's whole choice; empty when cleared).
+         * @description The body POSTed to a registered webhook for `poll_vote` (aliases accepted on subscribing: poll.vote). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_poll_vote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    message_edited: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A text message was edited (by the session or the other side).
+         * @description The body POSTed to a registered webhook for `message_edited` (aliases accepted on subscribing: message.edited). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_message_edited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event sent on request to one webhook (POST /gateway/webhooks/{id}/test).
+         * @description The body POSTed to a registered webhook for `webhook.test`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description What every figure of the list was computed from (OpenAPI component `Assumptions`). */
@@ -1512,7 +1933,7 @@ export interface components {
              *     * `redemption` - redemption
              *     * `sale` - sale
              */
-            liquidity_kind: (components["schemas"]["LiquidityKindEnum"] | components["schemas"]["NullEnum"]) | null;
+            liquidity_kind: components["schemas"]["LiquidityKindEnum"] | components["schemas"]["NullEnum"];
             /**
              * Format: double
              * @description Share (0-1) of what is owed at maturity (for `amount`, else the minimum investment) that the FGC's BRL 250,000 covers; null where there is no FGC. JSON and CSV (after the seed's columns).
@@ -1541,7 +1962,7 @@ export interface components {
         BondList: {
             response: components["schemas"]["BondListResponse"];
             /** @description Null when the status gives no bonds (or before any refresh). */
-            assumptions: components["schemas"]["Assumptions"] | (never | null);
+            assumptions: components["schemas"]["Assumptions"] | null;
             bonds: components["schemas"]["Bond"][];
         };
         BondListResponse: {
@@ -1619,7 +2040,7 @@ export interface components {
              *     * `focus-year-end` - focus-year-end
              *     * `kept` - kept
              */
-            median_source: (components["schemas"]["MedianSourceEnum"] | components["schemas"]["NullEnum"]) | null;
+            median_source: components["schemas"]["MedianSourceEnum"] | components["schemas"]["NullEnum"];
         };
         ChannelTemplate: {
             name: string;
@@ -1786,6 +2207,130 @@ export interface components {
             isHistory?: boolean;
             contacts: components["schemas"]["InboundContactCardRequest"][];
         };
+        DeadLetterResendRequest: {
+            /** @description Dead letters' ids, 1 to 1000. */
+            ids?: number[];
+            /** @description With `since`. */
+            webhookId?: string;
+            /**
+             * Format: date-time
+             * @description With `webhookId`: dead letters created at or after (ISO 8601).
+             */
+            since?: string;
+        };
+        DeadLettersQueued: {
+            /** @description Dead letters queued for one more attempt. */
+            queued: number;
+            /** @description Of the ids given: not found, not dead letters, or their webhook deleted or disabled (0 for webhookId and since). */
+            skipped: number;
+        };
+        DeliveryAttempt: {
+            number: number;
+            /**
+             * Format: date-time
+             * @description When the POST started.
+             */
+            at: string;
+            /** @description null: no answer (timeout, connection error). */
+            statusCode: number | null;
+            durationMs: number;
+            readonly error: string | null;
+            /** @description The first 1,024 bytes of the answer's body, as received (UTF-8 text). */
+            readonly responseBody: string;
+            /** @description What the attempt decided: delivered, retry or dead. */
+            outcome: string;
+        };
+        /** @description The row with the body and every attempt, oldest first: here `attempts` is the list, not a count. */
+        DeliveryDetail: {
+            /** @description The delivery's id (GET /gateway/deliveries/{id}). */
+            id: number;
+            /** @description The webhook-id (x-webhook-id) header: the same on every attempt. */
+            eventId: string;
+            /** @description The event's name, e.g. message. */
+            readonly event: string;
+            /** @description null once the webhook was deleted. */
+            webhookId: string | null;
+            /** Format: uuid */
+            sessionId: string;
+            /**
+             * @description pending (waiting for its first attempt), sending (an attempt is on its way), delivered, failed (an attempt failed, the next is scheduled), dead (every attempt failed: a dead letter).
+             *
+             *     * `pending` - Pending
+             *     * `sending` - Sending
+             *     * `delivered` - Delivered
+             *     * `failed` - Failed, will retry
+             *     * `dead` - Dead letter
+             */
+            status: components["schemas"]["DeliveryStatusEnum"];
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            maxAttempts: number;
+            lastStatusCode: number | null;
+            readonly lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null unless waiting.
+             */
+            readonly nextAttemptAt: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** Format: date-time */
+            deadAt: string | null;
+            /** @description The JSON body POSTed (the same on every attempt). */
+            payload: unknown;
+        };
+        DeliveryList: {
+            data: components["schemas"]["DeliveryRow"][];
+            meta: components["schemas"]["Meta"];
+        };
+        DeliveryRow: {
+            /** @description The delivery's id (GET /gateway/deliveries/{id}). */
+            id: number;
+            /** @description The webhook-id (x-webhook-id) header: the same on every attempt. */
+            eventId: string;
+            /** @description The event's name, e.g. message. */
+            readonly event: string;
+            /** @description null once the webhook was deleted. */
+            webhookId: string | null;
+            /** Format: uuid */
+            sessionId: string;
+            /**
+             * @description pending (waiting for its first attempt), sending (an attempt is on its way), delivered, failed (an attempt failed, the next is scheduled), dead (every attempt failed: a dead letter).
+             *
+             *     * `pending` - Pending
+             *     * `sending` - Sending
+             *     * `delivered` - Delivered
+             *     * `failed` - Failed, will retry
+             *     * `dead` - Dead letter
+             */
+            status: components["schemas"]["DeliveryStatusEnum"];
+            /** @description Attempts made so far. */
+            attempts: number;
+            maxAttempts: number;
+            lastStatusCode: number | null;
+            readonly lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null unless waiting.
+             */
+            readonly nextAttemptAt: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** Format: date-time */
+            deadAt: string | null;
+        };
+        /**
+         * @description * `pending` - Pending
+         *     * `sending` - Sending
+         *     * `delivered` - Delivered
+         *     * `failed` - Failed, will retry
+         *     * `dead` - Dead letter
+         * @enum {string}
+         */
+        DeliveryStatusEnum: "pending" | "sending" | "delivered" | "failed" | "dead";
         /**
          * @description * `logged_out` - logged_out
          *     * `replaced` - replaced
@@ -1837,6 +2382,21 @@ export interface components {
             sha256?: string;
             /** @default  */
             fileName?: string;
+        };
+        EventType: {
+            /** @description The canonical name, as deliveries carry it in `event`. */
+            name: string;
+            description: string;
+            /** @description Other names accepted in a webhook's `events`. */
+            aliases: string[];
+            /** @description JSON Schema (https://json-schema.org/draft/2020-12/schema) of the body POSTed; new fields may be added. */
+            schema: {
+                [key: string]: unknown;
+            };
+            /** @description An example body. */
+            example: {
+                [key: string]: unknown;
+            };
         };
         /** @description The gateway error body (`/gateway/...`). */
         GatewayError: {
@@ -2098,7 +2658,7 @@ export interface components {
             queue: components["schemas"]["InstanceWebhookStatisticsQueue"];
         };
         InstanceWebhookStatisticsDelivery: {
-            last: components["schemas"]["InstanceDeliveryLast"] | (never | null);
+            last: components["schemas"]["InstanceDeliveryLast"] | null;
             recent: components["schemas"]["InstanceDeliveryRecent"][];
             queued: number;
             attempts: number;
@@ -2318,7 +2878,7 @@ export interface components {
             name?: string;
             /** @default  */
             address?: string;
-            quoted?: components["schemas"]["QuotedMessageRequest"] | (never | null);
+            quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
         MessageMediaInputRequest: {
             sessionId: string;
@@ -2332,7 +2892,7 @@ export interface components {
             /** @default  */
             fileName?: string;
             mimeType?: string;
-            quoted?: components["schemas"]["QuotedMessageRequest"] | (never | null);
+            quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
         MessagePollInputRequest: {
             sessionId: string;
@@ -2345,7 +2905,7 @@ export interface components {
              * @default 1
              */
             selectableCount?: number;
-            quoted?: components["schemas"]["QuotedMessageRequest"] | (never | null);
+            quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
         MessageReactionInputRequest: {
             sessionId: string;
@@ -2395,7 +2955,7 @@ export interface components {
             sessionId: string;
             to: string;
             text: string;
-            quoted?: components["schemas"]["QuotedMessageRequest"] | (never | null);
+            quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
         MessageSent: {
             messageId: string;
@@ -2446,7 +3006,6 @@ export interface components {
             limit: number;
             totalPages: number;
         };
-        /** @enum {unknown} */
         NullEnum: null;
         PairingCode: {
             /** Format: uuid */
@@ -2967,6 +3526,527 @@ export interface components {
             event: string;
             /** @description The delivery's webhook-id (x-webhook-id), to find it on your side. */
             webhookId: string;
+        };
+        /**
+         * @description The name of an event a registered webhook receives (GET /gateway/event-types).
+         * @enum {string}
+         */
+        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "webhook.test";
+        /**
+         * message webhook body
+         * @description New message received (text, media, location, contact).
+         */
+        MessageWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "message";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description A message in a chat: received, sent by the session (`from_me`), or synced history (`is_history`). */
+            data: {
+                id: string;
+                chat: string;
+                sender: string;
+                pushName: string;
+                text: string;
+                timestamp: number;
+                fromMe: boolean;
+                /** @enum {string} */
+                type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contacts" | "reaction" | "buttons" | "button_reply" | "list_reply" | "button" | "revoked" | "poll";
+                mediaUrl: string | null;
+                isHistory?: boolean;
+                senderPn?: string;
+                senderLid?: string;
+                chatName?: string;
+                mediaId?: string;
+                mimeType?: string;
+                sha256?: string;
+                caption?: string;
+                fileName?: string;
+                size?: number;
+                voice?: boolean;
+                animated?: boolean;
+                viewOnce?: boolean;
+                stickerId?: string;
+                location?: {
+                    latitude: number;
+                    longitude: number;
+                    name: string;
+                    address: string;
+                };
+                contacts?: {
+                    displayName: string;
+                    phoneNumber: string;
+                    organization?: string;
+                    vcard?: string;
+                }[];
+                displayName?: string;
+                /** @description A `reaction` message: the message reacted to, and the emoji ("" removes the reaction). */
+                reaction?: {
+                    messageId: string;
+                    emoji: string;
+                };
+                quoted?: {
+                    messageId: string;
+                    participant: string;
+                };
+                buttons?: {
+                    buttonId: string;
+                    buttonText: string;
+                }[];
+                footer?: string;
+                selectedId?: string;
+                selectedTitle?: string;
+                selectedDescription?: string;
+                revokedMessageId?: string;
+                revokedSender?: string;
+                revokedFromMe?: boolean;
+                /** @description A `poll` message: the question, the option names in order, how many a voter may choose. */
+                poll?: {
+                    name: string;
+                    options: string[];
+                    selectableCount: number;
+                };
+                chatId: string;
+                remoteJid: string;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * message_ack webhook body
+         * @description Read or delivery confirmation of a sent message.
+         */
+        MessageAckWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "message_ack";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description A sent message was delivered, read, played, or failed (`error` says why). */
+            data: {
+                messageId: string;
+                chat: string;
+                status: string;
+                from: string;
+                participant?: string;
+                error?: string;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * connected webhook body
+         * @description Session connected.
+         */
+        ConnectedWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "connected";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                jid: string;
+                phone: string;
+                pushName: string;
+                platform: string;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * disconnected webhook body
+         * @description Session disconnected (logout, ban, conflict).
+         */
+        DisconnectedWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "disconnected";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                reason: string;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * qr webhook body
+         * @description New QR code generated for pairing.
+         */
+        QrWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "qr";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description A new QR code to scan (`serial` counts the codes of this pairing attempt). */
+            data: {
+                qrCode: string;
+                expiresAt: string;
+                serial: number;
+                image?: string;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * group_join webhook body
+         * @description Participant joined a group.
+         */
+        GroupJoinWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "group_join";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                group: string;
+                participants: string[];
+                by: string;
+                subject: string;
+                subjectTime: number;
+                creation: number;
+                owner: string;
+                members: {
+                    jid: string;
+                    admin: boolean;
+                }[];
+                timestamp?: number;
+                changed?: string[];
+                description?: string;
+                announce?: boolean;
+                locked?: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * group_leave webhook body
+         * @description Participant left a group.
+         */
+        GroupLeaveWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "group_leave";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                group: string;
+                participants: string[];
+                by: string;
+                subject: string;
+                subjectTime: number;
+                creation: number;
+                owner: string;
+                members: {
+                    jid: string;
+                    admin: boolean;
+                }[];
+                timestamp?: number;
+                changed?: string[];
+                description?: string;
+                announce?: boolean;
+                locked?: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * call webhook body
+         * @description Incoming voice or video call (status reject when the session rejects calls).
+         */
+        CallWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "call";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                from: string;
+                callId?: string;
+                video: boolean;
+                status: string;
+                isGroup: boolean;
+                pushName?: string;
+                rejectMessage?: string;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * presence webhook body
+         * @description Contact online/offline update.
+         */
+        PresenceWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "presence";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                from: string;
+                presence: string;
+                chat?: string;
+                lastSeen?: number;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * chat_archive webhook body
+         * @description Chat archived or unarchived.
+         */
+        ChatArchiveWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "chat_archive";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                chat: string;
+                archived: boolean;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * group_update webhook body
+         * @description Group subject, description, settings or invite link changed.
+         */
+        GroupUpdateWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "group_update";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                group: string;
+                participants: string[];
+                by: string;
+                subject: string;
+                subjectTime: number;
+                creation: number;
+                owner: string;
+                members: {
+                    jid: string;
+                    admin: boolean;
+                }[];
+                timestamp?: number;
+                changed?: string[];
+                description?: string;
+                announce?: boolean;
+                locked?: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * health webhook body
+         * @description Whether the account can send (AVAILABLE, LIMITED, BLOCKED).
+         */
+        HealthWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "health";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description Whether the account can send (`AVAILABLE`, `LIMITED`, `BLOCKED`) and why. */
+            data: {
+                status: string;
+                reason: string;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * poll_vote webhook body
+         * @description A vote in a poll (the voter's whole choice; empty when cleared).
+         */
+        PollVoteWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "poll_vote";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description A vote in a poll: the voter's whole current choice (option names; empty: the vote was cleared). */
+            data: {
+                pollMessageId: string;
+                voter: string;
+                selectedOptions: string[];
+                chat: string;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * message_edited webhook body
+         * @description A text message was edited (by the session or the other side).
+         */
+        MessageEditedWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "message_edited";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description A text message was edited, by the session (`from_me`) or by its author on the other side. */
+            data: {
+                messageId: string;
+                chat: string;
+                text: string;
+                editedAt: string;
+                fromMe: boolean;
+                sender?: string;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * webhook.test webhook body
+         * @description A test event sent on request to one webhook (POST /gateway/webhooks/{id}/test).
+         */
+        WebhookTestWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "webhook.test";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                /** @description The webhook it was sent to (wh_…). */
+                webhookId: string;
+                message: string;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
         };
     };
     responses: never;
@@ -12254,6 +13334,593 @@ export interface operations {
             };
         };
     };
+    gateway_dead_letters_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                /** @description Only this session's dead letters. */
+                sessionId?: string;
+                /** @description Only this webhook's dead letters. */
+                webhookId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    gateway_dead_letters_resend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeadLetterResendRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLettersQueued"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    gateway_deliveries_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery's id, or its webhook-id (`msg_…`, the x-webhook-id header a receiver got). */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryDetail"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    gateway_deliveries_resend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery's id, or its webhook-id (`msg_…`, the x-webhook-id header a receiver got). */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRow"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    gateway_event_types_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventType"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
     gateway_me: {
         parameters: {
             query?: never;
@@ -13349,6 +15016,129 @@ export interface operations {
             };
         };
     };
+    gateway_webhooks_deliveries_list: {
+        parameters: {
+            query?: {
+                /** @description Only this event (aliases accepted). */
+                event?: string;
+                limit?: number;
+                page?: number;
+                /** @description Created at or after (ISO 8601). */
+                since?: string;
+                /**
+                 * @description Only deliveries in this state.
+                 *
+                 *     * `pending` - pending
+                 *     * `sending` - sending
+                 *     * `delivered` - delivered
+                 *     * `failed` - failed
+                 *     * `dead` - dead
+                 */
+                status?: "dead" | "delivered" | "failed" | "pending" | "sending";
+                /** @description Created before (ISO 8601). */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
     gateway_webhooks_replay: {
         parameters: {
             query?: never;
@@ -14153,6 +15943,785 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MessagingError"];
                 };
+            };
+        };
+    };
+    webhook_message: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "message",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "id": "3EB0C431A2B5D6E7F801",
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "sender": "5511999990000@s.whatsapp.net",
+                 *         "pushName": "Maria",
+                 *         "text": "Olá!",
+                 *         "timestamp": 1763784000,
+                 *         "fromMe": false,
+                 *         "type": "text",
+                 *         "mediaUrl": null,
+                 *         "chatId": "5511999990000@s.whatsapp.net",
+                 *         "remoteJid": "5511999990000@s.whatsapp.net"
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_message_ack: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "message_ack",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "messageId": "3EB0C431A2B5D6E7F802",
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "status": "read",
+                 *         "from": "5511999990000@s.whatsapp.net",
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageAckWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_connected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "connected",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "jid": "5511900000001@s.whatsapp.net",
+                 *         "phone": "5511900000001",
+                 *         "pushName": "Loja",
+                 *         "platform": "android"
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectedWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_disconnected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "disconnected",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "reason": "logout",
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisconnectedWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_qr: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "qr",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "qrCode": "2@AbCdEf0123456789,xyz==",
+                 *         "expiresAt": "2026-11-22T04:01:00.000Z",
+                 *         "serial": 1
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QrWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_group_join: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "group_join",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "group": "120363025246125486@g.us",
+                 *         "participants": [
+                 *           "5511999990000@s.whatsapp.net"
+                 *         ],
+                 *         "by": "5511900000001@s.whatsapp.net",
+                 *         "subject": "Clientes VIP",
+                 *         "subjectTime": 1763783300,
+                 *         "creation": 1763774000,
+                 *         "owner": "5511900000001@s.whatsapp.net",
+                 *         "members": [
+                 *           {
+                 *             "jid": "5511900000001@s.whatsapp.net",
+                 *             "admin": true
+                 *           },
+                 *           {
+                 *             "jid": "5511999990000@s.whatsapp.net",
+                 *             "admin": false
+                 *           }
+                 *         ],
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupJoinWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_group_leave: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "group_leave",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "group": "120363025246125486@g.us",
+                 *         "participants": [
+                 *           "5511999990000@s.whatsapp.net"
+                 *         ],
+                 *         "by": "5511900000001@s.whatsapp.net",
+                 *         "subject": "Clientes VIP",
+                 *         "subjectTime": 1763783300,
+                 *         "creation": 1763774000,
+                 *         "owner": "5511900000001@s.whatsapp.net",
+                 *         "members": [
+                 *           {
+                 *             "jid": "5511900000001@s.whatsapp.net",
+                 *             "admin": true
+                 *           },
+                 *           {
+                 *             "jid": "5511999990000@s.whatsapp.net",
+                 *             "admin": false
+                 *           }
+                 *         ],
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupLeaveWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_call: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "call",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "from": "5511999990000@s.whatsapp.net",
+                 *         "callId": "C0FFEE",
+                 *         "video": false,
+                 *         "status": "offer",
+                 *         "isGroup": false,
+                 *         "pushName": "Maria",
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CallWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_presence: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "presence",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "from": "5511999990000@s.whatsapp.net",
+                 *         "presence": "composing",
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PresenceWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_chat_archive: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "chat_archive",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "archived": true,
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatArchiveWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_group_update: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "group_update",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "group": "120363025246125486@g.us",
+                 *         "participants": [],
+                 *         "by": "5511900000001@s.whatsapp.net",
+                 *         "subject": "Clientes VIP",
+                 *         "subjectTime": 1763783300,
+                 *         "creation": 1763774000,
+                 *         "owner": "5511900000001@s.whatsapp.net",
+                 *         "members": [
+                 *           {
+                 *             "jid": "5511900000001@s.whatsapp.net",
+                 *             "admin": true
+                 *           },
+                 *           {
+                 *             "jid": "5511999990000@s.whatsapp.net",
+                 *             "admin": false
+                 *           }
+                 *         ],
+                 *         "timestamp": 1763784000,
+                 *         "changed": [
+                 *           "announce"
+                 *         ],
+                 *         "announce": true
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupUpdateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_health: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "health",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "status": "AVAILABLE",
+                 *         "reason": "",
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["HealthWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_poll_vote: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "poll_vote",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "pollMessageId": "3EB0C431A2B5D6E7F803",
+                 *         "voter": "5511999990000@s.whatsapp.net",
+                 *         "selectedOptions": [
+                 *           "Sim"
+                 *         ],
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PollVoteWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_message_edited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "message_edited",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "messageId": "3EB0C431A2B5D6E7F801",
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "text": "Olá, tudo bem?",
+                 *         "editedAt": "2026-11-22T04:00:00.123Z",
+                 *         "fromMe": false,
+                 *         "sender": "5511999990000@s.whatsapp.net"
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageEditedWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.test",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "webhookId": "wh_Q2x9mT4bVf7kR1sPz8aB",
+                 *         "message": "A test event sent on request; nothing happened."
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import {
   AuthenticationError,
   BondsAccessError,
+  ConflictError,
   NotFoundError,
   PermissionDeniedError,
   Ponte,
@@ -114,6 +115,54 @@ test("webhooks: created, listed, updated and deleted through the gateway", async
     return true;
   });
   await ponte.sessions.delete(session.id);
+});
+
+test("delivery log: a webhook's deliveries page by page, one delivery, resend refusals, dead letters", async () => {
+  const session = await ponte.sessions.create("log");
+  await ponte.sessions.connect(session.id);
+  await ponte.sessions.sandboxScan(session.id, { phone: "5511999990003" });
+  // No worker runs beside this server: the deliveries stay pending, which is what the log shows.
+  const hook = await ponte.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"]);
+  const inbound = `${baseUrl}/api/sandbox/sessions/${session.id}/inbound`;
+  for (const text of ["a", "b", "c"]) {
+    const headers = { "X-API-Key": env("PONTE_ADMIN_KEY"), "Content-Type": "application/json" };
+    const body = JSON.stringify({ event: "message", from: CUSTOMER, text });
+    assert.equal((await fetch(inbound, { method: "POST", headers, body })).status, 201);
+  }
+  const first = await ponte.deliveries.list(hook.id, { limit: 2 });
+  assert.deepEqual(first.meta, { total: 3, page: 1, limit: 2, totalPages: 2 });
+  assert.ok(first.data.every((row) => row.status === "pending" && row.event === "message"));
+  const walked = [];
+  for await (const row of ponte.deliveries.iterate(hook.id, { limit: 1, status: "pending" })) walked.push(row.id);
+  assert.deepEqual(walked, (await ponte.deliveries.list(hook.id)).data.map((row) => row.id));
+  const [newest] = first.data;
+  const detail = await ponte.deliveries.get(newest.eventId);
+  assert.equal(detail.id, newest.id);
+  assert.equal(detail.payload.event, "message");
+  assert.deepEqual(detail.attempts, []);
+  await assert.rejects(ponte.deliveries.resend(newest.id), (error) => {
+    assert.ok(error instanceof ConflictError);
+    assert.deepEqual([error.statusCode, error.error], [409, "Delivery in progress"]);
+    return true;
+  });
+  assert.equal((await ponte.deadLetters.list({ webhookId: hook.id })).meta.total, 0);
+  assert.deepEqual(await ponte.deadLetters.resend({ ids: [newest.id] }), { queued: 0, skipped: 1 });
+  await assert.rejects(ponte.deliveries.get(999999999), (error) => {
+    assert.ok(error instanceof NotFoundError);
+    assert.equal(error.error, "Delivery not found");
+    return true;
+  });
+  await ponte.sessions.delete(session.id);
+});
+
+test("event types: every event's schema and example, the names typed as a union", async () => {
+  const types = await ponte.webhooks.eventTypes();
+  const names = types.map((type) => type.name);
+  assert.ok(names.includes("message") && names.includes("message_ack") && names.includes("webhook.test"));
+  const message = types.find((type) => type.name === "message");
+  assert.deepEqual(message.aliases, ["messages", "message.received"]);
+  assert.equal(message.schema.properties.event.const, "message");
+  assert.equal(message.example.event, "message");
 });
 
 test("errors are typed with the API's code, and the rate-limit headers are exposed", async () => {

@@ -3,6 +3,7 @@
 from ponte_client._http import RetryPolicy
 from ponte_client.aio import AsyncClient
 from ponte_client.client import Client
+from ponte_client.delivery_log import Delivery, DeliveryAttempt, DeliveryDetail, EventType, Resent
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.errors import (
     AuthenticationError,
@@ -15,6 +16,7 @@ from ponte_client.errors import (
     RateLimitError,
     ServerError,
 )
+from ponte_client.events import EVENT_NAMES, EventName, WebhookBody
 from ponte_client.models import (
     Bond,
     BondList,
@@ -32,6 +34,7 @@ from ponte_client.ops import NO_RATE_LIMIT
 from ponte_client.signatures import WebhookVerificationError, verify_webhook
 
 __all__ = [
+    "EVENT_NAMES",
     "NO_RATE_LIMIT",
     "AsyncClient",
     "AuthenticationError",
@@ -44,6 +47,11 @@ __all__ = [
     "ConflictError",
     "Connection",
     "Contact",
+    "Delivery",
+    "DeliveryAttempt",
+    "DeliveryDetail",
+    "EventName",
+    "EventType",
     "Group",
     "GroupInvite",
     "NotFoundError",
@@ -56,12 +64,14 @@ __all__ = [
     "PonteError",
     "QrCode",
     "RateLimitError",
+    "Resent",
     "RetryPolicy",
     "SentMessage",
     "ServerError",
     "Session",
     "SessionSettings",
     "Webhook",
+    "WebhookBody",
     "WebhookVerificationError",
     "verify_webhook",
 ]

@@ -11,6 +11,7 @@ import httpx
 
 from ponte_client import directory, ops
 from ponte_client._http import Op, RetryPolicy, send_async
+from ponte_client.delivery_log import AsyncDeadLetters, AsyncDeliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.models import (
     BondList,
@@ -330,6 +331,9 @@ class Webhooks(_Resource):
         """Send the window's deliveries again to the webhook's current URL; how many were queued."""
         return await self._run(ops.webhooks_replay(webhook_id, since, until, only_failed))
 
+    async def event_types(self) -> list[EventType]:
+        return await self._run(event_types())
+
 
 class Instance(_Resource):
     """Instance webhooks, addressed by a session's instance key (no API key needed)."""
@@ -373,6 +377,8 @@ class AsyncClient:
         self.chats = Chats(self._send)
         self.webhooks = Webhooks(self._send)
         self.instance = Instance(self._send)
+        self.deliveries = AsyncDeliveries(self._send)
+        self.dead_letters = AsyncDeadLetters(self._send)
 
     async def _send(self, op: Op[T]) -> T:
         return await send_async(self._http, op, api_key=self._api_key, retry=self._retry)

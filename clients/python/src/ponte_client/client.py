@@ -11,6 +11,7 @@ import httpx
 
 from ponte_client import directory, ops
 from ponte_client._http import Op, RetryPolicy, send
+from ponte_client.delivery_log import DeadLetters, Deliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.models import (
     BondList,
@@ -326,6 +327,10 @@ class Webhooks(_Resource):
         """Send the window's deliveries again to the webhook's current URL; how many were queued."""
         return self._run(ops.webhooks_replay(webhook_id, since, until, only_failed))
 
+    def event_types(self) -> list[EventType]:
+        """Every event a webhook can receive: aliases, the JSON Schema of its body, an example."""
+        return self._run(event_types())
+
 
 class Instance(_Resource):
     """Instance webhooks, addressed by a session's instance key (no API key needed)."""
@@ -369,6 +374,8 @@ class Client:
         self.chats = Chats(self._send)
         self.webhooks = Webhooks(self._send)
         self.instance = Instance(self._send)
+        self.deliveries = Deliveries(self._send)
+        self.dead_letters = DeadLetters(self._send)
 
     def _send(self, op: Op[T]) -> T:
         return send(self._http, op, api_key=self._api_key, retry=self._retry)

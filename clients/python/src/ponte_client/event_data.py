@@ -1,0 +1,264 @@
+"""The `data` of each body registered webhooks receive, as `TypedDict`s (keys as sent, camelCase;
+keys marked NotRequired are sent only when set). The bodies and names are in ponte_client.events."""
+
+# No `from __future__ import annotations`: TypedDict reads NotRequired only from evaluated annotations.
+from typing import Literal, NotRequired, TypedDict
+
+
+class MessageLocation(TypedDict):
+    latitude: float
+    longitude: float
+    name: str
+    address: str
+
+
+class ContactCard(TypedDict):
+    """A contact card of a `contacts` message: the fields, the vCard, or both."""
+
+    displayName: str
+    phoneNumber: str
+    organization: NotRequired[str]
+    vcard: NotRequired[str]
+
+
+class MessageReaction(TypedDict):
+    """A `reaction` message: the message reacted to, and the emoji ("" removes the reaction)."""
+
+    messageId: str
+    emoji: str
+
+
+class MessageQuoted(TypedDict):
+    messageId: str
+    participant: str
+
+
+class MessageButton(TypedDict):
+    buttonId: str
+    buttonText: str
+
+
+class MessagePoll(TypedDict):
+    """A `poll` message: the question, the option names in order, how many a voter may choose."""
+
+    name: str
+    options: list[str]
+    selectableCount: int
+
+
+class MessageData(TypedDict):
+    """A message in a chat: received, sent by the session (`from_me`), or synced history (`is_history`)."""
+
+    id: str
+    chat: str
+    sender: str
+    pushName: str
+    text: str
+    timestamp: int
+    fromMe: bool
+    type: Literal[
+        "text",
+        "image",
+        "video",
+        "audio",
+        "document",
+        "sticker",
+        "location",
+        "contacts",
+        "reaction",
+        "buttons",
+        "button_reply",
+        "list_reply",
+        "button",
+        "revoked",
+        "poll",
+    ]
+    mediaUrl: str | None
+    isHistory: NotRequired[bool]
+    senderPn: NotRequired[str]
+    senderLid: NotRequired[str]
+    chatName: NotRequired[str]
+    mediaId: NotRequired[str]
+    mimeType: NotRequired[str]
+    sha256: NotRequired[str]
+    caption: NotRequired[str]
+    fileName: NotRequired[str]
+    size: NotRequired[int]
+    voice: NotRequired[bool]
+    animated: NotRequired[bool]
+    viewOnce: NotRequired[bool]
+    stickerId: NotRequired[str]
+    location: NotRequired[MessageLocation]
+    contacts: NotRequired[list[ContactCard]]
+    displayName: NotRequired[str]
+    reaction: NotRequired[MessageReaction]
+    quoted: NotRequired[MessageQuoted]
+    buttons: NotRequired[list[MessageButton]]
+    footer: NotRequired[str]
+    selectedId: NotRequired[str]
+    selectedTitle: NotRequired[str]
+    selectedDescription: NotRequired[str]
+    revokedMessageId: NotRequired[str]
+    revokedSender: NotRequired[str]
+    revokedFromMe: NotRequired[bool]
+    poll: NotRequired[MessagePoll]
+    chatId: str
+    remoteJid: str
+
+
+# A sent message was delivered, read, played, or failed (`error` says why).
+MessageAckData = TypedDict(
+    "MessageAckData",
+    {
+        "messageId": str,
+        "chat": str,
+        "status": str,
+        "from": str,
+        "participant": NotRequired[str],
+        "error": NotRequired[str],
+        "timestamp": NotRequired[int],
+    },
+)
+
+
+class ConnectedData(TypedDict):
+    jid: str
+    phone: str
+    pushName: str
+    platform: str
+    timestamp: NotRequired[int]
+
+
+class DisconnectedData(TypedDict):
+    reason: str
+    timestamp: NotRequired[int]
+
+
+class QrData(TypedDict):
+    """A new QR code to scan (`serial` counts the codes of this pairing attempt)."""
+
+    qrCode: str
+    expiresAt: str
+    serial: int
+    image: NotRequired[str]
+    timestamp: NotRequired[int]
+
+
+class GroupMember(TypedDict):
+    jid: str
+    admin: bool
+
+
+class GroupJoinData(TypedDict):
+    group: str
+    participants: list[str]
+    by: str
+    subject: str
+    subjectTime: int
+    creation: int
+    owner: str
+    members: list[GroupMember]
+    timestamp: NotRequired[int]
+    changed: NotRequired[list[str]]
+    description: NotRequired[str]
+    announce: NotRequired[bool]
+    locked: NotRequired[bool]
+
+
+class GroupLeaveData(TypedDict):
+    group: str
+    participants: list[str]
+    by: str
+    subject: str
+    subjectTime: int
+    creation: int
+    owner: str
+    members: list[GroupMember]
+    timestamp: NotRequired[int]
+    changed: NotRequired[list[str]]
+    description: NotRequired[str]
+    announce: NotRequired[bool]
+    locked: NotRequired[bool]
+
+
+CallData = TypedDict(
+    "CallData",
+    {
+        "from": str,
+        "callId": NotRequired[str],
+        "video": bool,
+        "status": str,
+        "isGroup": bool,
+        "pushName": NotRequired[str],
+        "rejectMessage": NotRequired[str],
+        "timestamp": NotRequired[int],
+    },
+)
+
+
+PresenceData = TypedDict(
+    "PresenceData",
+    {
+        "from": str,
+        "presence": str,
+        "chat": NotRequired[str],
+        "lastSeen": NotRequired[int],
+        "timestamp": NotRequired[int],
+    },
+)
+
+
+class ChatArchiveData(TypedDict):
+    chat: str
+    archived: bool
+    timestamp: NotRequired[int]
+
+
+class GroupUpdateData(TypedDict):
+    group: str
+    participants: list[str]
+    by: str
+    subject: str
+    subjectTime: int
+    creation: int
+    owner: str
+    members: list[GroupMember]
+    timestamp: NotRequired[int]
+    changed: NotRequired[list[str]]
+    description: NotRequired[str]
+    announce: NotRequired[bool]
+    locked: NotRequired[bool]
+
+
+class HealthData(TypedDict):
+    """Whether the account can send (`AVAILABLE`, `LIMITED`, `BLOCKED`) and why."""
+
+    status: str
+    reason: str
+    timestamp: NotRequired[int]
+
+
+class PollVoteData(TypedDict):
+    """A vote in a poll: the voter's whole current choice (option names; empty: the vote was cleared)."""
+
+    pollMessageId: str
+    voter: str
+    selectedOptions: list[str]
+    chat: str
+    timestamp: NotRequired[int]
+
+
+class MessageEditedData(TypedDict):
+    """A text message was edited, by the session (`from_me`) or by its author on the other side."""
+
+    messageId: str
+    chat: str
+    text: str
+    editedAt: str
+    fromMe: bool
+    sender: NotRequired[str]
+
+
+class WebhookTestData(TypedDict):
+    webhookId: str
+    message: str
