@@ -81,8 +81,8 @@ def test_a_schema_refuses_a_body_of_the_wrong_shape():
 def _inbound_messages() -> list[dict]:
     """One inbound message of each kind the sandbox takes."""
     media = {"media": {"base64": PNG, "mimeType": "image/png"}}
-    # A link the sandbox records as given (it fetches nothing), as a phone's message would carry it.
-    linked = {"mediaUrl": "https://93.184.215.14/file.bin", "mimeType": "application/octet-stream"}
+    # A link the sandbox records as given (it fetches nothing; a closed local port if it ever did).
+    linked = {"mediaUrl": "http://127.0.0.1:9/file.bin", "mimeType": "application/octet-stream"}
     kinds = [
         {"type": "text", "text": "olá", "pushName": "Maria", "messageId": "IN-TEXT"},
         {"type": "image", "caption": "a photo", "viewOnce": True, **media},
@@ -150,7 +150,7 @@ def test_every_event_the_sandbox_emits_validates_against_its_schema(admin_key):
     api.credentials(HTTP_X_API_KEY=admin_key)
     session = pair_sandbox_session(api)
     Webhook.objects.create(
-        account=session.account, session=session, url="https://93.184.215.14/hook", events=list(EVENTS)
+        account=session.account, session=session, url="http://127.0.0.1:9/hook", events=list(EVENTS)
     )
     # Pairing again emits the qr and connected events the first pairing emitted before the webhook existed.
     assert api.post(f"/api/sessions/{session.pk}/logout").status_code == 200
