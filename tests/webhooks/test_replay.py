@@ -213,3 +213,23 @@ def test_selection_is_by_the_event_s_own_time_and_never_reaches_past_the_seven_d
         until=(now - timedelta(days=3)).isoformat(),
     )
     assert reply.json() == {"queued": 0}
+
+
+def test_a_replay_stops_when_its_webhook_is_disabled_and_a_stalled_one_is_restarted_by_the_sweeper(
+    settings, keyed_client, admin_key, session, receiver
+):
+    settings.PONTE_WEBHOOK_REPLAY_CHUNK = 2
+    client = keyed_client(admin_key)
+    hook = register(client, session, receiver.url)
+    _events(session, 5)
+    since = (timezone.now() - timedelta(minutes=5)).isoformat()
+    assert _replay(client, hook["id"], since=since).json() == {"queued": 5}
+    running = WebhookReplay.objects.get()
+    # Its feeder's message was lost three ticks ago: the sweeper publishes a new one.
+    WebhookReplay.objects.update(ticked_at=timezone.now() - timedelta(seconds=4))
+    assert replay.replays_resume() == 1
+    assert patch(client, hook["id"], status="disabled").status_code == 200
+    assert replay.replay_feed(replay_id=running.pk) is False
+    running.refresh_from_db()
+    assert running.finished_at is not None and running.released == 2
+    assert replay.replays_resume() == 0

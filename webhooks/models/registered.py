@@ -118,9 +118,11 @@ class WebhookReplay(models.Model):
     only_failed = models.BooleanField(default=False)
     selected = models.PositiveIntegerField(default=0, help_text="Deliveries the window held when asked.")
     released = models.PositiveIntegerField(default=0, help_text="Deliveries handed to the worker so far.")
-    # Where the next chunk starts: the (event time in ms, delivery id) of the last delivery released.
-    cursor_ms = models.BigIntegerField(default=0)
-    cursor_id = models.BigIntegerField(default=0)
+    # The window's delivery ids in the order of their events' time, chosen once when the replay is asked
+    # (at most 10,000), and how many of them were taken: each step takes the next ones without choosing
+    # the window again (a join and a sort over the webhook's deliveries).
+    deliveries = models.JSONField(default=list, editable=False)
+    taken = models.PositiveIntegerField(default=0, editable=False)
     requested_at = models.DateTimeField(default=timezone.now, editable=False)
     ticked_at = models.DateTimeField(default=timezone.now, help_text="Last step of its feeder.")
     finished_at = models.DateTimeField(null=True, blank=True)

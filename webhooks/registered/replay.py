@@ -9,11 +9,11 @@ Bounded so one request cannot queue an unbounded backlog: a window of at most 7 
 events' own time (`Event.event_ms`) and never reaching further back than what the outbox keeps (an
 earlier `since` is taken as 7 days ago), and at most 10,000 deliveries; the error names the limit.
 
-Below live deliveries: a replay (`WebhookReplay`) hands its deliveries to the worker a chunk at a time
-(PONTE_WEBHOOK_REPLAY_CHUNK), in their events' order, the next chunk only once the last one was sent
-(a feeder task, every PONTE_WEBHOOK_REPLAY_TICK_SECONDS; the sweeper restarts a lost one), and a drain
-of resends recruits no helper threads (webhooks.outbox.deliveries). So a replay holds at most one chunk
-ahead of its webhook's live events and one worker thread against other webhooks. One replay per
+Below live deliveries: a replay (`WebhookReplay`) hands its deliveries to the worker in their events'
+order, never more than PONTE_WEBHOOK_REPLAY_CHUNK on their way at once (a feeder task tops them up every
+PONTE_WEBHOOK_REPLAY_TICK_SECONDS; the sweeper restarts a lost one), and a drain of resends recruits no
+helper threads (webhooks.outbox.deliveries). So a replay holds at most one chunk ahead of its webhook's
+live events and one worker thread against other webhooks. One replay per
 webhook runs at a time: another one meanwhile is refused (409) naming it.
 """
 
@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from celery import signature
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from core.errors import Conflict, ValidationFailed
@@ -39,7 +39,6 @@ MAX_WINDOW = timedelta(days=7)
 RETENTION = timedelta(days=7)  # what the outbox keeps of a dead letter (webhooks.outbox.retention)
 MAX_DELIVERIES = 10_000
 FEED_TASK = "webhooks.replay_feed"  # webhooks.tasks, published by name
-ON_THEIR_WAY = [Delivery.Status.PENDING, Delivery.Status.FAILED, Delivery.Status.SENDING]
 
 
 class ReplayRunning(Conflict):
@@ -64,51 +63,46 @@ def _ms(moment: datetime) -> int:
 
 def _chosen(replay: WebhookReplay, now: datetime) -> QuerySet[Delivery]:
     """The window's finished deliveries written before the replay was asked, by their event's own time,
-    never older than the retention, from the replay's cursor on."""
+    never older than the retention, in that order."""
     statuses = [Delivery.Status.DEAD] if replay.only_failed else RESENDABLE
     floor = max(replay.since, now - RETENTION)
-    after_cursor = Q(event__event_ms__gt=replay.cursor_ms) | Q(
-        event__event_ms=replay.cursor_ms, pk__gt=replay.cursor_id
-    )
     return Delivery.objects.filter(
-        after_cursor,
         webhook_id=replay.webhook_id,
         status__in=statuses,
         event__event_ms__gte=_ms(floor),
         event__event_ms__lt=_ms(replay.until),
         created_at__lt=replay.requested_at,
-    )
+    ).order_by("event__event_ms", "pk")
 
 
-def _on_their_way(webhook: Webhook) -> bool:
-    """Whether resends of the webhook are still to be sent: the replay's last chunk (or a resend from the
-    dashboard). They go to its current URL, so the outbox's small partial indexes of waiting and sending
-    rows by target find them, not the webhook's whole history."""
-    return Delivery.objects.filter(
-        target_url=webhook.url, webhook=webhook, resend_pending=True, status__in=ON_THEIR_WAY
-    ).exists()
+def _on_their_way(webhook: Webhook) -> int:
+    """How many resends of the webhook are still to be sent: the replay's last chunks (or resends from
+    the dashboard). They go to its current URL, so each count reads one of the outbox's small partial
+    indexes of waiting and of sending rows by target (one condition on all three statuses would match
+    neither, and walk the webhook's whole history instead)."""
+    mine = Delivery.objects.filter(target_url=webhook.url, webhook=webhook, resend_pending=True)
+    waiting = mine.filter(status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]).count()
+    return waiting + mine.filter(status=Delivery.Status.SENDING).count()
 
 
 def _step(replay: WebhookReplay, now: datetime) -> bool:
-    """One step of a replay: once its last chunk has been sent, hand the next one to the worker, or
-    finish when none is left; whether there is more to do. The replay is saved."""
+    """One step of a replay: top the webhook's resends on their way up to a chunk with the next
+    deliveries of the window, or finish when none is left and none is on its way; whether there is more
+    to do. The replay is saved."""
     replay.ticked_at = now
-    if _on_their_way(replay.webhook):
-        replay.save(update_fields=["ticked_at"])
-        return True
-    size = int(settings.PONTE_WEBHOOK_REPLAY_CHUNK)
-    in_order = _chosen(replay, now).order_by("event__event_ms", "pk")
-    chunk = list(in_order.values_list("pk", "event__event_ms")[:size])
-    if not chunk:
-        replay.finished_at = now
+    on_their_way = _on_their_way(replay.webhook)
+    room = int(settings.PONTE_WEBHOOK_REPLAY_CHUNK) - on_their_way
+    ids = replay.deliveries[replay.taken : replay.taken + max(room, 0)]
+    if not ids:
+        if not on_their_way and replay.taken >= len(replay.deliveries):  # all sent
+            replay.finished_at = now
         replay.save(update_fields=["ticked_at", "finished_at"])
-        return False
-    queued, _skipped = deliveries_resend(
-        deliveries=Delivery.objects.filter(pk__in=[pk for pk, _ms in chunk]), requested_by=None
-    )
-    replay.cursor_id, replay.cursor_ms = chunk[-1]
+        return replay.finished_at is None
+    # A delivery purged or on its way again since the replay was asked is skipped (deliveries_resend).
+    queued, _skipped = deliveries_resend(deliveries=Delivery.objects.filter(pk__in=ids), requested_by=None)
+    replay.taken += len(ids)
     replay.released += queued
-    replay.save(update_fields=["ticked_at", "cursor_id", "cursor_ms", "released"])
+    replay.save(update_fields=["ticked_at", "taken", "released"])
     return True
 
 
@@ -158,12 +152,14 @@ def webhook_replay(
     replay = WebhookReplay(
         webhook=webhook, since=since, until=until, only_failed=only_failed, requested_at=now, ticked_at=now
     )
-    replay.selected = _chosen(replay, now).count()
-    if replay.selected > MAX_DELIVERIES:
+    chosen = _chosen(replay, now)
+    replay.deliveries = list(chosen.values_list("pk", flat=True)[: MAX_DELIVERIES + 1])
+    if len(replay.deliveries) > MAX_DELIVERIES:
         raise ValidationFailed(
-            f"since: {replay.selected} deliveries in the window, at most {MAX_DELIVERIES} per replay; "
+            f"since: {chosen.count()} deliveries in the window, at most {MAX_DELIVERIES} per replay; "
             "narrow since and until"
         )
+    replay.selected = len(replay.deliveries)
     replay.save(force_insert=True)
     if _step(replay, now):
         _feed_later(replay.pk)
