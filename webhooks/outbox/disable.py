@@ -105,11 +105,6 @@ def webhook_enable(*, webhook: Webhook) -> int:
     return released
 
 
-def held_count(webhook: Webhook) -> int:
-    """Events kept for a disabled webhook (its held deliveries)."""
-    return Delivery.objects.filter(webhook=webhook, status=Delivery.Status.HELD).count()
-
-
 def recipients(webhook: Webhook) -> list[str]:
     """Who is told: the account's contact address and the user who signs in to its area."""
     account = webhook.account
