@@ -30,13 +30,13 @@ from django.utils import timezone
 
 from core.errors import Conflict, ValidationFailed
 from webhooks.models import Delivery, Webhook, WebhookReplay
-from webhooks.outbox.deliveries import RESENDABLE, deliveries_resend
+from webhooks.outbox.deliveries import DEAD_LETTER_RETENTION, RESENDABLE, deliveries_resend
 from webhooks.registered.test_event import require_active
 
 logger = logging.getLogger(__name__)
 
 MAX_WINDOW = timedelta(days=7)
-RETENTION = timedelta(days=7)  # what the outbox keeps of a dead letter (webhooks.outbox.retention)
+RETENTION = DEAD_LETTER_RETENTION  # what the outbox keeps of a dead letter or a held delivery
 MAX_DELIVERIES = 10_000
 FEED_TASK = "webhooks.replay_feed"  # webhooks.tasks, published by name
 
