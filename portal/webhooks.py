@@ -92,7 +92,10 @@ def webhook_enable(request: HttpRequest, account: Account, webhook_id: str) -> H
     services.webhook_update(webhook=webhook, status=Webhook.Status.ACTIVE)
     messages.success(
         request,
-        gettext("Webhook %(id)s enabled; resend its dead letters from the delivery log.")
+        gettext(
+            "Webhook %(id)s enabled; the events kept while it was disabled are on their way. Resend its "
+            "dead letters from the delivery log."
+        )
         % {"id": webhook_id},
     )
     return redirect("account:webhooks")

@@ -14,7 +14,7 @@ import re
 
 from django.utils.translation import gettext_lazy as _
 
-from webhooks.outbox.posting import WEBHOOK_DELETED
+from webhooks.outbox.posting import COULD_NOT_SEND, HEADER_REFUSED, WEBHOOK_DELETED
 
 # (what the recorded error contains, lower-cased; the sentence), first match wins.
 _KINDS = (
@@ -43,6 +43,11 @@ _KINDS = (
     ("name or service not known", _("DNS failure: the receiver's host name could not be resolved.")),
     ("nodename nor servname", _("DNS failure: the receiver's host name could not be resolved.")),
     ("connection error:", _("Connection failed: the receiver could not be reached.")),
+    (
+        HEADER_REFUSED,
+        _("Not sent: one of the webhook's custom headers is not valid; fix or remove it, then resend."),
+    ),
+    (COULD_NOT_SEND + ":", _("Not sent: Ponte could not build the request; it is retried.")),
 )
 
 

@@ -27,18 +27,16 @@ def _now_ms() -> int:
 
 
 def _registered_deliveries(
-    event: Event, webhooks: tuple[tuple[str, str, tuple[str, ...], int], ...], typed: EngineEvent | None
+    event: Event, webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool], ...], typed: EngineEvent | None
 ) -> list[Delivery]:
     """One delivery per webhook of the session listening to the event (names are stored canonical),
-    not yet written."""
-    hooks = [
-        (hook_id, url, retry_count) for hook_id, url, events, retry_count in webhooks if event.name in events
-    ]
+    not yet written; a disabled webhook's is held (webhooks.outbox.disable: kept, not attempted)."""
+    hooks = [hook for hook in webhooks if event.name in hook[2]]
     if not hooks:
         return []
     payload = envelope(event, typed)
     deliveries = []
-    for hook_id, url, retry_count in hooks:
+    for hook_id, url, _events, retry_count, active in hooks:
         delivery = Delivery(
             kind=Delivery.Kind.REGISTERED,
             event=event,
@@ -46,6 +44,7 @@ def _registered_deliveries(
             webhook_id=hook_id,
             target_url=url,
             payload=payload,
+            status=Delivery.Status.PENDING if active else Delivery.Status.HELD,
             max_attempts=retry_count,
             timeout_seconds=REGISTERED.timeout_seconds,
             next_attempt_at=event.created_at,
@@ -121,7 +120,8 @@ def _emit(
         deliveries += instance.instance_deliveries(event, typed)  # the session's instance webhook
     if stream.enabled():  # the event stream (RabbitMQ): the registered-webhook body, from the outbox
         stream.job_record(event, envelope(event, typed))
-    outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in deliveries])
+    hinted = [d for d in deliveries if d.status != Delivery.Status.HELD]  # held ones wait for an enable
+    outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in hinted])
     broadcast.publish_on_commit(event, account_id=targets.account_id)  # the live socket (/ws)
     return event
 

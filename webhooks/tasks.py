@@ -8,6 +8,7 @@ from celery import shared_task
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import retention
 from webhooks.outbox.hints import DELIVER_TASK, SWEEP_TASK
+from webhooks.registered import replay
 from webhooks.stream import jobs as stream
 
 
@@ -21,7 +22,15 @@ def deliver(delivery_id: int, target_url: str = "") -> str:
 def sweep_deliveries(grace_seconds: float | None = None) -> int:
     # The event stream's jobs are swept with the deliveries (one beat entry, one start-up sweep).
     swept = outbox.deliveries_sweep(grace_seconds=grace_seconds)
+    replay.replays_resume()  # a replay whose feeder was lost goes on
     return swept + stream.sweep(grace_seconds=grace_seconds)
+
+
+@shared_task(name=replay.FEED_TASK, ignore_result=True)
+def replay_feed(replay_id: str) -> None:
+    # One step of a replay: the next chunk once the last one was sent (webhooks.registered.replay).
+    if replay.replay_feed(replay_id=replay_id):
+        replay_feed.apply_async(args=[replay_id], countdown=replay.tick_seconds())
 
 
 @shared_task(name="webhooks.purge_dead_letters", ignore_result=True)

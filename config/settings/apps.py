@@ -204,6 +204,11 @@ PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS = env_float("PONTE_WEBHOOK_BUSY_TARGET_D
 # Per-webhook rate limits (`rateLimit`, webhooks.outbox.rate_limit): a drain waits up to this long for a place
 # in a webhook's window, and gives the rest of its batch back for later beyond that.
 PONTE_WEBHOOK_RATE_LIMIT_MAX_WAIT_SECONDS = env_float("PONTE_WEBHOOK_RATE_LIMIT_MAX_WAIT_SECONDS", 0.5)
+# Replays (webhooks.registered.replay) go below live deliveries: never more than REPLAY_CHUNK of a replay's
+# deliveries are on their way at once (topped up every REPLAY_TICK_SECONDS), so at most that many wait
+# ahead of its webhook's live events.
+PONTE_WEBHOOK_REPLAY_CHUNK = env_int("PONTE_WEBHOOK_REPLAY_CHUNK", 100)
+PONTE_WEBHOOK_REPLAY_TICK_SECONDS = env_float("PONTE_WEBHOOK_REPLAY_TICK_SECONDS", 0.25)
 # Auto-disable (webhooks.outbox.disable): a registered webhook whose attempts have all failed for this long
 # (seconds, default 5 days) and at least this many times is disabled, its waiting deliveries dead-lettered
 # and the account told by e-mail.

@@ -115,6 +115,8 @@ def _webhook_post(admin_client, webhook: Webhook, **fields):
         ("url", "http://169.254.169.254/latest", "refused"),
         ("url", "ftp://example.com/x", "http:// or https://"),
         ("url", "http://user:pw@127.0.0.1/x", "user name or password"),
+        ("headers", '{"X-A": "abc\\n"}', "only printable ASCII"),
+        ("headers", '{"X-A\\n": "abc"}', "is not a valid header name"),
     ],
 )
 def test_a_webhook_edit_with_bad_input_is_a_field_error(admin_client, webhook, field, value, error):

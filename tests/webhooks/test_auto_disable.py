@@ -66,9 +66,11 @@ def test_failing_long_enough_disables_dead_letters_the_waiting_and_tells_the_acc
     (message,) = mail.outbox
     assert message.to == ["ana@example.com"] and hook["id"] in message.subject
     assert "status" in message.body and receiver.url in message.body
-    # A disabled webhook gets no new deliveries.
+    # A disabled webhook's new events are kept, held: not attempted (test_disabled_keeps_events.py).
     emit(session_id=session.id, name="message", data={"id": "M3"})
-    assert Delivery.objects.filter(webhook_id=hook["id"]).count() == 2
+    send_due()
+    assert Delivery.objects.filter(webhook_id=hook["id"], status=Delivery.Status.HELD).count() == 1
+    assert len(receiver.received) == 4
     # The account area shows a banner.
     browser = Client()
     browser.login(username="ana@example.com", password="a long pass phrase 42")

@@ -188,7 +188,9 @@ def test_the_command_purges_and_prints_its_progress(hook, session):
     lines = out.getvalue().splitlines()
     assert "  delivered deliveries: 2 purged (2 in" in lines[0]
     assert "  delivered deliveries: 3 purged (1 in" in lines[1]
-    assert lines[-1].startswith("Purged 3 delivered deliveries, 0 dead letters, 3 attempts and 3 events")
+    assert lines[-1].startswith(
+        "Purged 3 delivered deliveries, 0 dead letters, 0 held deliveries, 3 attempts and 3 events"
+    )
     assert list(Delivery.objects.values_list("status", flat=True)) == ["pending"]  # the latest event's
 
 

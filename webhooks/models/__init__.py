@@ -4,7 +4,7 @@ imported below, and callers import them from `webhooks.models` as before."""
 from webhooks.models.deliveries import Delivery, DeliveryAttempt, new_dispatch_id
 from webhooks.models.events import Event, EventSequence
 from webhooks.models.instance import InstanceWebhookConfig
-from webhooks.models.registered import Webhook, WebhookPace, WebhookSend, new_webhook_id
+from webhooks.models.registered import Webhook, WebhookPace, WebhookReplay, WebhookSend, new_webhook_id
 from webhooks.models.stream import StreamJob
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "StreamJob",
     "Webhook",
     "WebhookPace",
+    "WebhookReplay",
     "WebhookSend",
     "new_dispatch_id",
     "new_webhook_id",

@@ -37,6 +37,10 @@ class Delivery(models.Model):
         DELIVERED = "delivered", _("Delivered")
         FAILED = "failed", _("Failed, will retry")
         DEAD = "dead", _("Dead letter")
+        # Written while its registered webhook is disabled: kept, never attempted, not a failure; sent
+        # when the webhook is enabled again (webhooks.outbox.disable). No claim, sweep or statistic
+        # looks at it (they read pending, failed and sending only).
+        HELD = "held", _("Held: webhook disabled")
 
     dispatch_id = models.CharField(
         max_length=40, unique=True, default=new_dispatch_id, editable=False, help_text="x-webhook-id"
@@ -115,6 +119,8 @@ class Delivery(models.Model):
                 fields=["delivered_at"], condition=models.Q(status="delivered"), name="delivery_delivered"
             ),
             models.Index(fields=["dead_at"], condition=models.Q(status="dead"), name="delivery_dead"),
+            # Held deliveries are purged 7 days after they were written, like dead letters.
+            models.Index(fields=["created_at"], condition=models.Q(status="held"), name="delivery_held"),
             # Every row version is written into each full index: these two are all the foreign keys
             # need (a deleted webhook's or staff user's rows set to NULL), the second one only where set.
             # The first also gives a webhook's delivery log (GET /gateway/webhooks/{id}/deliveries) its

@@ -100,3 +100,41 @@ class WebhookSend(models.Model):
 
     def __str__(self) -> str:
         return f"send of {self.webhook_id} ending {self.ends_at_us}"
+
+
+def new_replay_id() -> str:
+    return "rp_" + secrets.token_urlsafe(16).replace("-", "").replace("_", "")[:20]
+
+
+class WebhookReplay(models.Model):
+    """One replay of a registered webhook's window (webhooks.registered.replay): its deliveries are
+    released to the worker a chunk at a time, in their events' order, so a large replay never holds more
+    than a chunk ahead of live events; one replay per webhook runs at a time (`finished_at` unset)."""
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_replay_id, editable=False)
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="replays")
+    since = models.DateTimeField(help_text="Start of the window (by the event's own time), inclusive.")
+    until = models.DateTimeField(help_text="End of the window, exclusive.")
+    only_failed = models.BooleanField(default=False)
+    selected = models.PositiveIntegerField(default=0, help_text="Deliveries the window held when asked.")
+    released = models.PositiveIntegerField(default=0, help_text="Deliveries handed to the worker so far.")
+    # The window's delivery ids in the order of their events' time, chosen once when the replay is asked
+    # (at most 10,000), and how many of them were taken: each step takes the next ones without choosing
+    # the window again (a join and a sort over the webhook's deliveries).
+    deliveries = models.JSONField(default=list, editable=False)
+    taken = models.PositiveIntegerField(default=0, editable=False)
+    requested_at = models.DateTimeField(default=timezone.now, editable=False)
+    ticked_at = models.DateTimeField(default=timezone.now, help_text="Last step of its feeder.")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at"]
+        constraints = [
+            # The database's own guard for "one replay per webhook at a time".
+            models.UniqueConstraint(
+                fields=["webhook"], condition=models.Q(finished_at__isnull=True), name="one_running_replay"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.id} of {self.webhook_id}"

@@ -224,7 +224,10 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
                 if not batch:
                     drained.flag_down = time.monotonic() < deadline
                     return drained
-                if len(batch) == limit and not was_slow and not recruited:
+                # A batch of resends alone (a replay's chunk, webhooks.registered.replay) gets no helper: a
+                # replay goes below live deliveries, on one worker thread, whatever its size.
+                resends = all(delivery.resend_pending for delivery in batch)
+                if len(batch) == limit and not was_slow and not recruited and not resends:
                     enqueue_on_commit([(hint_id, target_url)], force=True)
                     recruited = True
                 # Renewed while the batch is on its way; what waits behind a long one gets help.
@@ -368,7 +371,7 @@ def next_lapse_in() -> float | None:
 
 
 def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:
-    """Delete dead letters kept longer than the retention (7 days) and their attempts, in small batches
-    (webhooks.outbox.retention); how many dead letters."""
+    """Delete dead letters kept longer than the retention (7 days) and their attempts, and deliveries held
+    for a disabled webhook as long, in small batches (webhooks.outbox.retention); how many dead letters."""
     totals = retention.deliveries_purge(delivered=False, events=False, dead_kept_for=older_than)
     return totals.dead_letters

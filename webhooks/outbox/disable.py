@@ -6,9 +6,14 @@ The worker keeps two numbers on each webhook, in the statement that records a ba
 hands the webhooks it touched to `webhooks_check_failing`, which costs nothing more unless one has
 failed for PONTE_WEBHOOK_DISABLE_AFTER_SECONDS and PONTE_WEBHOOK_DISABLE_AFTER_ATTEMPTS times (both
 are needed: a receiver down for a week but sent one event is not judged on one attempt, and a burst of
-failures in a minute is not a dead receiver). Such a webhook is disabled: emit() writes it no more
-deliveries, its waiting ones become dead letters (resendable once it works again), the account is told
-by e-mail and the account area shows a banner. `PATCH {"status": "active"}` enables it again.
+failures in a minute is not a dead receiver). Such a webhook is disabled: its waiting deliveries become
+dead letters (resendable once it works again), the account is told by e-mail and the account area shows
+a banner. `PATCH {"status": "active"}` enables it again.
+
+While a webhook is disabled (auto-disabled, or by its owner) nothing is lost: emit() writes its
+deliveries `held` (a status the worker, the sweeper and the statistics never read: not attempted, not a
+failure, never a dead letter), and enabling it releases them in order, each with its own webhook-id.
+Held deliveries are purged 7 days after they were written (webhooks.outbox.retention).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from webhooks.models import Delivery, Webhook
+from webhooks.outbox.hints import enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -79,13 +85,24 @@ def webhook_disable(*, webhook_id: str, reason: str, tell: bool = True) -> bool:
     return True
 
 
-def webhook_enable(*, webhook: Webhook) -> None:
-    """Back to active with a clean slate (called inside webhook_update's transaction)."""
+def webhook_enable(*, webhook: Webhook) -> int:
+    """Back to active with a clean slate (called inside webhook_update's transaction, before the webhook
+    is saved): the deliveries held while it was disabled are released to its current URL, in their
+    events' order (their due time is still the event's), and hinted once the change is committed; how
+    many were released."""
     webhook.status = Webhook.Status.ACTIVE
     webhook.disabled_reason = ""
     webhook.disabled_at = None
     webhook.failing_since = None
     webhook.failed_attempts = 0
+    held = Delivery.objects.filter(webhook=webhook, status=Delivery.Status.HELD)
+    first = held.order_by("pk").values_list("pk", flat=True).first()
+    released = held.update(
+        status=Delivery.Status.PENDING, target_url=webhook.url, max_attempts=webhook.retry_count
+    )
+    if first is not None:
+        enqueue_on_commit([(first, webhook.url)])  # one hint: its drain sends them all
+    return released
 
 
 def recipients(webhook: Webhook) -> list[str]:
@@ -102,9 +119,10 @@ def _tell_the_account(webhook: Webhook) -> None:
     subject = gettext("Ponte disabled your webhook %(id)s") % {"id": webhook.pk}
     body = gettext(
         "Ponte stopped sending events to your webhook %(id)s (%(url)s):\n\n%(reason)s\n\n"
-        "Its waiting deliveries were kept as dead letters for 7 days. Fix the receiver, then enable the "
-        'webhook again in the account area or with PATCH /gateway/webhooks/%(id)s {"status": "active"}, '
-        "and resend the dead letters or replay the window you missed.\n"
+        "Its waiting deliveries were kept as dead letters for 7 days. The events that happen while it is "
+        "disabled are kept too (for 7 days) and sent when it is enabled again. Fix the receiver, then "
+        'enable the webhook again in the account area or with PATCH /gateway/webhooks/%(id)s {"status": '
+        '"active"}, and resend the dead letters or replay the window you missed.\n'
     ) % {"id": webhook.pk, "url": webhook.url, "reason": webhook.disabled_reason}
     try:
         send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, to)

@@ -45,10 +45,11 @@ def _targets_statement(vendor: str) -> str:
         f" WHERE {column(session, 'id')} = %(session)s) AS account_id,"
         f" hook.{column(hook, 'id')} AS hook_id, hook.{column(hook, 'url')} AS hook_url,"
         f" hook.{column(hook, 'events')} AS hook_events,"
-        f" hook.{column(hook, 'retry_count')} AS hook_retry_count"
+        f" hook.{column(hook, 'retry_count')} AS hook_retry_count,"
+        # A disabled webhook's deliveries are written held (webhooks.outbox.disable), so nothing is lost.
+        f" hook.{column(hook, 'status')} = {literal(hook.Status.ACTIVE)} AS hook_active"
         f" FROM (SELECT 1 AS one) AS one LEFT JOIN {table(hook)} AS hook"
         f" ON hook.{column(hook, 'session')} = %(session)s"
-        f" AND hook.{column(hook, 'status')} = {literal(hook.Status.ACTIVE)}"  # a disabled one gets nothing
         f" ORDER BY hook.{column(hook, 'created_at')}, hook.{column(hook, 'id')}"
     )
 
@@ -57,8 +58,8 @@ def _targets_statement(vendor: str) -> str:
 class Targets:
     instance_webhooks_enabled: bool
     account_id: Any
-    # (id, url, canonical event names, retry count) of each webhook registered on the session.
-    webhooks: tuple[tuple[str, str, tuple[str, ...], int], ...]
+    # (id, url, canonical event names, retry count, active) of each webhook registered on the session.
+    webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool], ...]
 
 
 def session_targets(session_id: Any) -> Targets:
@@ -70,6 +71,7 @@ def session_targets(session_id: Any) -> Targets:
             row["hook_url"],
             tuple(from_db(Webhook, "events", row["hook_events"])),
             row["hook_retry_count"],
+            bool(row["hook_active"]),
         )
         for row in rows
         if row["hook_id"] is not None

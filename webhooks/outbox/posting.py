@@ -7,12 +7,15 @@ lease, record, retry hints, slots) is webhooks.outbox.deliveries.
 from __future__ import annotations
 
 import json
+import logging
+import traceback
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
 
+from net.headers import unsendable
 from net.transport import PostResult, UnsafeTarget, safe_post
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
@@ -20,7 +23,12 @@ from webhooks.outbox.policy import policy_for
 from webhooks.outbox.sql import Claimed, Outcome
 from webhooks.signing import delivery_headers
 
+logger = logging.getLogger(__name__)
+
 WEBHOOK_DELETED = "Webhook deleted before delivery."
+# The recorded error of a delivery whose request raised while it was built or sent (webhooks.delivery_errors).
+COULD_NOT_SEND = "could not be sent"
+HEADER_REFUSED = "custom header refused, fix the webhook's headers"
 
 
 def render_body(payload: Any) -> bytes:
@@ -39,11 +47,29 @@ class Sent:
 
 
 def attempt(delivery: Claimed) -> Sent:
-    """One attempt: sign and POST the delivery's body (`result` None: its webhook is gone)."""
+    """One attempt: sign and POST the delivery's body (`result` None: its webhook is gone).
+
+    Never raises: whatever goes wrong while this one request is built or sent is its failed attempt
+    (recorded, retried, dead-lettered and counted for auto-disable like any other), so one bad row
+    cannot stop the batch or hold back the other deliveries to its target."""
     if delivery.kind == Delivery.Kind.REGISTERED and delivery.webhook_id is None:
         now = timezone.now()
         return Sent(delivery, None, now, now)
     sent_at = timezone.now()
+    try:
+        result = _post(delivery, sent_at)
+    except Exception as exc:
+        result = PostResult(status=None, body_excerpt="", duration_ms=0, error=_could_not_send(delivery, exc))
+    return Sent(delivery, result, sent_at, timezone.now())
+
+
+def _post(delivery: Claimed, sent_at: datetime) -> PostResult:
+    # The custom headers are checked again here, with the rules they were set under (net.headers): one
+    # stored before those were tightened fails its own delivery instead of raising in the HTTP client.
+    problem = unsendable(delivery.headers)
+    if problem is not None:
+        error = f"{HEADER_REFUSED}: {problem}"
+        return PostResult(status=None, body_excerpt="", duration_ms=0, error=error)
     # The messenger ordering block says when this attempt was dispatched (webhooks.meta).
     body = render_body(stamp_dispatch(delivery.payload, int(sent_at.timestamp() * 1000)))
     # The webhook's custom headers first: Ponte's own may not be overridden (reserved names are refused
@@ -59,15 +85,18 @@ def attempt(delivery: Claimed) -> Sent:
         ),
     }
     try:
-        result = safe_post(
-            delivery.target_url,
-            body=body,
-            headers=headers,
-            timeout=delivery.timeout_seconds,
-        )
+        return safe_post(delivery.target_url, body=body, headers=headers, timeout=delivery.timeout_seconds)
     except UnsafeTarget as exc:  # the address was refused when connecting: a failed attempt
-        result = PostResult(status=None, body_excerpt="", duration_ms=0, error=f"Refused target: {exc}")
-    return Sent(delivery, result, sent_at, timezone.now())
+        return PostResult(status=None, body_excerpt="", duration_ms=0, error=f"Refused target: {exc}")
+
+
+def _could_not_send(delivery: Claimed, exc: Exception) -> str:
+    """The recorded error of a request that raised, and a log line saying where. Neither carries the
+    exception's text: it can quote a header value, which may be a credential."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f"{frame.filename}:{frame.lineno}" if frame else "?"
+    logger.error("Delivery %s could not be sent: %s raised at %s", delivery.pk, type(exc).__name__, where)
+    return f"{COULD_NOT_SEND}: {type(exc).__name__} while the request was built or sent"
 
 
 def judged(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | None]:

@@ -4,7 +4,8 @@ in small batches, so the hot tables stay the size of the retention window.
 * delivered deliveries (and their attempts) PONTE_DELIVERY_RETENTION_DAYS after delivery (default 7,
   the statistics window: a delivery created inside the window was delivered inside it, so the counts
   never lose a row they show);
-* dead letters (and their attempts) 7 days after they died, whatever the setting;
+* dead letters (and their attempts) 7 days after they died, whatever the setting, and deliveries held
+  while their webhook was disabled 7 days after they were written (the window a replay reaches);
 * events older than the retention that no delivery refers to any more (a delivery still waiting, being
   retried or kept as a dead letter keeps its event), except the latest event of each conversation
   (session, chat), kept as where it stands (emit() numbers events from the conversation's counter,
@@ -47,6 +48,7 @@ class PurgeTotals:
 
     delivered: int = 0
     dead_letters: int = 0
+    held: int = 0  # kept while their webhook was disabled, never attempted
     attempts: int = 0
     events: int = 0
     batches: int = 0
@@ -56,7 +58,7 @@ class PurgeTotals:
 
     @property
     def total(self) -> int:
-        return self.delivered + self.dead_letters + self.attempts + self.events
+        return self.delivered + self.dead_letters + self.held + self.attempts + self.events
 
 
 def retention() -> timedelta:
@@ -91,6 +93,7 @@ def _statements(vendor: str) -> dict[str, str]:
     return {
         "delivered": finished(Delivery.Status.DELIVERED, "delivered_at"),
         "dead": finished(Delivery.Status.DEAD, "dead_at"),
+        "held": finished(Delivery.Status.HELD, "created_at"),
         "attempts": f"DELETE FROM {at} WHERE {column(a, 'delivery')} IN ({{ids}})",
         "deliveries": f"DELETE FROM {dt} WHERE {d_pk} IN ({{ids}})",
         # Old events are walked in (creation, id) order from where the last batch stopped, by the index
@@ -172,6 +175,7 @@ def deliveries_purge(
         _deliveries_purge(run, "delivered", "delivered", now - kept)
     if dead_letters:
         _deliveries_purge(run, "dead", "dead_letters", now - dead_kept_for)
+        _deliveries_purge(run, "held", "held", now - dead_kept_for)
     if events:
         _events_purge(run, now, now - kept)
     run.totals.seconds = time.monotonic() - run.started

@@ -102,9 +102,9 @@ class WebhookTestApi(_OneWebhookApi):
 
 
 class WebhookReplayApi(_OneWebhookApi):
-    """Send the webhook's delivered and dead deliveries created in [since, until) again, to its current
-    URL with its current secret and headers, each with its original `webhook-id`: one attempt each.
-    The window is at most 7 days and at most 10,000 deliveries."""
+    """Send the webhook's delivered and dead deliveries whose events happened in [since, until) again, to
+    its current URL with its current secret and headers, each with its original `webhook-id`: one attempt
+    each. At most 7 days back and 10,000 deliveries; one replay per webhook at a time (409 otherwise)."""
 
     class InputSerializer(serializers.Serializer):
         since = serializers.DateTimeField(help_text="Start of the window (ISO 8601), inclusive.")

@@ -8,18 +8,13 @@ signature and id headers, are refused.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from core.errors import ValidationFailed
+from net.headers import is_name, is_value
 
 MAX_HEADERS = 10
 MAX_VALUE_CHARS = 1000
-# An HTTP field name is a token (RFC 9110, 5.1 and 5.6.2).
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-# Printable ASCII, spaces and tabs: never CR, LF or NUL, which would end the header early, and nothing
-# the HTTP client could not put on the wire as it is.
-_VALUE = re.compile(r"^[\t\x20-\x7e]*$")
 RESERVED_NAMES = ("host", "content-length", "content-type", "transfer-encoding", "connection")
 RESERVED_PREFIXES = ("webhook-", "x-webhook-", "x-ponte-")
 
@@ -59,7 +54,7 @@ def headers_clean(value: Any, *, field: str = "headers") -> dict[str, str]:
 
 
 def _check_one(field: str, name: Any, text: Any) -> None:
-    if not isinstance(name, str) or not _TOKEN.match(name):
+    if not is_name(name):
         raise ValidationFailed(
             f"{field}: {name!r} is not a valid header name (letters, digits and !#$%&'*+-.^_`|~)"
         )
@@ -67,8 +62,10 @@ def _check_one(field: str, name: Any, text: Any) -> None:
         raise ValidationFailed(f"{field}.{name}: the value must be a string")
     if len(text) > MAX_VALUE_CHARS:
         raise ValidationFailed(f"{field}.{name}: at most {MAX_VALUE_CHARS} characters")
-    if not _VALUE.match(text):
-        raise ValidationFailed(f"{field}.{name}: only printable ASCII characters (no line breaks)")
+    if not is_value(text):  # the whole string: no control character anywhere (net.headers)
+        raise ValidationFailed(
+            f"{field}.{name}: only printable ASCII characters (no line breaks or other control characters)"
+        )
 
 
 def header_names(headers: dict[str, str] | None) -> list[str]:

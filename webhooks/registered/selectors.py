@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from accounts.models import ApiKey
 from webhooks.errors import WebhookNotFound
-from webhooks.models import Webhook
+from webhooks.models import Delivery, Webhook
 
 
 def webhook_list(*, key: ApiKey) -> QuerySet[Webhook]:
@@ -27,7 +27,8 @@ def webhook_get(*, key: ApiKey, webhook_id: str) -> Webhook:
 
 
 def webhooks_disabled(*, account_id: int) -> QuerySet[Webhook]:
-    """The account's disabled webhooks, for the account area's banner (webhooks.outbox.disable)."""
-    return Webhook.objects.filter(account_id=account_id, status=Webhook.Status.DISABLED).order_by(
-        "disabled_at"
-    )
+    """The account's disabled webhooks, for the account area's banner (webhooks.outbox.disable), each
+    with `held`: the events kept for it meanwhile, sent when it is enabled again."""
+    held = Count("deliveries", filter=Q(deliveries__status=Delivery.Status.HELD))
+    disabled = Webhook.objects.filter(account_id=account_id, status=Webhook.Status.DISABLED)
+    return disabled.annotate(held=held).order_by("disabled_at")

@@ -123,8 +123,9 @@ def webhook_update(
     webhook.save()
     if status is not UNSET:
         _status_set(webhook, status)
+    # Held ones (the webhook is disabled) follow too, for when it is enabled again.
     waiting = Delivery.objects.filter(
-        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
+        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED, Delivery.Status.HELD]
     )
     waiting.update(target_url=webhook.url, max_attempts=webhook.retry_count)
     return webhook
@@ -145,9 +146,9 @@ def _status_set(webhook: Webhook, status: str) -> None:
 
 @transaction.atomic
 def webhook_delete(*, webhook: Webhook) -> None:
-    """Delete a webhook; its deliveries still waiting become dead letters (kept 7 days, not sent)."""
+    """Delete a webhook; its deliveries still waiting or held become dead letters (kept 7 days, not sent)."""
     now = timezone.now()
     Delivery.objects.filter(
-        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED]
+        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED, Delivery.Status.HELD]
     ).update(status=Delivery.Status.DEAD, dead_at=now, last_error=WEBHOOK_DELETED)
     webhook.delete()

@@ -1329,9 +1329,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Send the webhook's delivered and dead deliveries created in [since, until) again, to its current
-         *     URL with its current secret and headers, each with its original `webhook-id`: one attempt each.
-         *     The window is at most 7 days and at most 10,000 deliveries.
+         * @description Send the webhook's delivered and dead deliveries whose events happened in [since, until) again, to
+         *     its current URL with its current secret and headers, each with its original `webhook-id`: one attempt
+         *     each. At most 7 days back and 10,000 deliveries; one replay per webhook at a time (409 otherwise).
          */
         post: operations["gateway_webhooks_replay"];
         delete?: never;
@@ -2260,6 +2260,7 @@ export interface components {
              *     * `delivered` - Delivered
              *     * `failed` - Failed, will retry
              *     * `dead` - Dead letter
+             *     * `held` - Held: webhook disabled
              */
             status: components["schemas"]["DeliveryStatusEnum"];
             attempts: components["schemas"]["DeliveryAttempt"][];
@@ -2303,6 +2304,7 @@ export interface components {
              *     * `delivered` - Delivered
              *     * `failed` - Failed, will retry
              *     * `dead` - Dead letter
+             *     * `held` - Held: webhook disabled
              */
             status: components["schemas"]["DeliveryStatusEnum"];
             /** @description Attempts made so far. */
@@ -2328,9 +2330,10 @@ export interface components {
          *     * `delivered` - Delivered
          *     * `failed` - Failed, will retry
          *     * `dead` - Dead letter
+         *     * `held` - Held: webhook disabled
          * @enum {string}
          */
-        DeliveryStatusEnum: "pending" | "sending" | "delivered" | "failed" | "dead";
+        DeliveryStatusEnum: "pending" | "sending" | "delivered" | "failed" | "dead" | "held";
         /**
          * @description * `logged_out` - logged_out
          *     * `replaced` - replaced
@@ -15033,8 +15036,9 @@ export interface operations {
                  *     * `delivered` - delivered
                  *     * `failed` - failed
                  *     * `dead` - dead
+                 *     * `held` - held
                  */
-                status?: "dead" | "delivered" | "failed" | "pending" | "sending";
+                status?: "dead" | "delivered" | "failed" | "held" | "pending" | "sending";
                 /** @description Created before (ISO 8601). */
                 until?: string;
             };

@@ -44,8 +44,8 @@ class Command(BaseCommand):
         )
         summary = (
             f"Purged {totals.delivered} delivered deliveries, {totals.dead_letters} dead letters, "
-            f"{totals.attempts} attempts and {totals.events} events in {totals.batches} batch(es), "
-            f"{totals.seconds:.1f} s."
+            f"{totals.held} held deliveries, {totals.attempts} attempts and {totals.events} events in "
+            f"{totals.batches} batch(es), {totals.seconds:.1f} s."
         )
         if totals.complete:
             self.stdout.write(self.style.SUCCESS(summary))
