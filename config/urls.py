@@ -3,7 +3,6 @@ that interface's own error shape rather than an HTML page, whatever DEBUG says."
 
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -11,9 +10,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from accounts import urls as accounts_urls
 from core import health, metrics
 from core.errors import ApplicationError, BadRequest, NotFound, json_error_response
+from core.locale import is_localized
 from integrations import urls as integrations_urls
 from messaging import urls as messaging_urls
 from portal import home as account_home
+from portal.error_pages import error_page
 from webhooks import urls as webhooks_urls
 
 
@@ -28,13 +29,15 @@ def handler400(request: HttpRequest, exception: Exception | None = None) -> Http
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if request.path.startswith("/account/"):
-        # The account area is read by people: its own page, in their language.
-        return render(request, "portal/not_found.html", status=404)
+    if is_localized(request.path):
+        # The pages are read by people: their own page, in their language (portal/error_pages.py).
+        return error_page(request, 404)
     return json_error_response(request, NotFound(f"No route {request.method} {request.path}."))
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
+    if is_localized(request.path):
+        return error_page(request, 500, safe=True)
     return json_error_response(request, ApplicationError())
 
 

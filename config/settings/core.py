@@ -94,6 +94,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # The pages' own 404 and 405 pages, even under DEBUG (portal/error_pages.py); the machine interfaces
+    # keep their JSON.
+    "portal.error_pages.PageErrorsMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
