@@ -16,6 +16,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.text import Truncator
+from django.utils.translation import ngettext
 
 from core.admin_once import shown_once
 from core.admin_safety import QueryStringGuard, bad_lookup_redirect, has_nul
@@ -250,10 +251,14 @@ class DeliveryAdmin(QueryStringGuard, admin.ModelAdmin):
         return fields
 
     def _report(self, request: HttpRequest, queued: int, skipped: int) -> None:
+        queued_text = ngettext(
+            "Queued %(count)d delivery for a new attempt with the same x-webhook-id.",
+            "Queued %(count)d deliveries for a new attempt with the same x-webhook-id.",
+            queued,
+        ) % {"count": queued}
         self.message_user(
             request,
-            f"Queued {queued} delivery(ies) for a new attempt with the same x-webhook-id."
-            + (f" Skipped {skipped} still on their way or without a webhook." if skipped else ""),
+            queued_text + (f" Skipped {skipped} still on their way or without a webhook." if skipped else ""),
             messages.SUCCESS if queued else messages.WARNING,
         )
 

@@ -55,7 +55,7 @@ def test_the_sign_in_sign_up_and_reset_pages_follow_accept_language(
         ("/account/keys/", "Issue the key", "Emitir a chave"),
         ("/account/sessions/", "Create a session", "Criar uma sessão"),
         ("/account/webhooks/", "Register a webhook", "Cadastrar um webhook"),
-        ("/account/deliveries/", "Resend the ticked dead letters", "Reenviar as dead letters marcadas"),
+        ("/account/deliveries/", "Resend the ticked dead letters", "Reenviar as entregas mortas marcadas"),
     ],
 )
 def test_the_account_pages_are_in_portuguese_for_pt_br_and_english_by_default(
