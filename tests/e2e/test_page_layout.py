@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from selenium import webdriver
 from selenium.webdriver.common.by import By
@@ -255,3 +256,46 @@ def test_the_header_stays_compact_on_a_phone_in_portuguese(customer, live_server
         _assert_no_body_scroll(browser, page)
         height = _header_height(browser)
         assert height <= 120, f"{page}: the header is {height} px tall at 390 px in Portuguese"
+
+
+def _header_rows(browser: webdriver.Chrome) -> int:
+    """How many rows of links and buttons the header shows: the lines its bar wraps into, plus the extra
+    lines its links wrap into inside the bar."""
+    return browser.execute_script(
+        """
+        const lines = (elements) => {
+          const boxes = [...elements].map((e) => e.getBoundingClientRect()).filter((b) => b.width)
+            .sort((a, b) => a.top - b.top);
+          let count = 0, bottom = -Infinity;
+          for (const box of boxes) {
+            if (box.top >= bottom - 1) { count += 1; bottom = box.bottom; }
+            else bottom = Math.max(bottom, box.bottom);
+          }
+          return count;
+        };
+        const bar = document.querySelector('body > header .bar');
+        const nav = bar.querySelectorAll('nav a');
+        return lines(bar.children) + Math.max(lines(nav), 1) - 1;
+        """
+    )
+
+
+def test_the_header_sits_on_one_or_two_rows_at_1366_px_in_both_languages(
+    customer, live_server, tmp_path
+) -> None:
+    browser = customer
+    _viewport(browser, LAPTOP)
+    # A long email too: it is cut with an ellipsis rather than pushing the header onto a third row.
+    User = get_user_model()
+    User.objects.filter(email="layout@example.com").update(
+        email="customer.support.team.lead@example-company.com.br"
+    )
+    browser.get(f"{live_server.url}/account/")
+    for label, lang in (("en", "en"), ("pt-br", "pt-BR")):
+        if lang != "en":
+            switch_language(browser, label, lang)
+        for page in [*ACCOUNT_PAGES, "/account/deliveries/", "/"]:
+            browser.get(f"{live_server.url}{page}")
+            _shot(browser, tmp_path, f"{lang}-1366{page.replace('/', '_')}")
+            rows = _header_rows(browser)
+            assert rows <= 2, f"{page} in {lang}: the header wraps into {rows} rows at 1366 px"
