@@ -14,6 +14,7 @@ from core.locale import is_localized
 from integrations import urls as integrations_urls
 from messaging import urls as messaging_urls
 from portal import home as account_home
+from portal import site
 from portal.error_pages import error_page
 from webhooks import urls as webhooks_urls
 
@@ -58,6 +59,8 @@ urlpatterns = [
     path("metrics", metrics.metrics_view, name="metrics"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("docs/guides/<slug:name>.md", site.guide, name="guide"),
+    path("favicon.ico", site.favicon, name="favicon"),
     path(
         "api/",
         include(accounts_urls.urlpatterns + messaging_urls.urlpatterns + integrations_urls.api_urlpatterns),

@@ -143,6 +143,14 @@ class EventNameFilter(admin.SimpleListFilter):
         return queryset.filter(event__name=self.value()) if self.value() else queryset
 
 
+class SessionOfAccountFilter(admin.RelatedFieldListFilter):
+    """Sessions named by name and account: two accounts' "demo-sandbox" were two identical choices."""
+
+    def field_choices(self, field, request, model_admin):
+        sessions = field.related_model.objects.select_related("account").order_by("name", "account__name")
+        return [(session.pk, f"{session.name} · {session.account.name}") for session in sessions]
+
+
 @admin.register(Delivery)
 class DeliveryAdmin(QueryStringGuard, admin.ModelAdmin):
     change_list_template = "admin/webhooks/delivery/change_list.html"
@@ -165,7 +173,7 @@ class DeliveryAdmin(QueryStringGuard, admin.ModelAdmin):
         "kind",
         EventNameFilter,
         "webhook",
-        "session",
+        ("session", SessionOfAccountFilter),
         ("created_at", admin.DateFieldListFilter),
     ]
     search_fields = ["dispatch_id", "target_url"]
