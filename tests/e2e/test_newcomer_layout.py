@@ -12,15 +12,8 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from tests.e2e.pages import wait
-from tests.e2e.test_page_layout import (  # noqa: F401 (customer is a fixture)
-    LAPTOP,
-    PHONE,
-    _assert_no_body_scroll,
-    _shot,
-    _viewport,
-    customer,
-)
+from tests.e2e.pages import assert_no_body_scroll, shot, viewport, wait
+from tests.e2e.test_page_layout import LAPTOP, PHONE
 
 pytestmark = pytest.mark.browser
 SIZES = pytest.mark.parametrize("size", [PHONE, LAPTOP], ids=["390px", "1366x768"])
@@ -46,7 +39,7 @@ def _on_screen(browser: webdriver.Chrome, element) -> bool:
     box = browser.execute_script(
         "const b = arguments[0].getBoundingClientRect(); return [b.left, b.right]", element
     )
-    return 0 <= box[0] and box[1] <= browser.execute_script("return window.innerWidth")
+    return box[0] >= 0 and box[1] <= browser.execute_script("return window.innerWidth")
 
 
 def _issue_key(browser: webdriver.Chrome, live_server) -> str:
@@ -68,11 +61,11 @@ def test_the_demo_receiver_page_wraps_a_long_media_url(
         " headers: {'Content-Type': 'application/json'}}).then(() => done(), () => done());",
         json.dumps(body),
     )
-    _viewport(browser, size)
+    viewport(browser, size)
     browser.get(f"{live_server.url}/demo/")
     assert "a1b2c3d4e5f6" in browser.find_element(By.ID, "received").text
-    _shot(browser, tmp_path, f"demo-{size[0]}")
-    _assert_no_body_scroll(browser, "/demo/")
+    shot(browser, tmp_path, f"demo-{size[0]}")
+    assert_no_body_scroll(browser, "/demo/")
 
 
 @SIZES
@@ -80,14 +73,14 @@ def test_a_new_key_has_a_copy_button_that_copies_it_and_code_words_stay_whole(
     customer, live_server, tmp_path, size
 ) -> None:
     browser = customer
-    _viewport(browser, size)
+    viewport(browser, size)
     browser.execute_cdp_cmd(
         "Browser.grantPermissions",
         {"origin": live_server.url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
     )
     plaintext = _issue_key(browser, live_server)
-    _shot(browser, tmp_path, f"new-key-{size[0]}")
-    _assert_no_body_scroll(browser, "/account/keys/ (the new key)")
+    shot(browser, tmp_path, f"new-key-{size[0]}")
+    assert_no_body_scroll(browser, "/account/keys/ (the new key)")
     copy = browser.find_element(By.CSS_SELECTOR, "#new-key button[data-copy]")
     assert _on_screen(browser, copy)
     copy.click()
@@ -103,12 +96,12 @@ def test_a_new_key_has_a_copy_button_that_copies_it_and_code_words_stay_whole(
 @SIZES
 def test_the_revoke_and_delete_buttons_are_on_screen(customer, live_server, tmp_path, size) -> None:
     browser = customer
-    _viewport(browser, size)
+    viewport(browser, size)
     _issue_key(browser, live_server)
     for page, button in (("/account/keys/", "revoke"), ("/account/webhooks/", "delete")):
         browser.get(f"{live_server.url}{page}")
-        _shot(browser, tmp_path, f"{button}-{size[0]}")
-        _assert_no_body_scroll(browser, page)
+        shot(browser, tmp_path, f"{button}-{size[0]}")
+        assert_no_body_scroll(browser, page)
         found = browser.find_elements(By.NAME, button)
         assert found and all(_on_screen(browser, element) for element in found), (
             f"{page}: {button} off screen"
@@ -120,7 +113,7 @@ def test_the_register_form_helps_with_creating_and_links_the_signature_guide(
     customer, live_server, size
 ) -> None:
     browser = customer
-    _viewport(browser, size)
+    viewport(browser, size)
     # The Free plan's one webhook is taken by the fixture's: delete it, to see the form.
     browser.get(f"{live_server.url}/account/webhooks/")
     browser.find_element(By.NAME, "delete").click()
@@ -130,18 +123,18 @@ def test_the_register_form_helps_with_creating_and_links_the_signature_guide(
     assert _on_screen(browser, guide)
     guide.click()
     wait(browser).until(lambda b: "x-webhook-signature" in b.find_element(By.TAG_NAME, "body").text)
-    _assert_no_body_scroll(browser, "docs/webhooks.md")
+    assert_no_body_scroll(browser, "docs/webhooks.md")
 
 
 @SIZES
 def test_bonds_in_a_browser_is_a_page_and_the_site_has_a_favicon(
     browser, live_server, tmp_path, size
 ) -> None:
-    _viewport(browser, size)
+    viewport(browser, size)
     browser.get(f"{live_server.url}/bonds/")
     wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "main h1"))
-    _shot(browser, tmp_path, f"bonds-{size[0]}")
-    _assert_no_body_scroll(browser, "/bonds/")
+    shot(browser, tmp_path, f"bonds-{size[0]}")
+    assert_no_body_scroll(browser, "/bonds/")
     links = {a.get_attribute("pathname") for a in browser.find_elements(By.CSS_SELECTOR, "main a")}
     assert {"/docs/", "/bonds/mcp", "/bonds/api/"} <= links
     icon = browser.execute_async_script(
@@ -154,9 +147,9 @@ def test_bonds_in_a_browser_is_a_page_and_the_site_has_a_favicon(
 @SIZES
 def test_the_error_and_landing_pages_do_not_scroll_sideways(customer, live_server, tmp_path, size) -> None:
     browser = customer
-    _viewport(browser, size)
+    viewport(browser, size)
     for page in ["/", "/account/no-such-page/", "/account/deliveries/resend/"]:
         browser.get(f"{live_server.url}{page}")
         wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "main h1"))
-        _shot(browser, tmp_path, f"{size[0]}{page.replace('/', '_')}")
-        _assert_no_body_scroll(browser, page)
+        shot(browser, tmp_path, f"{size[0]}{page.replace('/', '_')}")
+        assert_no_body_scroll(browser, page)
