@@ -13,4 +13,3 @@ def test_the_session_filter_tells_same_named_sessions_of_two_accounts_apart(
         Session.objects.create(account=account, name="demo-sandbox")
     page = admin_client.get("/admin/webhooks/delivery/").content.decode()
     assert "demo-sandbox · shop-a" in page and "demo-sandbox · shop-b" in page
-
