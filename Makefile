@@ -19,7 +19,7 @@ help:
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "Installing Ponte's dependencies into $(VENV) (about a minute the first time)..."
+	@echo "Installing Ponte's dependencies into $(VENV) (2 to 3 minutes the first time)..."
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --progress-bar on -r requirements-dev.txt
 	touch $(STAMP)
