@@ -140,7 +140,7 @@ def test_every_js_block_of_the_readme_runs_against_a_live_ponte(
     # As in a project that installed the package: node_modules/ponte-client links to it.
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "node_modules" / "ponte-client").symlink_to(PACKAGE)
-    env = {**os.environ, "PONTE_URL": ponte, "ADMIN_KEY": admin_key}
+    env = {**os.environ, "PONTE": ponte, "ADMIN_KEY": admin_key}
     blocks = re.findall(r"^```js\n(.*?)^```", (PACKAGE / "README.md").read_text(), flags=re.S | re.M)
     assert len(blocks) == 5
     for number, block in enumerate(blocks):
