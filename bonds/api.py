@@ -229,7 +229,8 @@ class BondListApi(APIView):
             bom=fmt == "csv" and parse_bom(query, locale),
             hint=hint,
         )
-        # Ignored filter values are named in the JSON reply (bonds/filter_warnings.py); a CSV has no room.
+        # Ignored filter values are named in the JSON reply, outside its cache (docs/decisions/0012); a CSV
+        # has no room for them.
         warnings = filter_warnings(query) if fmt == "json" and query else []
         response: HttpResponseBase
         if isinstance(reply, StreamedReply):

@@ -54,8 +54,9 @@ class PageErrorsMiddleware:
         response = self.get_response(request)
         if response.status_code not in (404, 405) or getattr(response, "error_page", False):
             return response
-        if not is_localized(request.path_info):
-            return response
+        json_answer = response.get("Content-Type", "").startswith("application/json")
+        if json_answer or not is_localized(request.path_info):
+            return response  # a machine interface, or a view's own JSON answer (the QR poll)
         page = error_page(request, response.status_code)
         if response.has_header("Allow"):
             page["Allow"] = response["Allow"]

@@ -1,6 +1,7 @@
-"""The project's URLs plus pages that crash, for the 500 page tests (ROOT_URLCONF override)."""
+"""The project's URLs plus a page that crashes and one answering its own JSON 404, for the error page
+tests (ROOT_URLCONF override)."""
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import path
 
 from config import urls
@@ -10,6 +11,15 @@ def crash(request: HttpRequest) -> HttpResponse:
     raise RuntimeError("a page that crashes")
 
 
-urlpatterns = [path("account/crash/", crash), path("api/crash", crash), *urls.urlpatterns]
+def json_missing(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"error": "gone"}, status=404)
+
+
+urlpatterns = [
+    path("account/crash/", crash),
+    path("account/json-missing/", json_missing),
+    path("api/crash", crash),
+    *urls.urlpatterns,
+]
 handler404 = urls.handler404
 handler500 = urls.handler500

@@ -88,3 +88,9 @@ def test_bonds_root_for_a_program_is_the_bond_interfaces_json_not_found(client) 
         reply = client.get("/bonds/", HTTP_ACCEPT=accept)
         assert reply["Content-Type"] == "application/json"
         assert reply.json()["response"]["status"] == "not_found"  # HTTP 200, as every bond reply (seed)
+
+
+def test_a_json_answer_of_the_account_area_stays_json(db, settings) -> None:
+    settings.ROOT_URLCONF = "tests.accounts.crash_urls"
+    reply = Client().get("/account/json-missing/")
+    assert reply.status_code == 404 and reply.json() == {"error": "gone"}
