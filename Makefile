@@ -4,18 +4,33 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run keys test test-fast lint format migrate demo bench fuzz backup-check messages clean
+.PHONY: help run keys test test-fast lint format migrate demo bench fuzz backup-check messages clean
+# A bare `make` explains itself rather than installing.
+.DEFAULT_GOAL := help
+
+## help: list the targets and what each does (this text)
+help:
+	@awk '/^## / { block = block substr($$0, 4) "\n"; next } /^#/ { next } \
+	     /^[a-z-]+:/ { name = $$0; sub(/:.*/, "", name); \
+	                   if (index(block, name ": ") == 1) { \
+	                     gsub(/\n/, "\n                     ", block); \
+	                     printf "  make %-14s%s\n", name, substr(block, length(name) + 3) } } \
+	     { block = "" }' $(MAKEFILE_LIST)
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "Installing Ponte's dependencies into $(VENV) (about a minute the first time)..."
+	@echo "Installing Ponte's dependencies into $(VENV) (2 to 3 minutes the first time)..."
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --progress-bar on -r requirements-dev.txt
 	touch $(STAMP)
 
+## migrate: install, then bring the database's tables up to date (first checks the database answers:
+## an unreachable one is named in one paragraph, with what to do)
 migrate: $(STAMP)
+	@$(BIN)/python manage.py preflight $(if $(filter run,$(MAKECMDGOALS)),--port)
 	$(BIN)/python manage.py migrate --noinput
 
+## demo: migrate, then load the demo data (account demo, its keys, sessions and webhook)
 demo: migrate
 	$(BIN)/python manage.py load_demo
 
@@ -23,16 +38,21 @@ demo: migrate
 PROCESSES = web worker beat $(if $(findstring RemoteEngine,$(MESSAGING_ENGINE)),engine)
 
 ## run: install, migrate, load demo data, then start web + worker + beat (+ engine) (Ctrl-C stops all).
-## Once the web answers, the demo keys and URLs are printed last. The demo webhook posts to Ponte's own
-## /demo/webhook, so this run alone allows 127.0.0.1/32 as a webhook target. Ctrl-C is how a run ends:
-## honcho stops every process and exits 130, which the recipe (its shell handles INT rather than dying
-## of it) turns into 0, so make reports no error; other statuses stand.
+## Refuses to start when PONTE_PORT (default 8000) is taken. Once this run's own web process answers
+## (its PONTE_RUN_TOKEN in /healthz), the demo keys and URLs are printed last, with what is degraded.
+#  The demo webhook posts to Ponte's own /demo/webhook, so this run alone allows 127.0.0.1/32 as a
+#  webhook target. Honcho prefixes each line with its clock, so the app's lines drop theirs
+#  (PONTE_LOG_CLOCK=off). Ctrl-C is how a run ends: honcho stops every process and exits 130, which the
+#  recipe (its shell handles INT rather than dying of it) turns into 0, so make reports no error; other
+#  statuses stand. When honcho ends another way, the banner's wait ends with it.
 run: demo
 	trap true INT; \
-	$(BIN)/python manage.py demo_keys --wait 120 & \
+	export PONTE_RUN_TOKEN="$$($(BIN)/python -c 'import secrets; print(secrets.token_hex(8))')"; \
+	export PONTE_LOG_CLOCK="$${PONTE_LOG_CLOCK-off}"; \
+	$(BIN)/python manage.py demo_keys --wait 120 & banner=$$!; \
 	PONTE_WEBHOOK_ALLOW_NETWORKS="$${PONTE_WEBHOOK_ALLOW_NETWORKS-127.0.0.1/32}" \
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile $(PROCESSES); \
-	status=$$?; if [ $$status -eq 130 ]; then exit 0; fi; exit $$status
+	status=$$?; kill $$banner 2>/dev/null; if [ $$status -eq 130 ]; then exit 0; fi; exit $$status
 
 ## keys: revoke the demo keys and print fresh ones
 keys: demo
@@ -71,18 +91,22 @@ messages: $(STAMP)
 backup-check: $(STAMP)
 	$(BIN)/python scripts/backup_check.py
 
+## lint: ruff (check and format), the import contract and the migrations check
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
+## format: let ruff fix and format the code
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+## bench: run every bench/ script (speed figures as ratios)
 bench: $(STAMP)
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
+## clean: remove .venv, var/ (databases, demo keys, broker files) and the tool caches
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -16,6 +16,7 @@ from accounts.authentication import bearer_key_hint, bearer_or_query_key
 from accounts.netaddr import client_address
 from bonds import statuses
 from bonds.access import bonds_access_status
+from bonds.filter_warnings import filter_warnings, pieces_with_warnings, with_warnings
 from bonds.filters import BondFilterSet, parse_filters, parse_format, parse_locale
 from bonds.models import Index, Product
 from bonds.rendering import PT_BR
@@ -209,6 +210,14 @@ class BondListApi(APIView):
                 allow_null=True, help_text="Null when the status gives no bonds (or before any refresh)."
             ),
             "bonds": BondSerializer(many=True),
+            "warnings": serializers.ListField(
+                child=serializers.CharField(),
+                required=False,
+                help_text=(
+                    "Only when a `product` or `sort` value was outside the documented lists: one sentence "
+                    "per ignored value (it is ignored, not an error)."
+                ),
+            ),
         },
     )
 
@@ -262,13 +271,18 @@ class BondListApi(APIView):
             bom=fmt == "csv" and parse_bom(query, locale),
             hint=hint,
         )
+        # Ignored filter values are named in the JSON reply, outside its cache (docs/decisions/0018); a CSV
+        # has no room for them.
+        warnings = filter_warnings(query) if fmt == "json" and query else []
         response: HttpResponseBase
         if isinstance(reply, StreamedReply):
             # A long list on a cache miss: no Content-Length, so a stream cut short by an error reaches
             # the client as an unfinished chunked body, never as a complete-looking reply.
-            response = StreamingHttpResponse(reply.pieces, content_type=reply.content_type)
+            pieces = pieces_with_warnings(reply.pieces, warnings) if warnings else reply.pieces
+            response = StreamingHttpResponse(pieces, content_type=reply.content_type)
         else:
-            response = HttpResponse(reply.body, content_type=reply.content_type)
+            body = with_warnings(reply.body, warnings) if warnings else reply.body
+            response = HttpResponse(body, content_type=reply.content_type)
         response[STATUS_HEADER] = reply.status
         if hint:
             response[HINT_HEADER] = hint

@@ -26,8 +26,10 @@ def copom_calendar_warnings(*, today: date, published: dict[str, Any] | None) ->
         Warning(
             f"The Copom calendar for {today.year + 1} is missing: its meetings are placed at estimated "
             "dates (the same meeting a year before plus 52 weeks).",
-            hint="Run `manage.py refresh_bonds` (provider copom-calendar reads BCB's agenda at "
-            "BONDS_COPOM_CALENDAR_URL), or add its decision days to bonds/finance/copom_calendar.json.",
+            # The hint works offline first: a newcomer's machine may have no internet.
+            hint="Nothing stops: the estimates are used until the dates are known. Offline, add the "
+            "decision days to bonds/finance/copom_calendar.json; online, `manage.py refresh_bonds` reads "
+            "them from BCB (BONDS_COPOM_CALENDAR_URL).",
             id="bonds.W001",
         )
     ]

@@ -6,6 +6,7 @@ from django.views.generic import RedirectView
 
 from bonds.api import BondListApi
 from bonds.mcp.page import mcp_connect_page
+from bonds.pages import bonds_index
 from bonds.projection_api import BondProjectionApi
 
 app_name = "bonds"
@@ -23,4 +24,7 @@ urlpatterns: list[URLPattern] = [
     path("api", RedirectView.as_view(pattern_name="bonds:list", query_string=True, permanent=False)),
     # A browser opening the MCP URL (config/asgi.py routes only that here; MCP clients reach the SDK).
     path("mcp", mcp_connect_page, name="mcp-page"),
+    # `/bonds/` itself: a page for a browser, the JSON not_found for a program (bonds/pages.py); after
+    # the list, which is tried first on every call.
+    path("", bonds_index, name="index"),
 ]

@@ -62,7 +62,9 @@ def _log_lines(logger=None, **kwargs) -> None:
     from core.logs import celery_handlers_configured
 
     if logger is not None:
-        celery_handlers_configured(logger, json_lines=settings.PONTE_LOG_FORMAT == "json")
+        celery_handlers_configured(
+            logger, json_lines=settings.PONTE_LOG_FORMAT == "json", clock=settings.PONTE_LOG_CLOCK
+        )
 
 
 @before_task_publish.connect

@@ -5,7 +5,6 @@ import sys
 
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -13,9 +12,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from accounts import urls as accounts_urls
 from core import health, metrics
 from core.errors import ApplicationError, BadRequest, NotFound, database_outage, json_error_response
+from core.locale import is_localized
 from integrations import urls as integrations_urls
 from messaging import urls as messaging_urls
 from portal import home as account_home
+from portal import site
+from portal.error_pages import error_page
 from webhooks import urls as webhooks_urls
 
 
@@ -30,9 +32,9 @@ def handler400(request: HttpRequest, exception: Exception | None = None) -> Http
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if request.path.startswith("/account/"):
-        # The account area is read by people: its own page, in their language.
-        return render(request, "portal/not_found.html", status=404)
+    if is_localized(request.path):
+        # The pages are read by people: their own page, in their language (portal/error_pages.py).
+        return error_page(request, 404)
     return json_error_response(request, NotFound(f"No route {request.method} {request.path}."))
 
 
@@ -40,6 +42,13 @@ def handler500(request: HttpRequest) -> HttpResponse:
     # Called while Django handles the exception (outside DRF views: plain views, middleware, the
     # request's commit), so the cause is at hand: a database that failed is a 503, not a bug.
     outage = database_outage(request, sys.exc_info()[1])
+    if is_localized(request.path):
+        # The pages are read by people: the error page, as a 503 with Retry-After for an outage.
+        page = error_page(request, 500, safe=True)
+        if outage is not None:
+            page.status_code = outage.status_code
+            page["Retry-After"] = str(outage.retry_after)
+        return page
     return json_error_response(request, outage or ApplicationError())
 
 
@@ -60,6 +69,8 @@ urlpatterns = [
     path("metrics", metrics.metrics_view, name="metrics"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("docs/guides/<slug:name>.md", site.guide, name="guide"),
+    path("favicon.ico", site.favicon, name="favicon"),
     path(
         "api/",
         include(accounts_urls.urlpatterns + messaging_urls.urlpatterns + integrations_urls.api_urlpatterns),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from celery import current_app as celery_app
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.http import HttpRequest, JsonResponse
@@ -14,7 +15,10 @@ from django.views.decorators.http import require_GET
 @transaction.non_atomic_requests
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    """The process is up and serving requests."""
+    """The process is up and serving requests. Under `make run`, also which start it belongs to (`run`):
+    the banner waits for its own token, not for whatever answers on the port."""
+    if settings.PONTE_RUN_TOKEN:
+        return JsonResponse({"status": "ok", "run": settings.PONTE_RUN_TOKEN})
     return JsonResponse({"status": "ok"})
 
 

@@ -82,11 +82,18 @@ PLAIN_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s
 CELERY_PLAIN_FORMAT = "[%(asctime)s: %(levelname)s/%(processName)s] [%(request_id)s] %(message)s"
 
 
-def celery_handlers_configured(logger: logging.Logger, *, json_lines: bool) -> None:
+def without_clock(layout: str) -> str:
+    """A plain layout minus its time. Under `make run` honcho prefixes every line with its own clock, so
+    a second one (in another time zone) made two clocks per line (PONTE_LOG_CLOCK=off, issue 45)."""
+    return layout.replace("%(asctime)s: ", "").replace("%(asctime)s ", "")
+
+
+def celery_handlers_configured(logger: logging.Logger, *, json_lines: bool, clock: bool = True) -> None:
     """Celery replaces the root logger's handlers with its own: give them the request id, the secrets'
     redaction and, with PONTE_LOG_FORMAT=json, the JSON format."""
+    layout = CELERY_PLAIN_FORMAT if clock else without_clock(CELERY_PLAIN_FORMAT)
     for handler in logger.handlers:
         if not any(isinstance(f, RequestIdFilter) for f in handler.filters):
             handler.addFilter(RequestIdFilter())
-        handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(CELERY_PLAIN_FORMAT))
+        handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(layout))
     redact_handlers(logger)

@@ -11,7 +11,9 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.utils.text import format_lazy
+from django.utils.functional import lazy
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import ApiKey
@@ -130,19 +132,23 @@ class PairingCodeForm(forms.Form):
     )
 
 
+event_label = lazy(lambda name, text: format_html("<code>{}</code> — {}", name, text), SafeString)
+
+
 class WebhookForm(forms.Form):
     session = forms.ChoiceField(label=_("Session"))
     url = forms.URLField(label="URL", max_length=2000, assume_scheme="https")
     events = forms.MultipleChoiceField(
         label=_("Events"),
-        choices=[(name, format_lazy("{} — {}", name, _(text))) for name, text in EVENTS.items()],
+        # The event's name is an API value (as code, the same in every language); its text is translated.
+        choices=[(name, event_label(name, _(text))) for name, text in EVENTS.items()],
         widget=forms.CheckboxSelectMultiple,
     )
     secret = forms.CharField(
         label=_("Secret"),
         max_length=500,
         required=False,
-        help_text=_("Signs each delivery (x-webhook-signature). Never shown again; leave empty to keep."),
+        help_text=_("Signs each delivery (x-webhook-signature). Never shown again."),
     )
     retry_count = forms.IntegerField(
         min_value=Webhook.MIN_RETRY_COUNT,
@@ -154,5 +160,8 @@ class WebhookForm(forms.Form):
     def __init__(self, *args, sessions: list[tuple[str, str]], editing: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["session"].choices = sessions
-        if editing:  # a webhook stays on its session
+        if editing:  # a webhook stays on its session; a blank secret keeps the one it has
             del self.fields["session"]
+            self.fields["secret"].help_text = _(
+                "Signs each delivery (x-webhook-signature). Never shown again; leave empty to keep."
+            )

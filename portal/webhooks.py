@@ -42,10 +42,14 @@ def webhook_list(request: HttpRequest, account: Account) -> HttpResponse:
         else:
             messages.success(request, gettext("Webhook %(id)s created.") % {"id": webhook.id})
             return redirect("account:webhooks")
+    webhooks = list(Webhook.objects.filter(account=account).select_related("session"))
+    cap = account.plan.max_webhooks
     context = {
         "form": form,
-        "webhooks": Webhook.objects.filter(account=account).select_related("session"),
+        "webhooks": webhooks,
         "plan": account.plan,
+        # The cap is said before the form, and a full plan shows why instead of a form that can only fail.
+        "at_cap": cap is not None and len(webhooks) >= cap,
         "disabled_webhooks": selectors.webhooks_disabled(account_id=account.pk),
     }
     return render(request, "portal/webhooks.html", context, status=400 if form.errors else 200)
@@ -126,6 +130,9 @@ def delivery_list(request: HttpRequest, account: Account) -> HttpResponse:
 def delivery_resend(request: HttpRequest, account: Account) -> HttpResponse:
     """Resend the ticked dead letters of this account; ids of other accounts are simply not found."""
     ids = [value for value in request.POST.getlist("delivery") if value.isdigit()]
+    if not ids:
+        messages.warning(request, gettext("Nothing was resent: tick the dead letters to resend first."))
+        return redirect("account:deliveries")
     chosen = _own_deliveries(account).filter(pk__in=ids, status=Delivery.Status.DEAD)
     queued, _ = deliveries_resend(deliveries=chosen, requested_by=request.user)
     if queued:

@@ -16,6 +16,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.text import Truncator
+from django.utils.translation import ngettext
 
 from core.admin_once import shown_once
 from core.admin_safety import QueryStringGuard, bad_lookup_redirect, has_nul
@@ -142,6 +143,14 @@ class EventNameFilter(admin.SimpleListFilter):
         return queryset.filter(event__name=self.value()) if self.value() else queryset
 
 
+class SessionOfAccountFilter(admin.RelatedFieldListFilter):
+    """Sessions named by name and account: two accounts' "demo-sandbox" were two identical choices."""
+
+    def field_choices(self, field, request, model_admin):
+        sessions = field.related_model.objects.select_related("account").order_by("name", "account__name")
+        return [(session.pk, f"{session.name} · {session.account.name}") for session in sessions]
+
+
 @admin.register(Delivery)
 class DeliveryAdmin(QueryStringGuard, admin.ModelAdmin):
     change_list_template = "admin/webhooks/delivery/change_list.html"
@@ -164,7 +173,7 @@ class DeliveryAdmin(QueryStringGuard, admin.ModelAdmin):
         "kind",
         EventNameFilter,
         "webhook",
-        "session",
+        ("session", SessionOfAccountFilter),
         ("created_at", admin.DateFieldListFilter),
     ]
     search_fields = ["dispatch_id", "target_url"]
@@ -250,10 +259,14 @@ class DeliveryAdmin(QueryStringGuard, admin.ModelAdmin):
         return fields
 
     def _report(self, request: HttpRequest, queued: int, skipped: int) -> None:
+        queued_text = ngettext(
+            "Queued %(count)d delivery for a new attempt with the same x-webhook-id.",
+            "Queued %(count)d deliveries for a new attempt with the same x-webhook-id.",
+            queued,
+        ) % {"count": queued}
         self.message_user(
             request,
-            f"Queued {queued} delivery(ies) for a new attempt with the same x-webhook-id."
-            + (f" Skipped {skipped} still on their way or without a webhook." if skipped else ""),
+            queued_text + (f" Skipped {skipped} still on their way or without a webhook." if skipped else ""),
             messages.SUCCESS if queued else messages.WARNING,
         )
 

@@ -16,9 +16,10 @@ from django.db import close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from bonds.mcp import project, reads
+from bonds.mcp.errors import readable_arguments_error
 from bonds.mcp.guide import bond_guide
 from bonds.mcp.schemas import (
     BondGuide,
@@ -73,7 +74,21 @@ HorizonArgument = Annotated[
     ),
 ]
 
-mcp = MCPServer(
+
+class BondsServer(MCPServer):
+    """The SDK's server, with bad arguments told in one readable sentence per field (bonds/mcp/errors.py)."""
+
+    async def call_tool(self, name: str, arguments: dict, context: Context | None = None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            # The same cause: the SDK still logs the rejected fields' names (never their values).
+            raise ToolError(readable_arguments_error(name, exc.__cause__)) from exc.__cause__
+
+
+mcp = BondsServer(
     "ponte-bonds",
     title="Ponte bonds",
     description="Brazilian fixed-income offers with net and real returns.",

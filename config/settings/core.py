@@ -18,6 +18,7 @@ from core.env import (
     env_str,
     sqlite_database,
 )
+from core.logs import PLAIN_FORMAT, without_clock
 
 # --- Core ---------------------------------------------------------------------------------------
 
@@ -98,6 +99,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # The pages' own 404 and 405 pages, even under DEBUG (portal/error_pages.py); the machine interfaces
+    # keep their JSON.
+    "portal.error_pages.PageErrorsMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -287,9 +291,11 @@ SPECTACULAR_SETTINGS = {
 
 # Where this Ponte is reached, for links printed by commands (demo data, docs examples).
 PONTE_PORT = env_int("PONTE_PORT", 8000)
-PONTE_BASE_URL = env_str(
-    "PONTE_BASE_URL", f"http://{env_str('PONTE_HOST', '127.0.0.1')}:{PONTE_PORT}"
-).rstrip("/")
+PONTE_HOST = env_str("PONTE_HOST", "127.0.0.1")
+PONTE_BASE_URL = env_str("PONTE_BASE_URL", f"http://{PONTE_HOST}:{PONTE_PORT}").rstrip("/")
+# Set by `make run` for one start: /healthz echoes it, so the banner is printed only once this run's own
+# web process answers, never another server on the same port.
+PONTE_RUN_TOKEN = env_str("PONTE_RUN_TOKEN", "")
 # The demo's own webhook receiver at /demo/ (webhooks.demo.receiver); 404 when off.
 PONTE_DEMO_RECEIVER = env_bool("PONTE_DEMO_RECEIVER", DEBUG)
 
@@ -349,12 +355,14 @@ RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
 PONTE_LOG_FORMAT = env_str("PONTE_LOG_FORMAT", "plain").strip().lower() or "plain"
 if PONTE_LOG_FORMAT not in ("plain", "json"):
     raise ImproperlyConfigured(f"PONTE_LOG_FORMAT must be plain or json; got {PONTE_LOG_FORMAT!r}.")
+# Off: plain lines carry no time of their own (`make run` sets it: honcho's prefix is the one clock).
+PONTE_LOG_CLOCK = env_bool("PONTE_LOG_CLOCK", True)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        "plain": {"format": PLAIN_FORMAT if PONTE_LOG_CLOCK else without_clock(PLAIN_FORMAT)},
         "json": {"()": "core.logs.JsonFormatter"},
     },
     "filters": {

@@ -39,7 +39,8 @@ def session_create(
     existing = account.sessions.count()
     if cap is not None and existing >= cap:
         raise PlanLimitReached(
-            f"The {account.plan.name} plan allows {cap} session(s) and this account has {existing}; "
+            f"The {account.plan.name} plan allows {cap} {'session' if cap == 1 else 'sessions'} and this "
+            f"account has {existing}; "
             "delete one or upgrade the plan.",
             extra={"limit": cap},
         )

@@ -116,17 +116,53 @@ def test_wait_gives_up_when_the_server_never_answers(demo, settings) -> None:
         banner("--wait", "1")
 
 
-def test_wait_prints_once_the_server_answers(demo, settings) -> None:
+def answering(healthz: dict, readyz: dict | None = None):
+    """A stand-in on the port: /healthz and /readyz answer these bodies."""
+    import json
     from http.server import BaseHTTPRequestHandler
 
-    class Healthy(BaseHTTPRequestHandler):
+    class Answering(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            body = json.dumps(healthz if self.path == "/healthz" else readyz or {"status": "ok"}).encode()
             self.send_response(200)
+            self.send_header("Content-Type", "application/json")
             self.end_headers()
+            self.wfile.write(body)
 
         def log_message(self, *args) -> None:
             pass
 
-    with serving(Healthy) as server:
+    return serving(Answering)
+
+
+def test_wait_prints_once_this_runs_own_web_answers(demo, settings) -> None:
+    settings.PONTE_RUN_TOKEN = "run-1"
+    with answering({"status": "ok", "run": "run-1"}) as server:
         settings.PONTE_BASE_URL = base_url(server)
-        assert keys_in(banner("--wait", "10"))
+        text = banner("--wait", "10")
+    assert keys_in(text) and "DEGRADED" not in text
+
+
+# Slow (tests/tiers.py): waits out --wait's second.
+@pytest.mark.slow
+def test_wait_never_prints_the_banner_for_another_server_on_the_port(demo, settings) -> None:
+    settings.PONTE_RUN_TOKEN = "run-2"
+    for other in ({"status": "ok"}, {"status": "ok", "run": "run-1"}):
+        with answering(other) as server:
+            settings.PONTE_BASE_URL = base_url(server)
+            with pytest.raises(CommandError, match="with this run's token"):
+                banner("--wait", "1")
+
+
+def test_the_banner_says_what_is_degraded(demo, settings) -> None:
+    settings.PONTE_RUN_TOKEN = "run-3"
+    readyz = {"status": "degraded", "checks": {"database": "ok", "cache": "error: ConnectionError: refused"}}
+    with answering({"status": "ok", "run": "run-3"}, readyz) as server:
+        settings.PONTE_BASE_URL = base_url(server)
+        text = banner("--wait", "10")
+    assert "DEGRADED (cache down" in text and "cache: error: ConnectionError: refused" in text
+    assert keys_in(text)
+
+
+def test_the_qr_expiry_carries_its_utc_offset(demo) -> None:
+    assert re.search(r"QR current until \d\d:\d\d:\d\d UTC[+-]\d\d:\d\d, live at", banner())

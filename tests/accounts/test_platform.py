@@ -111,6 +111,11 @@ def test_healthz_answers_while_the_process_is_up(client) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
 
 
+def test_healthz_names_the_make_run_start_it_belongs_to(client, settings) -> None:
+    settings.PONTE_RUN_TOKEN = "3f2a9c"
+    assert client.get("/healthz").json() == {"status": "ok", "run": "3f2a9c"}
+
+
 @pytest.mark.django_db
 def test_readyz_checks_database_cache_and_broker(client) -> None:
     response = client.get("/readyz")

@@ -96,7 +96,18 @@ def test_the_url_refusals_are_catalogued_as_net_transport_writes_them() -> None:
 
 
 # What makemessages reads: the project's own code and templates (as the Makefile's `messages` target).
-SOURCES = ("accounts", "bonds", "config", "integrations", "messaging", "net", "templates", "webhooks")
+SOURCES = (
+    "accounts",
+    "bonds",
+    "config",
+    "core",
+    "integrations",
+    "messaging",
+    "net",
+    "portal",
+    "templates",
+    "webhooks",
+)
 
 
 @pytest.mark.skipif(

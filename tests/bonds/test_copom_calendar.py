@@ -64,3 +64,9 @@ def test_check_warns_from_july_when_next_years_calendar_is_missing():
     [warning] = copom_calendar_warnings(today=date(2026, 7, 1), published={})
     assert warning.id == "bonds.W001" and "2027" in warning.msg
     assert copom_calendar_warnings(today=date(2026, 11, 26), published={"R1/2027": "2027-01-20"}) == []
+
+
+def test_the_missing_calendar_hint_starts_with_what_works_offline():
+    [warning] = copom_calendar_warnings(today=date(2026, 7, 1), published={})
+    offline, online = warning.hint.split("Offline, ")[1].split("; online, ")
+    assert "bonds/finance/copom_calendar.json" in offline and "refresh_bonds" in online

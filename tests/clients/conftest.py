@@ -9,6 +9,7 @@ import pytest
 from ponte_client import Client
 
 from accounts.models import ApiKey
+from tests.clients import typescript_support
 
 
 @pytest.fixture
@@ -29,3 +30,9 @@ def client(ponte, admin_key) -> Iterator[Client]:
 @pytest.fixture
 def key_of_role(make_key):
     return lambda role: make_key(ApiKey.Role(role))
+
+
+@pytest.fixture(scope="module")
+def built() -> None:
+    """The TypeScript client built into clients/typescript/dist (tests/clients/typescript_support.py)."""
+    typescript_support.build()

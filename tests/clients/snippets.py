@@ -1,5 +1,7 @@
-"""The runnable code blocks of Ponte's Markdown: shell (`sh`, `bash`, `console`, `shell`) and Python
-(`python`, `py`) fences of README.md, docs/*.md and clients/python/README.md.
+"""The runnable code blocks of Ponte's Markdown: shell (`sh`, `bash`, `console`, `shell`), Python
+(`python`, `py`) and JavaScript (`js`, `javascript`, `mjs`: run by node, as ES modules) fences of README.md,
+docs/*.md and both clients' READMEs. They run in order, as in one shell: what a block exports (and the
+folder it moves to) is there for the next.
 
 A block that cannot run against `make run` (a production host, systemd, a receiver that waits forever, a
 fragment) is marked by an HTML comment on the line before its fence, with the reason:
@@ -13,9 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = ("README.md", "docs/*.md", "clients/python/README.md")
+DOCUMENTS = ("README.md", "docs/*.md", "clients/python/README.md", "clients/typescript/README.md")
 SHELL = frozenset({"sh", "bash", "console", "shell"})
 PYTHON = frozenset({"python", "py"})
+JAVASCRIPT = frozenset({"js", "javascript", "mjs"})
+# The names `make run`'s last line exports: a block may give them a default, never overwrite them.
+DEMO_NAMES = ("PONTE", "ADMIN_KEY", "KEY", "PONTE_KEY", "PONTE_API_KEY", "SID", "WAITING_SID")
+OVERWRITES_DEMO_NAME = re.compile(rf"\bexport\s+(?:[A-Z_]+=\S*\s+)*({'|'.join(DEMO_NAMES)})=(?!\"?\$\{{\1:-)")
 _FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w+-]*)\s*$")
 _NOT_RUN = re.compile(r"^\s*<!--\s*not-run:\s*(?P<reason>.*?)\s*-->\s*$")
 
@@ -30,7 +36,7 @@ class Block:
 
     @property
     def runnable(self) -> bool:
-        return self.lang in SHELL or self.lang in PYTHON
+        return self.lang in SHELL or self.lang in PYTHON or self.lang in JAVASCRIPT
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line} ({self.lang})"

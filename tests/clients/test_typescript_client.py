@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import time
@@ -17,40 +16,16 @@ import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from drf_spectacular.generators import SchemaGenerator
 
 from accounts.models import ApiKey
 from messaging.models import Session
+from tests.clients.typescript_support import PACKAGE, run
 from tests.webhooks.support import Receiver
 from webhooks.models import Delivery, Webhook
 from webhooks.outbox import deliveries as outbox
 from webhooks.services import emit
 from webhooks.signing import delivery_headers
-
-PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
-
-
-def run(*command: str, env: dict[str, str] | None = None, timeout: float = 300) -> str:
-    """Run a node or npm command in the package; on failure, show everything it printed."""
-    result = subprocess.run(command, cwd=PACKAGE, env=env, capture_output=True, text=True, timeout=timeout)
-    assert result.returncode == 0, (
-        f"{' '.join(command)} exited {result.returncode}\n{result.stdout}\n{result.stderr}"
-    )
-    return result.stdout
-
-
-@pytest.fixture(scope="module")
-def built() -> None:
-    """Dependencies installed from the lock file (once: kept in node_modules until the lock changes), then
-    `npm run build` into dist/."""
-    if not (shutil.which("node") and shutil.which("npm")):
-        pytest.skip("node and npm are needed (Debian: apt-get install nodejs npm)")
-    installed = PACKAGE / "node_modules" / ".package-lock.json"
-    lock = PACKAGE / "package-lock.json"
-    if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
-        run("npm", "ci", "--no-audit", "--no-fund")
-    run("npm", "run", "build")
 
 
 def test_npm_run_build_emits_javascript_and_declarations(built) -> None:
@@ -165,7 +140,7 @@ def test_every_js_block_of_the_readme_runs_against_a_live_ponte(
     # As in a project that installed the package: node_modules/ponte-client links to it.
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "node_modules" / "ponte-client").symlink_to(PACKAGE)
-    env = {**os.environ, "PONTE_URL": ponte, "ADMIN_KEY": admin_key}
+    env = {**os.environ, "PONTE": ponte, "ADMIN_KEY": admin_key}
     blocks = re.findall(r"^```js\n(.*?)^```", (PACKAGE / "README.md").read_text(), flags=re.S | re.M)
     assert len(blocks) == 6
     for number, block in enumerate(blocks):

@@ -13,6 +13,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.e2e.layout_data import signed_up_customer
 from tests.webhooks.support import Worker, purge_queues
 
 CHROMIUM_FLAGS = [
@@ -73,3 +74,9 @@ def worker(transactional_db) -> Iterator[Worker]:
 
 # The delivery tests' real parts (local receivers, Celery worker subprocesses).
 from tests.webhooks.conftest import make_receiver, start_worker  # noqa: E402, F401
+
+
+@pytest.fixture
+def customer(browser, live_server, transactional_db, default_plans, settings) -> webdriver.Chrome:
+    """A customer signed up through the form, with wide data in every table (tests/e2e/layout_data.py)."""
+    return signed_up_customer(browser, live_server)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
@@ -22,3 +25,30 @@ def switch_language(browser: webdriver.Chrome, label: str, expected_lang: str) -
     WebDriverWait(browser, 15, ignored_exceptions=[WebDriverException]).until(
         lambda b: b.execute_script("return document.documentElement.lang") == expected_lang
     )
+
+
+def viewport(browser: webdriver.Chrome, size: tuple[int, int]) -> None:
+    """An exact viewport of this size (a window of that size has less room inside)."""
+    width, height = size
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    assert browser.execute_script("return [window.innerWidth, window.innerHeight]") == [width, height]
+
+
+def shot(browser: webdriver.Chrome, folder: Path, name: str) -> None:
+    """Keep a screenshot of each page checked, to look at when a bound fails (PONTE_SCREENSHOTS=dir
+    keeps them somewhere handier than pytest's tmp_path)."""
+    target = Path(os.environ.get("PONTE_SCREENSHOTS") or folder)
+    target.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(target / f"{name}.png"))
+
+
+def overflow(browser: webdriver.Chrome) -> tuple[int, int]:
+    return tuple(browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]"))
+
+
+def assert_no_body_scroll(browser: webdriver.Chrome, page: str) -> None:
+    scroll_width, inner_width = overflow(browser)
+    assert scroll_width <= inner_width, f"{page}: the body scrolls sideways ({scroll_width} > {inner_width})"

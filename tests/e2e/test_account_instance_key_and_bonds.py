@@ -48,6 +48,15 @@ def test_the_instance_key_is_shown_once_and_regenerated_after_confirmation(signe
     browser.find_element(By.CSS_SELECTOR, "#create-session button").click()
     wait = WebDriverWait(browser, 15, ignored_exceptions=[StaleElementReferenceException])
     first = wait.until(lambda b: b.find_element(By.ID, "new-instance-key-value").text)
+    # A secret shown once has its Copy button, copying exactly the key.
+    browser.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {"origin": live_server.url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
+    )
+    copy = browser.find_element(By.CSS_SELECTOR, "#new-instance-key button[data-copy]")
+    copy.click()
+    WebDriverWait(browser, 10).until(lambda b: copy.text in ("Copied", "Copiado"))
+    assert browser.execute_async_script("navigator.clipboard.readText().then(arguments[0])") == first
     session = Session.objects.get(name="shop")
     # The page answering the POST became the session page's GET: a reload shows no key.
     assert browser.current_url == f"{live_server.url}/account/sessions/{session.pk}/"

@@ -26,6 +26,15 @@ def test_staff_issue_a_key_that_is_shown_once_and_works(admin_login, live_server
     )
     assert len(shown) == 1
     plaintext = shown[0]
+    # Its Copy button copies exactly the key.
+    browser.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {"origin": live_server.url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
+    )
+    copy = browser.find_element(By.CSS_SELECTOR, ".messagelist button[data-copy]")
+    copy.click()
+    WebDriverWait(browser, 10).until(lambda b: copy.text in ("Copied", "Copiado"))
+    assert browser.execute_async_script("navigator.clipboard.readText().then(arguments[0])") == plaintext
     key = ApiKey.objects.get(name="from the browser")
     assert key.role == "operator" and plaintext.startswith(f"ponte_{key.prefix}_")
 

@@ -4,117 +4,26 @@ phone, the session's QR code above the fold and every column of the admin's dead
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from datetime import timedelta
-from pathlib import Path
-
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from accounts.models import Account
 from messaging.models import Session
-from tests.e2e.pages import switch_language, wait
-from webhooks.models import Delivery, DeliveryAttempt, Event, Webhook
+from tests.e2e.layout_data import LONG_URL
+from tests.e2e.pages import assert_no_body_scroll, shot, switch_language, viewport, wait
+from webhooks.models import Delivery, Event, Webhook
 
 pytestmark = pytest.mark.browser
-PASSWORD = "a long pass phrase 42"
 PHONE, LAPTOP = (390, 844), (1366, 768)
-LONG_URL = (
-    "https://hooks.customer-example-with-a-long-domain-name.example.com/api/v2/integrations/"
-    "whatsapp/ponte/webhook-receiver?token=abcdef1234567890abcdef1234567890"
-)
-LONG_ERROR = (
-    "connection refused by hooks.customer-example-with-a-long-domain-name.example.com:443 "
-    "after 10 s (the receiver did not answer)"
-)
 ACCOUNT_PAGES = ["/account/", "/account/keys/", "/account/sessions/", "/account/webhooks/"]
-
-
-def _viewport(browser: webdriver.Chrome, size: tuple[int, int]) -> None:
-    """An exact viewport of this size (a window of that size has less room inside)."""
-    width, height = size
-    browser.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-    )
-    assert browser.execute_script("return [window.innerWidth, window.innerHeight]") == [width, height]
-
-
-def _shot(browser: webdriver.Chrome, folder: Path, name: str) -> None:
-    """Keep a screenshot of each page checked, to look at when a bound fails (PONTE_SCREENSHOTS=dir
-    keeps them somewhere handier than pytest's tmp_path)."""
-    target = Path(os.environ.get("PONTE_SCREENSHOTS") or folder)
-    target.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(target / f"{name}.png"))
-
-
-def _overflow(browser: webdriver.Chrome) -> tuple[int, int]:
-    return tuple(browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]"))
-
-
-def _assert_no_body_scroll(browser: webdriver.Chrome, page: str) -> None:
-    scroll_width, inner_width = _overflow(browser)
-    assert scroll_width <= inner_width, f"{page}: the body scrolls sideways ({scroll_width} > {inner_width})"
 
 
 def _header_height(browser: webdriver.Chrome) -> float:
     return browser.execute_script(
         "return document.querySelector('body > header').getBoundingClientRect().height"
     )
-
-
-@pytest.fixture
-def customer(browser, live_server, transactional_db, default_plans, settings) -> Iterator[webdriver.Chrome]:
-    """A customer signed up through the form, with a session waiting for its QR scan, a webhook to a
-    long URL and two deliveries to it: a dead letter with a long error, and a delivered one."""
-    browser.get(f"{live_server.url}/account/signup/")
-    browser.find_element(By.NAME, "email").send_keys("layout@example.com")
-    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
-    browser.find_element(By.NAME, "confirmation").send_keys(PASSWORD)
-    browser.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
-    wait(browser).until(lambda b: "Plan: Free" in b.page_source)
-
-    browser.get(f"{live_server.url}/account/sessions/")
-    browser.find_element(By.NAME, "name").send_keys("customer-support-main-line")
-    browser.find_element(By.CSS_SELECTOR, "#create-session button").click()
-    browser.find_element(By.NAME, "connect").click()
-    wait(browser, 20).until(lambda b: b.find_element(By.ID, "qr").get_attribute("data-code"))
-
-    session = Session.objects.get(name="customer-support-main-line")
-    account = Account.objects.get(user__email="layout@example.com")
-    webhook = Webhook.objects.create(
-        account=account, session=session, url=LONG_URL, events=["message", "session.status"], retry_count=3
-    )
-    for status in (Delivery.Status.DEAD, Delivery.Status.DELIVERED):
-        event = Event.objects.create(session=session, name="message", event_ms=0, received_at_ms=0)
-        dead = status == Delivery.Status.DEAD
-        delivery = Delivery.objects.create(
-            event=event,
-            session=session,
-            webhook=webhook,
-            target_url=LONG_URL,
-            payload={"n": 1},
-            status=status,
-            max_attempts=3,
-            attempt_count=3 if dead else 1,
-            last_status_code=None if dead else 200,
-            last_error=LONG_ERROR if dead else "",
-            next_attempt_at=timezone.now() + timedelta(minutes=1),
-            dead_at=timezone.now() if dead else None,
-        )
-        for number in range(1, delivery.attempt_count + 1):
-            DeliveryAttempt.objects.create(
-                delivery=delivery,
-                number=number,
-                scheduled_at=timezone.now(),
-                status_code=None if dead else 200,
-                error=LONG_ERROR if dead else "",
-                outcome="retry" if dead else "delivered",
-            )
-    yield browser
 
 
 def _session_path(live_server) -> str:
@@ -126,13 +35,13 @@ def test_no_account_page_scrolls_sideways_and_wide_tables_scroll_in_their_own_bo
     customer, live_server, tmp_path, size
 ) -> None:
     browser = customer
-    _viewport(browser, size)
+    viewport(browser, size)
     pages = [*ACCOUNT_PAGES, _session_path(live_server), "/account/deliveries/", "/"]
     for page in pages:
         browser.get(f"{live_server.url}{page}")
         wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "main h1"))
-        _shot(browser, tmp_path, f"{size[0]}{page.replace('/', '_')}")
-        _assert_no_body_scroll(browser, page)
+        shot(browser, tmp_path, f"{size[0]}{page.replace('/', '_')}")
+        assert_no_body_scroll(browser, page)
         if size == PHONE:
             height = _header_height(browser)
             assert height <= 120, f"{page}: the header is {height} px tall at 390 px"
@@ -147,10 +56,10 @@ def test_the_delivery_log_wraps_long_urls_and_errors_sensibly_on_a_phone(
     customer, live_server, tmp_path
 ) -> None:
     browser = customer
-    _viewport(browser, PHONE)
+    viewport(browser, PHONE)
     browser.get(f"{live_server.url}/account/deliveries/")
-    _shot(browser, tmp_path, "deliveries-390")
-    _assert_no_body_scroll(browser, "/account/deliveries/")
+    shot(browser, tmp_path, "deliveries-390")
+    assert_no_body_scroll(browser, "/account/deliveries/")
     box = browser.find_element(By.CSS_SELECTOR, "#deliveries").find_element(By.XPATH, "..")
     assert box.value_of_css_property("overflow-x") == "auto"
     # A URL broken every few characters is a column squeezed to nothing: the URL keeps a readable width.
@@ -166,9 +75,9 @@ def test_the_delivery_log_wraps_long_urls_and_errors_sensibly_on_a_phone(
 
 def test_the_webhook_id_stays_on_one_line_on_a_phone(customer, live_server, tmp_path) -> None:
     browser = customer
-    _viewport(browser, PHONE)
+    viewport(browser, PHONE)
     browser.get(f"{live_server.url}/account/webhooks/")
-    _shot(browser, tmp_path, "webhooks-390")
+    shot(browser, tmp_path, "webhooks-390")
     code = browser.find_element(By.CSS_SELECTOR, "#webhooks tr[data-id] td code")
     line_height = browser.execute_script(
         "return parseFloat(getComputedStyle(arguments[0]).lineHeight) || 20", code
@@ -178,22 +87,22 @@ def test_the_webhook_id_stays_on_one_line_on_a_phone(customer, live_server, tmp_
 
 def test_the_sign_in_page_fits_a_phone_and_a_laptop(browser, live_server, tmp_path) -> None:
     for size in (PHONE, LAPTOP):
-        _viewport(browser, size)
+        viewport(browser, size)
         browser.get(f"{live_server.url}/account/login/")
-        _shot(browser, tmp_path, f"login-{size[0]}")
-        _assert_no_body_scroll(browser, "/account/login/")
+        shot(browser, tmp_path, f"login-{size[0]}")
+        assert_no_body_scroll(browser, "/account/login/")
         assert _header_height(browser) <= 120
 
 
 def test_the_sessions_qr_code_is_above_the_fold_on_a_laptop(customer, live_server, tmp_path) -> None:
     browser = customer
-    _viewport(browser, LAPTOP)
+    viewport(browser, LAPTOP)
     browser.get(f"{live_server.url}{_session_path(live_server)}")
     qr = wait(browser, 20).until(
         lambda b: (image := b.find_element(By.ID, "qr")).get_attribute("data-code") and image
     )
     wait(browser).until(lambda b: b.execute_script("return arguments[0].complete", qr))
-    _shot(browser, tmp_path, "session-1366")
+    shot(browser, tmp_path, "session-1366")
     bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", qr)
     assert 0 < bottom <= LAPTOP[1], f"the QR code ends at {bottom} px, below the fold"
     # The whole pairing box too: its expiry and the sandbox's pair button, with room to spare for the
@@ -225,12 +134,12 @@ def test_the_admin_dead_letter_list_shows_every_column_on_a_laptop(
         )
     browser = admin_login()
     for size in (LAPTOP, PHONE):
-        _viewport(browser, size)
+        viewport(browser, size)
         browser.get(f"{live_server.url}/admin/webhooks/delivery/?status__exact=dead")
         wait(browser).until(lambda b: b.find_elements(By.ID, "result_list"))
-        _shot(browser, tmp_path, f"admin-dead-letters-{size[0]}")
-        _assert_no_body_scroll(browser, "the dead-letter list")
-    _viewport(browser, LAPTOP)
+        shot(browser, tmp_path, f"admin-dead-letters-{size[0]}")
+        assert_no_body_scroll(browser, "the dead-letter list")
+    viewport(browser, LAPTOP)
     browser.get(f"{live_server.url}/admin/webhooks/delivery/?status__exact=dead")
     headings = browser.find_elements(By.CSS_SELECTOR, "#result_list thead th")
     assert len(headings) == 10  # the tick box and nine columns
@@ -246,12 +155,55 @@ def test_the_admin_dead_letter_list_shows_every_column_on_a_laptop(
 
 def test_the_header_stays_compact_on_a_phone_in_portuguese(customer, live_server, tmp_path) -> None:
     browser = customer
-    _viewport(browser, PHONE)
+    viewport(browser, PHONE)
     browser.get(f"{live_server.url}/account/")
     switch_language(browser, "pt-br", "pt-BR")
     for page in ["/account/", "/account/deliveries/", _session_path(live_server)]:
         browser.get(f"{live_server.url}{page}")
-        _shot(browser, tmp_path, f"pt-390{page.replace('/', '_')}")
-        _assert_no_body_scroll(browser, page)
+        shot(browser, tmp_path, f"pt-390{page.replace('/', '_')}")
+        assert_no_body_scroll(browser, page)
         height = _header_height(browser)
         assert height <= 120, f"{page}: the header is {height} px tall at 390 px in Portuguese"
+
+
+def _header_rows(browser: webdriver.Chrome) -> int:
+    """How many rows of links and buttons the header shows: the lines its bar wraps into, plus the extra
+    lines its links wrap into inside the bar."""
+    return browser.execute_script(
+        """
+        const lines = (elements) => {
+          const boxes = [...elements].map((e) => e.getBoundingClientRect()).filter((b) => b.width)
+            .sort((a, b) => a.top - b.top);
+          let count = 0, bottom = -Infinity;
+          for (const box of boxes) {
+            if (box.top >= bottom - 1) { count += 1; bottom = box.bottom; }
+            else bottom = Math.max(bottom, box.bottom);
+          }
+          return count;
+        };
+        const bar = document.querySelector('body > header .bar');
+        const nav = bar.querySelectorAll('nav a');
+        return lines(bar.children) + Math.max(lines(nav), 1) - 1;
+        """
+    )
+
+
+def test_the_header_sits_on_one_or_two_rows_at_1366_px_in_both_languages(
+    customer, live_server, tmp_path
+) -> None:
+    browser = customer
+    viewport(browser, LAPTOP)
+    # A long email too: it is cut with an ellipsis rather than pushing the header onto a third row.
+    User = get_user_model()
+    User.objects.filter(email="layout@example.com").update(
+        email="customer.support.team.lead@example-company.com.br"
+    )
+    browser.get(f"{live_server.url}/account/")
+    for label, lang in (("en", "en"), ("pt-br", "pt-BR")):
+        if lang != "en":
+            switch_language(browser, label, lang)
+        for page in [*ACCOUNT_PAGES, "/account/deliveries/", "/"]:
+            browser.get(f"{live_server.url}{page}")
+            shot(browser, tmp_path, f"{lang}-1366{page.replace('/', '_')}")
+            rows = _header_rows(browser)
+            assert rows <= 2, f"{page} in {lang}: the header wraps into {rows} rows at 1366 px"

@@ -83,7 +83,8 @@ def webhook_create(
     )
     cap = account.plan.max_webhooks
     if cap is not None and Webhook.objects.filter(account=account).count() >= cap:
-        raise WebhookLimitReached(f"The {account.plan.name} plan allows {cap} webhook(s).")
+        noun = "webhook" if cap == 1 else "webhooks"
+        raise WebhookLimitReached(f"The {account.plan.name} plan allows {cap} {noun}.")
     webhook.save(force_insert=True)
     return webhook
 

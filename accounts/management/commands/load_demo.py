@@ -6,6 +6,9 @@ from django.core.management.base import BaseCommand
 
 class Command(BaseCommand):
     help = "Load demo data (idempotent): every app's `demo.load()`, in INSTALLED_APPS order."
+    # `make demo` runs it right after `migrate`, which ran the checks: printing their warnings again in
+    # the same start was noise (issue 45).
+    requires_system_checks: list[str] = []
 
     def handle(self, *args, **options) -> None:
         for config in apps.get_app_configs():

@@ -5,6 +5,7 @@
  */
 
 import { DeadLetters, Deliveries, type EventType, eventTypes } from "./deliveries.js";
+import { Chats, Contacts, Instance, type Reply } from "./directory.js";
 import { BondsAccessError } from "./errors.js";
 import type { RateLimit } from "./errors.js";
 import { type ClientOptions, type QueryValue, sleep, Transport } from "./http.js";
@@ -25,7 +26,11 @@ type Options<Id extends keyof operations, Positional extends string> = Omit<Body
 export type Bond = Schemas["Bond"];
 export type BondList = Schemas["BondList"];
 export type BondStatus = Schemas["BondListStatusEnum"];
-export type Session = Schemas["SessionOutput"];
+/** A session's status (messaging's Session.Status; a test keeps the list in step). */
+export type SessionStatus = "disconnected" | "qr" | "connected";
+export type Session = Omit<Schemas["SessionOutput"], "status"> & { status: SessionStatus };
+/** A bond's product code: the bond list's `product` filter takes these only. */
+export type BondProduct = Schemas["ProductEnum"];
 export type SessionList = Schemas["SessionList"];
 export type Connection = Schemas["Connect"];
 export type QrCode = Schemas["QrCode"];
@@ -36,7 +41,32 @@ export type MessageDeleted = Schemas["MessageDeleteOutput"];
 export type Reaction = Schemas["MessageReactionOutput"];
 export type Group = Schemas["Group"];
 export type Webhook = Schemas["WebhookOutput"];
-export type WebhookEvent = Schemas["WebhookCreateRequest"]["events"][number];
+/** The events a webhook subscribes to, and their aliases (webhooks/catalogue.py; a test keeps them in step). */
+export type WebhookEvent =
+  | "message"
+  | "message_ack"
+  | "connected"
+  | "disconnected"
+  | "qr"
+  | "group_join"
+  | "group_leave"
+  | "call"
+  | "presence"
+  | "chat_archive"
+  | "group_update"
+  | "health"
+  | "poll_vote"
+  | "message_edited"
+  | "messages"
+  | "message.received"
+  | "message.ack"
+  | "connection"
+  | "session.connected"
+  | "session.disconnected"
+  | "session.qr"
+  | "poll.vote"
+  | "message.edited";
+export type WebhookStatus = Schemas["WebhookStatusEnum"];
 export type * from "./deliveries.js";
 export type Success = Schemas["Success"];
 
@@ -50,7 +80,8 @@ type ListFilters = "product" | "index" | "bank" | "tax_free" | "fgc";
  * `maturity_from`, `rating_min`, `sort`...) as the OpenAPI document types them.
  */
 export interface BondFilters extends Omit<BondQuery, NotFilters | ListFilters> {
-  product?: readonly string[];
+  /** A value outside the list is a type error (the API would ignore it and list every bond). */
+  product?: readonly BondProduct[];
   /** `cdi*`, `cdi+`, `ipca*`, `ipca+`, `selic*`, `selic+`, `pre`. */
   index?: readonly string[];
   bank?: readonly (string | number)[];
@@ -124,6 +155,14 @@ class Sessions {
     return this.http.json({ method: "GET", path: `/api/sessions/${enc(sessionId)}` });
   }
 
+  settings(sessionId: string): Promise<Reply<"sessions_settings">> {
+    return this.http.json({ method: "GET", path: `/api/sessions/${enc(sessionId)}/settings` });
+  }
+
+  updateSettings(sessionId: string, changes: Body<"sessions_settings_update">): Promise<Reply<"sessions_settings">> {
+    return this.http.json({ method: "PUT", path: `/api/sessions/${enc(sessionId)}/settings`, body: changes });
+  }
+
   /** Start connecting: status `qr` with a fresh `qrCode`. */
   connect(sessionId: string): Promise<Connection> {
     return this.http.json({ method: "POST", path: `/api/sessions/${enc(sessionId)}/connect` });
@@ -170,6 +209,27 @@ class Messages {
     return this.http.json({ method: "POST", path: "/api/messages/send", body });
   }
 
+  edit(sessionId: string, to: string, messageId: string, text: string): Promise<Reply<"messages_edit">> {
+    return this.http.json({ method: "POST", path: "/api/messages/edit", body: { sessionId, to, messageId, text } });
+  }
+
+  /** A poll: `selectableCount` 1 for a single choice, up to the options' count. */
+  sendPoll(
+    sessionId: string,
+    to: string,
+    name: string,
+    options: readonly string[],
+    extra: Options<"messages_poll", "sessionId" | "to" | "name" | "options"> = {},
+  ): Promise<SentMessage> {
+    const body = { sessionId, to, name, options, selectableCount: 1, ...extra };
+    return this.http.json({ method: "POST", path: "/api/messages/poll", body });
+  }
+
+  pollResults(sessionId: string, messageId: string): Promise<Reply<"messages_poll_results">> {
+    const query = { sessionId, messageId };
+    return this.http.json({ method: "GET", path: "/api/messages/poll-results", query });
+  }
+
   /** An image, video, audio, voice note, document or sticker, from `url` or `base64`. */
   sendMedia(
     sessionId: string,
@@ -211,6 +271,55 @@ class Messages {
 
 class Groups {
   constructor(private readonly http: Transport) {}
+
+  addParticipants(sessionId: string, groupJid: string, participants: readonly string[]): Promise<Reply<"groups_add">> {
+    return this.participants("add", sessionId, groupJid, participants);
+  }
+
+  removeParticipants(
+    sessionId: string,
+    groupJid: string,
+    participants: readonly string[],
+  ): Promise<Reply<"groups_remove">> {
+    return this.participants("remove", sessionId, groupJid, participants);
+  }
+
+  setSubject(sessionId: string, groupJid: string, subject: string): Promise<Reply<"groups_subject">> {
+    return this.http.json({ method: "PUT", path: "/api/groups/subject", body: { sessionId, groupJid, subject } });
+  }
+
+  setDescription(sessionId: string, groupJid: string, description: string): Promise<Reply<"groups_description">> {
+    const body = { sessionId, groupJid, description };
+    return this.http.json({ method: "PUT", path: "/api/groups/description", body });
+  }
+
+  /** `announce`: only admins send; `locked`: only admins edit the info (undefined: unchanged). */
+  setSettings(
+    sessionId: string,
+    groupJid: string,
+    settings: { announce?: boolean; locked?: boolean },
+  ): Promise<Reply<"groups_settings">> {
+    const body = { sessionId, groupJid, ...settings };
+    return this.http.json({ method: "PUT", path: "/api/groups/settings", body });
+  }
+
+  invite(sessionId: string, groupJid: string): Promise<Reply<"groups_invite">> {
+    return this.http.json({ method: "GET", path: "/api/groups/invite", query: { sessionId, groupJid } });
+  }
+
+  revokeInvite(sessionId: string, groupJid: string): Promise<Reply<"groups_invite_revoke">> {
+    return this.http.json({ method: "POST", path: "/api/groups/invite/revoke", body: { sessionId, groupJid } });
+  }
+
+  /** Join by invite code or link (NotFoundError `INVITE_NOT_FOUND` when unknown or revoked). */
+  join(sessionId: string, code: string): Promise<Reply<"groups_join">> {
+    return this.http.json({ method: "POST", path: "/api/groups/join", body: { sessionId, code } });
+  }
+
+  private participants<T>(action: string, sessionId: string, groupJid: string, participants: readonly string[]) {
+    const body = { sessionId, groupJid, participants };
+    return this.http.json<T>({ method: "POST", path: `/api/groups/participants/${action}`, body });
+  }
 
   async create(sessionId: string, subject: string, participants: readonly string[]): Promise<Group> {
     const body = { sessionId, subject, participants };
@@ -264,6 +373,27 @@ class Webhooks {
   eventTypes(): Promise<EventType[]> {
     return eventTypes(this.http);
   }
+
+  /** A new secret (generated when not given), the old one signing too for the overlap; `secret` is
+   * shown in this reply only. */
+  rotateSecret(
+    webhookId: string,
+    options: Body<"gateway_webhooks_secret_rotate"> = {},
+  ): Promise<Reply<"gateway_webhooks_secret_rotate">> {
+    const path = `/gateway/webhooks/${enc(webhookId)}/secret/rotate`;
+    return this.http.json({ method: "POST", path, body: options });
+  }
+
+  /** Queue one `webhook.test` event to this webhook: `{ event, webhookId }`. */
+  sendTest(webhookId: string): Promise<Reply<"gateway_webhooks_test">> {
+    return this.http.json({ method: "POST", path: `/gateway/webhooks/${enc(webhookId)}/test` });
+  }
+
+  /** Send the window's deliveries again to the webhook's current URL; how many were queued. */
+  async replay(webhookId: string, window: Body<"gateway_webhooks_replay">): Promise<number> {
+    const request = { method: "POST", path: `/gateway/webhooks/${enc(webhookId)}/replay`, body: window } as const;
+    return (await this.http.json<Reply<"gateway_webhooks_replay">>(request)).queued;
+  }
 }
 
 export class Ponte {
@@ -275,6 +405,9 @@ export class Ponte {
   /** The delivery log: a webhook's deliveries, one delivery's attempts, resends. */
   readonly deliveries: Deliveries;
   readonly deadLetters: DeadLetters;
+  readonly contacts: Contacts;
+  readonly chats: Chats;
+  readonly instance: Instance;
   private readonly http: Transport;
 
   constructor(options: ClientOptions) {
@@ -286,6 +419,9 @@ export class Ponte {
     this.webhooks = new Webhooks(this.http);
     this.deliveries = new Deliveries(this.http);
     this.deadLetters = new DeadLetters(this.http);
+    this.contacts = new Contacts(this.http);
+    this.chats = new Chats(this.http);
+    this.instance = new Instance(this.http);
   }
 
   /** The rate-limit headers of the last messaging or gateway reply (null before the first). */

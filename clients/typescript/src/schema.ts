@@ -1964,6 +1964,8 @@ export interface components {
             /** @description Null when the status gives no bonds (or before any refresh). */
             assumptions: components["schemas"]["Assumptions"] | null;
             bonds: components["schemas"]["Bond"][];
+            /** @description Only when a `product` or `sort` value was outside the documented lists: one sentence per ignored value (it is ignored, not an error). */
+            warnings?: string[];
         };
         BondListResponse: {
             status: components["schemas"]["BondListStatusEnum"];

@@ -30,7 +30,7 @@ from ponte_client.models import (
     Session,
     Webhook,
 )
-from ponte_client.ops import NO_RATE_LIMIT
+from ponte_client.ops import NO_RATE_LIMIT, BondFilterWarning
 from ponte_client.signatures import WebhookVerificationError, verify_webhook
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "Bond",
+    "BondFilterWarning",
     "BondList",
     "BondsAccessError",
     "Chat",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -84,7 +85,45 @@ def _bond_csv(response: httpx.Response) -> str:
     return response.text
 
 
+# The bond list's documented values (docs/bonds.md; a test keeps them in step with the server). The
+# server ignores anything else and lists every bond, so a typo deserves a warning here.
+BOND_PRODUCTS = ("cdb", "lci", "lca", "cri", "cra", "deb", "tpf", "td", "lf", "misc")
+BOND_SORT_FIELDS = (
+    "id",
+    "bank",
+    "rate",
+    "min_investment",
+    "maturity_date",
+    "payment_probability",
+    "net_annualized_return",
+    "real_annualized_return",
+    "liquidity_days",
+    "grace_period_days",
+    "net_return_cdi_percent",
+    "covered_payment_probability",
+)
+
+
+class BondFilterWarning(UserWarning):
+    """A bond filter value outside the documented lists: the server ignores it (no filter, or the
+    default order)."""
+
+
+def _warn_on_odd_bond_filters(product: Any, sort: Any) -> None:
+    products = [product] if isinstance(product, str) else list(product or [])
+    for item in (part.strip() for value in products for part in str(value).split(",")):
+        if item and item.lower() not in BOND_PRODUCTS:
+            message = f"product {item!r} is not one of {', '.join(BOND_PRODUCTS)}: the server ignores it."
+            warnings.warn(message, BondFilterWarning, stacklevel=5)
+    if sort is not None and str(sort).strip().lstrip("+-") not in BOND_SORT_FIELDS:
+        message = (
+            f"sort {sort!r} is not one of {', '.join(BOND_SORT_FIELDS)} ('-' first: descending): ignored."
+        )
+        warnings.warn(message, BondFilterWarning, stacklevel=5)
+
+
 def bonds_query(**filters: Any) -> dict[str, Any]:
+    _warn_on_odd_bond_filters(filters.get("product"), filters.get("sort"))
     dates = {name: filters.get(name) for name in ("maturity_from", "maturity_to")}
     return {
         "product": _csv(filters.get("product")),
