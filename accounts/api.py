@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 
 from django.utils import timezone
@@ -58,7 +59,15 @@ class MeApi(KeyedAPIView):
 
     @extend_schema(responses=OutputSerializer, operation_id="me")
     def get(self, request: Request) -> Response:
-        return Response(self.OutputSerializer(self.api_key).data)
+        return Response(me_serializer().to_representation(self.api_key))
+
+
+@functools.cache
+def me_serializer() -> MeApi.OutputSerializer:
+    """The one `/api/me` serializer of the process. A ModelSerializer builds its fields from the model
+    for every instance, which cost this route as much as its key check; `to_representation` keeps no
+    state between calls, so one instance serves every request and thread."""
+    return MeApi.OutputSerializer()
 
 
 class KeyListCreateApi(KeyedAPIView):
