@@ -77,7 +77,7 @@ class Hit:
 
 
 def _split_rate(rate: str) -> tuple[int, int]:
-    """ "5/m" → (5, 60); "10/5m" → (10, 300)."""
+    """Parse a rate: "5/m" → (5, 60); "10/5m" → (10, 300)."""
     count, _, period = rate.partition("/")
     unit = period[-1:] if period[-1:] in _PERIODS else "s"
     multiple = period[:-1] if period[-1:] in _PERIODS else period
@@ -103,7 +103,7 @@ def usages_hit(hits: Sequence[Hit], reads: Sequence[str] = ()) -> tuple[list[Usa
     """Count every hit and read every key of `reads` in one round trip to the cache. Returns a Usage per
     hit (None: rate limiting is off, RATELIMIT_ENABLE) and the values read (None: missing)."""
     enabled = settings.RATELIMIT_ENABLE
-    degraded = enabled and hits and cache_degraded()
+    degraded = bool(enabled and hits and cache_degraded())
     now = int(time.time())
     planned = []
     for hit in hits if enabled else ():
@@ -185,8 +185,8 @@ class _CountingThrottle(BaseThrottle):
         return self._wait
 
     def _count(self, request: Request, hit: Hit) -> bool:
-        # A request is counted once per group however often its throttles are checked (a keyed view
-        # checks them before authenticating, and DRF again after the permissions).
+        # A request is counted once per group: by accounts.admission ahead of the throttles when it
+        # counted the same subject against the same rate, else here, however often the throttles run.
         counted: dict[str, tuple[Hit, Usage | None, bool]] = request._request.__dict__.setdefault(
             _COUNTED_ATTR, {}
         )
