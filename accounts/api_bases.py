@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.admission import keyed_call_admit
 from accounts.models import ApiKey
 from accounts.permissions import require_session_allowed
 from accounts.ratelimit import EndpointRateThrottle, PlanRateThrottle, ratelimit_headers
@@ -24,13 +25,24 @@ class KeyedAPIView(APIView):
 
     throttle_classes = [PlanRateThrottle, EndpointRateThrottle]
     rate_limits: dict[str, str] = {}
+    _throttles_checked = False
 
     def perform_authentication(self, request: Request) -> None:
-        # Count the call before checking who makes it, so 401 and 403 replies carry the headers too:
-        # the throttles read the key themselves (a key refused is counted against the address), and
-        # count a request once, so DRF's own throttle pass after the permissions counts nothing more.
+        # A key this process holds is checked and counted in one round trip (accounts.admission).
+        # Otherwise count the call before checking who makes it, so 401 and 403 replies carry the
+        # headers too: the throttles read the key themselves (a key refused is counted against the
+        # address).
+        keyed_call_admit(request, self)
         self.check_throttles(request)
         super().perform_authentication(request)
+
+    def check_throttles(self, request: Request) -> None:
+        # Once per request, before authentication: DRF's own pass after the permissions would only find
+        # every counter already counted, and refuse nothing the first pass let through.
+        if self._throttles_checked:
+            return
+        self._throttles_checked = True
+        super().check_throttles(request)
 
     def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)

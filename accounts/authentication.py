@@ -62,6 +62,14 @@ def bearer_key_hint(request: HttpRequest, presented: str | None) -> str | None:
     return None
 
 
+_ADMITTED_ATTR = "ponte_admitted_key"
+
+
+def key_admitted(request: HttpRequest, key: ApiKey) -> None:
+    """The request's key is already checked (accounts.admission): authentication takes it as it is."""
+    setattr(request, _ADMITTED_ATTR, key)
+
+
 def authenticate_presented(request: HttpRequest, plaintext: str) -> ApiKey:
     return api_key_authenticate(plaintext=plaintext, client_ip=client_address(request))
 
@@ -70,6 +78,9 @@ class ApiKeyHeaderAuthentication(BaseAuthentication):
     """DRF authentication by `X-API-Key`. No header → anonymous (permissions then answer 401)."""
 
     def authenticate(self, request: Request) -> tuple[None, ApiKey] | None:
+        admitted = getattr(request._request, _ADMITTED_ATTR, None)
+        if admitted is not None:
+            return None, admitted
         plaintext = presented_header_key(request._request)
         if plaintext is None:
             return None

@@ -45,7 +45,8 @@ _copies: dict[str, _Copy] = {}
 _lock = threading.Lock()
 
 
-def _token_key(prefix: str) -> str:
+def token_cache_key(prefix: str) -> str:
+    """The cache key of the prefix's token."""
     return f"accounts:key-token:{prefix}"
 
 
@@ -56,13 +57,13 @@ def _shared() -> bool:
 
 def _current_token(prefix: str) -> str | None:
     """The prefix's token, set now if there is none (the first reader after a write sets it)."""
-    token = cache.get(_token_key(prefix))
+    token = cache.get(token_cache_key(prefix))
     if token is not None or not _shared():
         return token
     fresh = uuid.uuid4().hex
-    if cache.add(_token_key(prefix), fresh, TOKEN_SECONDS):
+    if cache.add(token_cache_key(prefix), fresh, TOKEN_SECONDS):
         return fresh
-    return cache.get(_token_key(prefix))  # another process set one first
+    return cache.get(token_cache_key(prefix))  # another process set one first
 
 
 def key_resolve(prefix: str) -> ApiKey | None:
@@ -91,12 +92,25 @@ def key_resolve(prefix: str) -> ApiKey | None:
     return key
 
 
+def key_held(prefix: str) -> tuple[ApiKey, str | None] | None:
+    """This process's copy of the key and the token it was read under, asking nothing: a caller that
+    reads the token in a round trip of its own (accounts.admission) uses the copy only if the token is
+    still that one. Without a shared cache, a copy younger than UNSHARED_SECONDS and no token to check.
+    None: no copy usable so (key_resolve then decides)."""
+    copy = _copies.get(prefix)
+    if copy is None:
+        return None
+    if not _shared():
+        return (copy.key, None) if time.monotonic() - copy.read_at < UNSHARED_SECONDS else None
+    return (copy.key, copy.token) if copy.token is not None else None
+
+
 def keys_forget(prefixes: list[str]) -> None:
     """Keys changed: every process reads them again at its next call (this one at once). Called from
     the writer's transaction, and again once it commits (a call racing the write may have read the row
     before it committed, under a token set after the first delete)."""
     for prefix in prefixes:
         _copies.pop(prefix, None)
-    tokens = [_token_key(prefix) for prefix in prefixes]
+    tokens = [token_cache_key(prefix) for prefix in prefixes]
     cache.delete_many(tokens)
     transaction.on_commit(lambda: cache.delete_many(tokens))

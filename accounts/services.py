@@ -203,14 +203,20 @@ def api_key_authenticate(*, plaintext: str, client_ip: str) -> ApiKey:
     plaintext = plaintext.strip()
     prefix = prefix_of(plaintext)
     key = key_resolve(prefix) if prefix else None
-    matches = digests_match(key.digest if key else _DUMMY_DIGEST, plaintext)
     now = timezone.now()
+    api_key_check(key=key, plaintext=plaintext, client_ip=client_ip, now=now)
+    api_key_touch(key=key, now=now)
+    return key
+
+
+def api_key_check(*, key: ApiKey | None, plaintext: str, client_ip: str, now: datetime) -> None:
+    """Raise unless `plaintext` is `key`'s and the key may be used now from `client_ip` (the rules of
+    api_key_authenticate, on a key already resolved; None: the prefix is unknown)."""
+    matches = digests_match(key.digest if key else _DUMMY_DIGEST, plaintext)
     if key is None or not matches or key.is_revoked or key.is_expired(now) or not key.account.is_active:
         raise NotAuthenticated()
     if key.allowed_ips and not address_in(client_ip, key.allowed_ips):
         raise KeyIpNotAllowed()
-    _touch(key, now)
-    return key
 
 
 def api_keys_forget(*, prefixes: list[str]) -> None:
@@ -218,7 +224,7 @@ def api_keys_forget(*, prefixes: list[str]) -> None:
     keys_forget(prefixes)
 
 
-def _touch(key: ApiKey, now: datetime) -> None:
+def api_key_touch(*, key: ApiKey, now: datetime) -> None:
     """Record last use at most once a minute: an atomic cache claim, then one conditional UPDATE."""
     if key.last_used_at and now - key.last_used_at < LAST_USED_RESOLUTION:
         return

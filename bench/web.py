@@ -1,9 +1,12 @@
 """Requests/s of small requests on Ponte's web process (uvicorn serving config.asgi:application) against
 the same Django code under gunicorn WSGI workers, the same number of processes, in the same run, printed
-as ratios (target >= 0.8), with a trivial ASGI app on uvicorn as the ceiling of the server itself.
+as ratios (target >= 0.8), with a trivial ASGI app on uvicorn as the ceiling of the server itself; and
+each server's CPU per request of each route (its processes' user + system time over the requests served),
+as a ratio to its own `/healthz` (issue 44: a keyed `/api/me` <= 2 x `/healthz` in the same process).
 
     .venv/bin/python bench/web.py [--seconds 3] [--clients 4] [--rounds 2] [--processes 1]
                                   [--servers ponte,gunicorn-sync,gunicorn-gthread,django-asgi]
+                                  [--cases /healthz,/api/me,...]
 
 Every server is started here on a free port. With DATABASE_URL and REDIS_URL set it runs on PostgreSQL
 (a throw-away database `<name>_bench`, dropped afterwards) and Redis (its own key prefix); otherwise on a
@@ -28,7 +31,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-from serving import free_port  # bench/ is sys.path[0]
+from delivery_instruments import cpu_seconds  # bench/ is sys.path[0]
+from serving import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 # (numerator, denominator) of the ratios printed per case; the target is ponte / gunicorn-sync >= 0.8.
@@ -80,8 +84,29 @@ def prepare() -> str:
     return key
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time so far of a process and its descendants (a gunicorn master and its workers)."""
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        total += cpu_seconds(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                pending.extend(int(child) for child in task.read_text().split())
+            except OSError:
+                continue
+    return total
+
+
 def hammer(port: int, path: str, headers: dict[str, str], seconds: float, clients: int) -> float:
     """Requests/s over `clients` keep-alive connections (reopened when a server closes them)."""
+    return hammer_counted(port, path, headers, seconds, clients)[0]
+
+
+def hammer_counted(
+    port: int, path: str, headers: dict[str, str], seconds: float, clients: int
+) -> tuple[float, int]:
+    """Requests/s over `clients` keep-alive connections, and how many requests were answered."""
     counts = [0] * clients
     errors: list[str] = []
     stop = time.monotonic() + seconds
@@ -106,7 +131,7 @@ def hammer(port: int, path: str, headers: dict[str, str], seconds: float, client
         thread.join()
     if errors:
         raise RuntimeError(errors[0])
-    return sum(counts) / (time.monotonic() - started)
+    return sum(counts) / (time.monotonic() - started), sum(counts)
 
 
 def server_command(name: str, port: int, processes: int, threads: int) -> list[str]:
@@ -147,6 +172,26 @@ def start(name: str, processes: int, threads: int) -> tuple[subprocess.Popen, in
         time.sleep(0.2)
 
 
+def print_cpu(cpu: dict[str, dict[str, list[list[float]]]], servers: list[str], cases: list[str]) -> None:
+    """Each server's CPU ms per request of each case, per round, and its ratio to the same server's
+    /healthz in the same round (target for a keyed /api/me: <= 2)."""
+
+    def per_request(spent: list[float]) -> float:
+        return spent[0] / spent[1] * 1000 if spent[1] else float("nan")
+
+    print("  web CPU per request, ms (each round), and the ratio to the same server's /healthz:")
+    for name in servers:
+        for case in cases:
+            rounds = [per_request(spent) for spent in cpu[name][case]]
+            line = f"    {name:<18} {case:<22} " + " ".join(f"{ms:6.2f}" for ms in rounds)
+            if "/healthz" in cpu[name] and case != "/healthz":
+                floor = [per_request(spent) for spent in cpu[name]["/healthz"]]
+                ratios = " ".join(f"{ms / base:5.2f}" for ms, base in zip(rounds, floor, strict=True))
+                target = "  (target <= 2)" if case == "/api/me" else ""
+                line += f"   x /healthz: {ratios}{target}"
+            print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0)
@@ -154,6 +199,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--servers", default="ponte,gunicorn-sync,gunicorn-gthread,django-asgi")
+    parser.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     args = parser.parse_args()
     servers = args.servers.split(",")
 
@@ -189,6 +235,8 @@ def main() -> None:
             "/bonds/api/ (preview)": {},
             "/gateway/sessions": {"x-api-key": key},
         }
+        if args.cases:
+            cases = {case: cases[case] for case in args.cases.split(",")}
         store = "PostgreSQL" if database else "SQLite"
         cache = "Redis" if os.environ.get("REDIS_URL") else "local memory"
         print(f"web bench: {args.processes} process(es), PONTE_WEB_THREADS={threads}, "
@@ -198,6 +246,8 @@ def main() -> None:
         # All servers run at once and take turns.
         started = {name: start(name, args.processes, threads) for name in [*servers, "raw-asgi"]}
         results: dict[str, dict[str, list[float]]] = {name: {case: [] for case in cases} for name in servers}
+        # Per server and case, per round: CPU seconds of the server's processes and requests answered.
+        cpu: dict[str, dict[str, list[list[float]]]] = {n: {case: [] for case in cases} for n in servers}
         raw: list[float] = []
         try:
             for name in servers:
@@ -208,13 +258,20 @@ def main() -> None:
             for _ in range(args.rounds):
                 for case, headers in cases.items():
                     rates: dict[str, float] = dict.fromkeys(servers, 0.0)
+                    spent = {name: [0.0, 0] for name in servers}
                     for _slice in range(slices):
                         for name in servers:
-                            port, path = started[name][1], case.split(" ")[0]
-                            rate = hammer(port, path, headers, args.seconds / slices, args.clients)
+                            (server, port), path = started[name], case.split(" ")[0]
+                            before = tree_cpu_seconds(server.pid)
+                            rate, answered = hammer_counted(
+                                port, path, headers, args.seconds / slices, args.clients
+                            )
+                            spent[name][0] += tree_cpu_seconds(server.pid) - before
+                            spent[name][1] += answered
                             rates[name] += rate / slices
                     for name in servers:
                         results[name][case].append(rates[name])
+                        cpu[name][case].append(spent[name])
                 raw.append(hammer(started["raw-asgi"][1], "/", {}, args.seconds, args.clients))
         finally:
             for server, _port in started.values():
@@ -232,6 +289,7 @@ def main() -> None:
             line = f"  {case:<22}" + "".join(f"{cell(results[name][case]):>18}" for name in servers)
             print(line + "  " + "  ".join(f"{a} / {b} {mean[a] / mean[b]:.2f}" for a, b in pairs))
         print(f"  raw ASGI app on uvicorn (ceiling): {cell(raw).strip()} req/s")
+        print_cpu(cpu, servers, list(cases))
     finally:
         if database:
             drop_database(database)

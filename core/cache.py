@@ -13,12 +13,16 @@ circuit breaker so a request does not wait on a dead server: reads miss (callers
 are kept for a few seconds only, and atomic claims and counters (`add`, `incr`: rate limits, the bonds
 5-second rule, send slots) hold per process. Deletes made meanwhile (a revoked key, a bond refresh) are
 replayed on Redis once it answers again, so a stale entry does not outlive the outage.
+
+`cache_count_and_get` counts and reads several keys in one round trip (a pipeline): a keyed call's rate
+limits and its key token (accounts.admission) cost one trip to Redis, not four (docs/decisions/0019).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +44,31 @@ UNREACHABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, 
 _PENDING_DELETES_MAX = 10_000
 
 
+@dataclass(frozen=True)
+class Counter:
+    """A counter in the cache: created at 0 to live `seconds` when missing, then raised by one (or, with
+    `increment=False`, only read). Raw integers, as Django's `add`/`incr` store them."""
+
+    key: str
+    seconds: int
+    increment: bool = True
+
+
+def count_and_get_on(
+    cache: Any, counters: Sequence[Counter], reads: Sequence[str]
+) -> tuple[list[int], list[Any]]:
+    """`cache_count_and_get` with a backend's own operations (local memory: each one a lock, no I/O)."""
+    counts = []
+    for counter in counters:
+        cache.add(counter.key, 0, counter.seconds)
+        try:
+            counts.append(cache.incr(counter.key) if counter.increment else cache.get(counter.key, 0))
+        except ValueError:  # expired between the add and the incr
+            cache.add(counter.key, int(counter.increment), counter.seconds)
+            counts.append(int(counter.increment))
+    return counts, [cache.get(key) for key in reads]
+
+
 class PooledRedisCacheClient(RedisCacheClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -52,6 +81,20 @@ class PooledRedisCacheClient(RedisCacheClient):
             # A race here builds two clients for one pool; both work, one is kept.
             client = self._clients[index] = self._client(connection_pool=self._get_connection_pool(write))
         return client
+
+    def count_and_get(self, counters: Sequence[tuple[str, int, bool]], reads: Sequence[str]) -> list[Any]:
+        """One pipeline (one round trip): per counter `SET key 0 EX seconds NX` then `INCR` (or `GET`),
+        then a `GET` per read. `counters` and `reads` hold made keys; returns the counts, then the values."""
+        pipe = self.get_client(write=True).pipeline(transaction=False)
+        for key, seconds, increment in counters:
+            pipe.set(key, 0, ex=seconds, nx=True)
+            pipe.incr(key) if increment else pipe.get(key)
+        for key in reads:
+            pipe.get(key)
+        replies = pipe.execute()
+        counts = [int(reply) for reply in replies[1 : 2 * len(counters) : 2]]
+        values = replies[2 * len(counters) :]
+        return [*counts, *(None if value is None else self._serializer.loads(value) for value in values)]
 
 
 _clients: dict[tuple[tuple[str, ...], str], PooledRedisCacheClient] = {}
@@ -121,10 +164,15 @@ class RedisCache(DjangoRedisCache):
         return self.breaker.down
 
     def _try(self, name: str, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        return self._attempt(getattr(super(), name), *args, **kwargs)
+
+    def _attempt(self, operation: Any, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        """Run `operation` on Redis through the breaker: (True, its result), or (False, None) when Redis
+        is skipped or unreachable (the caller then uses the fallback)."""
         if not self.breaker.available():
             return False, None
         try:
-            result = getattr(super(), name)(*args, **kwargs)
+            result = operation(*args, **kwargs)
         except UNREACHABLE as error:
             self.breaker.failed(error)
             return False, None
@@ -222,6 +270,27 @@ class RedisCache(DjangoRedisCache):
     def clear(self) -> None:
         self._fallback.clear()
         self._call("clear")
+
+    def count_and_get(self, counters: Sequence[Counter], reads: Sequence[str]) -> tuple[list[int], list[Any]]:
+        made = [(self.make_and_validate_key(c.key), c.seconds, c.increment) for c in counters]
+        done, replies = self._attempt(
+            self._cache.count_and_get, made, [self.make_and_validate_key(k) for k in reads]
+        )
+        if not done:
+            return count_and_get_on(self._fallback, counters, reads)
+        return replies[: len(counters)], replies[len(counters) :]
+
+
+def cache_count_and_get(
+    counters: Sequence[Counter], reads: Sequence[str] = ()
+) -> tuple[list[int], list[Any]]:
+    """Count (or read) each counter and read each key of `reads` on the default cache, in one round trip
+    to Redis (through the breaker; on the per-process fallback while Redis is unreachable). Returns the
+    counts in the order of `counters` and the values (None: missing) in the order of `reads`."""
+    from django.core.cache import cache
+
+    own = getattr(cache, "count_and_get", None)
+    return own(counters, reads) if own is not None else count_and_get_on(cache, counters, reads)
 
 
 def cache_degraded() -> bool:

@@ -11,7 +11,7 @@ import redis
 from django.http import HttpRequest
 
 from accounts.ratelimit import degraded_rate
-from core.cache import RedisCache
+from core.cache import Counter, RedisCache
 from core.errors import as_application_error, error_body
 
 
@@ -91,3 +91,18 @@ def test_an_unreachable_redis_that_escapes_is_a_503_in_the_interface_shape(path,
     assert body.items() <= rendered.items()
     if path.startswith("/bonds/"):
         assert rendered["response"]["status"] == "rate_limited"
+
+
+def test_counts_and_reads_in_one_call_go_to_process_memory_while_redis_is_down(redis_server, backend) -> None:
+    counters = [
+        Counter("plan-count", 60),
+        Counter("endpoint-count", 60),
+        Counter("read-only", 60, increment=False),
+    ]
+    backend.set("token", "abc")
+    assert backend.count_and_get(counters, ["token", "missing"]) == ([1, 1, 0], ["abc", None])
+    redis_server.stop()
+
+    assert backend.count_and_get(counters, ["token"]) == ([1, 1, 0], [None])  # counted afresh, per process
+    assert backend.count_and_get(counters, ["token"]) == ([2, 2, 0], [None])
+    assert backend.degraded
