@@ -9,9 +9,3 @@ class ChannelsConfig(AppConfig):
     name = "messaging.channels"
     label = "channels"
     verbose_name = "Official channels"
-
-    def ready(self) -> None:
-        from messaging.channels.official import register
-
-        # The services hand official sessions to the channels through the table filled here.
-        register()
