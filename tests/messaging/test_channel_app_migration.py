@@ -1,5 +1,5 @@
 """The official channels' models moved from the `messaging` app to their own (`channels`, decision record
-0020): a database with rows in every table at messaging 0010 keeps them all, the new app's models find
+0021): a database with rows in every table at messaging 0010 keeps them all, the new app's models find
 them, the admin permissions granted on them still open the admin, and the reverse gives them back."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What an official channel does its own way is a method of the engine contract (decision record 0020):
+"""What an official channel does its own way is a method of the engine contract (decision record 0021):
 the services call the session's engine, never a table filled at start-up; other engines keep the
 contract's defaults."""
 

@@ -1,4 +1,4 @@
-"""The official channels' models, moved here from the `messaging` app (decision record 0020).
+"""The official channels' models, moved here from the `messaging` app (decision record 0021).
 
 Data-preserving: the tables exist (messaging 0007 and 0010 created them) and keep their names, so this
 migration creates the models in Django's state only; messaging 0011, which depends on this one, deletes
