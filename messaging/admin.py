@@ -12,7 +12,6 @@ from core.admin_once import shown_once
 from core.admin_safety import QueryStringGuard, StrictJSONAdmin
 from core.errors import ApplicationError
 from messaging.admin_keys import ApiKeyForm, ApiKeyIssueForm
-from messaging.channels import admin as channel_admin  # noqa: F401 (registers the inbound jobs)
 from messaging.channels.models import ChannelAccount, ChannelTemplate
 from messaging.instance_keys import instance_key_masked
 from messaging.models import Group, Message, Session

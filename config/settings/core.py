@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "accounts",
     "bonds",
     "messaging",
+    "messaging.channels",  # the official channels: an app of their own (label `channels`)
     "webhooks",
     "integrations",
 ]

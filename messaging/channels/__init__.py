@@ -4,6 +4,9 @@ An official session needs no engine process: it is HTTP both ways. Outbound, `Gr
 (engine.py) implements the engine contract with Graph API calls; inbound, Meta posts signed webhooks to
 `/channels/<provider>/<session_id>/webhook` (views.py), parsed (inbound.py) into the same typed events
 every engine reports (messaging.engines.events), recorded and handed to the event sink.
+
+A Django app of its own (label `channels`, apps.py), built on messaging; the messaging services reach
+official sessions only through the engine contract (decision record 0020).
 """
 
 from __future__ import annotations

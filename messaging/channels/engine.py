@@ -8,9 +8,13 @@ are verified); what a channel cannot do raises EngineUnsupported (400 OPERATION_
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any
 
-from messaging.channels import WHATSAPP_CLOUD
+from django.db import transaction
+from django.utils import timezone
+
+from messaging.channels import CHANNEL_NAMES, WHATSAPP_CLOUD
 from messaging.channels.group_admin import GraphGroupAdmin
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import account_of, post, recipient, send, unsupported
@@ -30,6 +34,9 @@ from messaging.engines.base import (
     SentTemplate,
 )
 from messaging.engines.events import DisconnectedEvent
+from messaging.models import Session
+
+logger = logging.getLogger(__name__)
 
 MEDIA_KINDS = ("image", "video", "audio", "document", "sticker")
 
@@ -63,6 +70,21 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
 
     def forget(self, session_id: str) -> None:
         """Nothing is kept outside the session's own rows (deleted with it)."""
+
+    @transaction.atomic
+    def credentials_revoked(self, session_id: str, reason: str) -> None:
+        """The channel refused the session's token: the reason kept on the channel account, and the
+        session disconnected (a `disconnected` event) when it was connected."""
+        updated = ChannelAccount.objects.filter(session_id=session_id).update(disconnect_reason=reason[:300])
+        if not updated:
+            return
+        logger.warning("Official session %s disconnected by its channel: %s", session_id, reason)
+        if Session.objects.filter(pk=session_id, status=Session.Status.CONNECTED).exists():
+            now = int(timezone.now().timestamp())
+            self.report(session_id, DisconnectedEvent(reason=reason, timestamp=now))
+
+    def channel_name(self, provider: str) -> str:
+        return CHANNEL_NAMES.get(provider, provider)
 
     # Messages -----------------------------------------------------------------------------------
 
@@ -188,6 +210,12 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
                 {"type": "body", "parameters": [{"type": "text", "text": p} for p in parameters]}
             ]
         return send(account, to, "template", template)
+
+    def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
+        """Each message (and all before it) read, showing the typing indicator as a person reading would:
+        the channels take one message per call and have no groups (`sender` is empty)."""
+        for message_id in message_ids:
+            self.mark_read_typing(session_id, chat, message_id, typing=True)
 
     def mark_read_typing(self, session_id: str, chat: str, message_id: str, typing: bool = True) -> None:
         """Mark a received message read, showing the typing indicator (it clears itself after ~25 s)."""

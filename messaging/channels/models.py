@@ -1,6 +1,7 @@
 """What Ponte keeps per official session: its credentials (encrypted), templates, conversation windows.
 
-Imported by messaging.models, so these are models of the `messaging` app (migration 0005).
+Models of the `channels` app (messaging.channels.apps). They were models of the `messaging` app until
+channels 0001 moved them here in Django's state only: their tables keep their `messaging_` names.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ class ChannelAccount(models.Model):
     verified_at = models.DateTimeField(default=timezone.now)
     disconnect_reason = models.CharField(max_length=300, blank=True)
 
+    class Meta:
+        db_table = "messaging_channelaccount"
+
     def __str__(self) -> str:
         return f"channel of {self.session_id}"
 
@@ -44,6 +48,7 @@ class ChannelTemplate(models.Model):
     synced_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        db_table = "messaging_channeltemplate"
         ordering = ["name", "language"]
         constraints = [
             models.UniqueConstraint(fields=["session", "name", "language"], name="one_template_per_language")
@@ -62,6 +67,7 @@ class ChannelConversation(models.Model):
     last_customer_at = models.DateTimeField()
 
     class Meta:
+        db_table = "messaging_channelconversation"
         constraints = [models.UniqueConstraint(fields=["session", "chat"], name="one_conversation_per_chat")]
 
     def __str__(self) -> str:
@@ -90,6 +96,7 @@ class ChannelInboundBatch(JobColumns):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "messaging_channelinboundbatch"
         ordering = ["id"]
         indexes = [
             # A session's head (jobs.ordered.claim_head): only unfinished rows.
@@ -136,6 +143,7 @@ class ChannelCall(JobColumns):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "messaging_channelcall"
         ordering = ["id"]
         indexes = [
             models.Index(

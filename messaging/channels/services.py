@@ -1,25 +1,22 @@
-"""Official sessions: creation with verified credentials, disconnection by the channel."""
+"""Official sessions: creation with verified credentials (a token the channel refuses later disconnects
+the session: GraphChannelEngine.credentials_revoked)."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from accounts.models import Account
 from core.errors import ValidationFailed
 from messaging.addressing import user_suffix
 from messaging.channels import ENGINE_PATH, OFFICIAL_PROVIDERS, WHATSAPP_CLOUD, graph
 from messaging.channels.models import ChannelAccount
-from messaging.engines.events import ConnectedEvent, DisconnectedEvent
+from messaging.engines.events import ConnectedEvent
 from messaging.errors import EngineUnavailable
 from messaging.models import Session
 from messaging.services.events import engine_event_receive
 from messaging.services.sessions import session_create
-
-logger = logging.getLogger(__name__)
 
 CLOUD_CREDENTIALS = ("phoneNumberId", "businessAccountId", "accessToken", "appSecret", "verifyToken")
 PAGE_CREDENTIALS = ("pageId", "pageAccessToken", "appSecret", "verifyToken")
@@ -94,16 +91,3 @@ def channel_session_create(*, account: Account, name: str, provider: str, creden
         )
         session.refresh_from_db()  # the instance key issued in clear stays on the object
     return session
-
-
-@transaction.atomic
-def channel_disconnect(*, session_id: str, reason: str) -> None:
-    """The channel refused the session's token: disconnected, with the reason and a `disconnected` event."""
-    updated = ChannelAccount.objects.filter(session_id=session_id).update(disconnect_reason=reason[:300])
-    if not updated:
-        return
-    logger.warning("Official session %s disconnected by its channel: %s", session_id, reason)
-    if Session.objects.filter(pk=session_id, status=Session.Status.CONNECTED).exists():
-        engine_event_receive(
-            session_id, DisconnectedEvent(reason=reason, timestamp=int(timezone.now().timestamp()))
-        )

@@ -277,6 +277,21 @@ class Engine(ABC):
         """`available`/`unavailable` for the account; `composing`/`recording`/`paused` in `chat`."""
         raise EngineNotAllowed(f"The {self.label} engine cannot send presence.")
 
+    # What a channel does its own way (official channels: GraphChannelEngine). Not abstract: the
+    # defaults are what every other engine does.
+
+    def credentials_revoked(self, session_id: str, reason: str) -> None:
+        """The platform refused the session's credentials (the engine raised EngineCredentialsRevoked):
+        record the disconnection, reporting `disconnected`. Called by the services after the failed
+        request's writes were rolled back, in a transaction of its own. Engines that never raise it
+        have nothing to record."""
+        return None
+
+    def channel_name(self, provider: str) -> str:
+        """The session's channel as people name it, in messages (`whatsapp_cloud` → "WhatsApp Cloud
+        API"); every engine but the official channels' plays WhatsApp."""
+        return "WhatsApp"
+
     def restart(self, session_id: str) -> None:
         """Drop the connection and connect again with the stored credentials (no new pairing).
 

@@ -9,7 +9,6 @@ from messaging.errors import MessageNotFound
 from messaging.models import Message, Session
 from messaging.services.directory import directory_read
 from messaging.services.engine import engine_errors, engine_for, require_connected
-from messaging.services.official import official_channels
 
 # Without `messageIds`, the newest received messages of the chat are marked read, at most this many.
 READ_BATCH = 100
@@ -35,16 +34,13 @@ def chat_mark_read(*, session: Session, chat: str, message_ids: list[str] | None
     for message_id, sender in senders.items():
         by_sender.setdefault(sender if is_group(chat) else "", []).append(message_id)
     directory_read(session, chat=chat)
-    if session.official:
-        # Official channels mark one message (and all before it) read, showing the typing indicator.
-        mark_read = official_channels().mark_read
-        for message_id in senders:
-            mark_read(session=session, chat=chat, message_id=message_id, typing=True)
-        return list(senders)
     engine = engine_for(session)
     with engine_errors():
         for sender, ids in by_sender.items():
             engine.mark_read(str(session.pk), chat, ids, sender)
+    if session.official:
+        # The Graph API reports no receipt of the session's own reading: the history records it here.
+        received.filter(message_id__in=list(senders)).update(status=Message.Status.READ)
     return list(senders)
 
 

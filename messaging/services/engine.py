@@ -40,7 +40,6 @@ from messaging.errors import (
 )
 from messaging.models import Session
 from messaging.services.events import engine_event_receive
-from messaging.services.official import official_channels
 
 logger = logging.getLogger(__name__)
 
@@ -110,8 +109,16 @@ def _credentials_revoked(exc: EngineCredentialsRevoked) -> SessionNotConnected:
         f"{exc} The session is now disconnected; create it again with valid credentials.",
         extra={"status": Session.Status.DISCONNECTED, "reason": exc.reason},
     )
-    error.record = lambda: official_channels().disconnect(session_id=exc.session_id, reason=exc.reason)
+    error.record = lambda: _revoked_record(exc)
     return error
+
+
+def _revoked_record(exc: EngineCredentialsRevoked) -> None:
+    """The session's own engine records what a refused token means for it (official channels: the
+    session disconnected with the reason)."""
+    session = Session.objects.filter(pk=exc.session_id).first()
+    if session is not None:
+        engine_for(session).credentials_revoked(exc.session_id, exc.reason)
 
 
 def require_connected(session: Session) -> None:

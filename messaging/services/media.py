@@ -20,8 +20,8 @@ from core.errors import ValidationFailed
 from messaging.engines.base import MediaPayload
 from messaging.errors import OperationNotSupported
 from messaging.models import Message, Session
+from messaging.services.engine import engine_for
 from messaging.services.messages import Dispatched, QuotedInput, message_send
-from messaging.services.official import official_channels
 from net.transport import TransportError, safe_get
 
 _DATA_URI = re.compile(r"^data:(?P<type>[\w/+.-]+);base64,", re.IGNORECASE)
@@ -143,7 +143,7 @@ def _official_media_send(
     """Official channels take media by link: Meta fetches the URL itself, so Ponte neither downloads
     nor uploads the bytes (and has none to send for `base64`)."""
     if not url:
-        name = official_channels().name(session.provider)
+        name = engine_for(session).channel_name(session.provider)
         raise OperationNotSupported(f"{name} sessions send media by `url` only (Meta fetches it).")
     kind = "audio" if type_ == "voice" else type_
     content = {"mediaUrl": url, **({"caption": caption} if caption else {})}

@@ -166,10 +166,10 @@ def test_a_dead_part_resent_from_the_admin_is_recorded(meta_client, official_ses
     _rows(session).update(status=ChannelInboundBatch.Status.DEAD, attempt_count=10)
     staff = Client()
     staff.force_login(get_user_model().objects.create_superuser("staff", "staff@example.com", "pw"))
-    listing = staff.get("/admin/messaging/channelinboundbatch/?status__exact=dead")
+    listing = staff.get("/admin/channels/channelinboundbatch/?status__exact=dead")
     assert listing.status_code == 200 and b"wamid.Q00000" not in listing.content  # the body is not shown
     response = staff.post(
-        "/admin/messaging/channelinboundbatch/",
+        "/admin/channels/channelinboundbatch/",
         {"action": "resend", "_selected_action": [str(row.pk) for row in _rows(session)]},
         follow=True,
     )

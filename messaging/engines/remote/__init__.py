@@ -23,6 +23,7 @@ from messaging.engines import base
 from messaging.engines.remote import bus
 
 # The operations that travel: the contract's, the optional ones, and the sandbox's scan and inject.
+# (`credentials_revoked` and `channel_name` stay here: the official channels' own, the defaults suit.)
 OPTIONAL_COMMANDS = (
     "send_media",
     "mark_read",
