@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.support import free_port
+from tests.faults import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 # Settings the suite sets for itself that a newcomer's shell does not have (tests/isolation.py).
