@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from django.db import transaction
-
 from messaging.channels.engine import GraphChannelEngine
 from messaging.errors import OperationNotSupported
 from messaging.models import Message, Session
@@ -19,9 +17,9 @@ def _channel_engine(session: Session) -> GraphChannelEngine:
     return engine
 
 
-@transaction.atomic
 def channel_mark_read(*, session: Session, chat: str, message_id: str, typing: bool = True) -> None:
-    """Mark a received message read on the channel; `typing` shows the indicator (it clears itself)."""
+    """Mark a received message read on the channel; `typing` shows the indicator (it clears itself).
+    In no transaction: the Graph API call first, then the message's status in one statement."""
     engine = _channel_engine(session)
     require_connected(session)
     with engine_errors():
