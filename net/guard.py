@@ -37,18 +37,21 @@ def open_transaction_alias() -> str | None:
     return None
 
 
-def outside_call_check(call: str) -> None:
-    """Refuse to start `call` (e.g. "POST https://graph.facebook.com/v21.0/123/messages") inside a
-    transaction, when the setting asks for it. Logged as well, so that a caller that records every
-    failure as a failed attempt cannot hide the refusal from the test suite (tests/conftest.py)."""
+def outside_call_check(call: str, *args: object) -> None:
+    """Refuse to start `call` (e.g. "POST https://graph.facebook.com/v21.0/123/messages"; formatted with
+    `args` as a log message is, and only when refused: the webhook worker's hot path pays one setting
+    read) inside a transaction, when the setting asks for it. Logged as well, so that a caller that
+    records every failure as a failed attempt cannot hide the refusal from the test suite
+    (tests/conftest.py)."""
     if not settings.PONTE_REFUSE_OUTSIDE_CALLS_IN_TRANSACTION:
         return
     alias = open_transaction_alias()
     if alias is None:
         return
     message = (
-        f"{call} started inside a database transaction (connection {alias!r}): an outside call must run "
-        "after commit (transaction.on_commit) or as a job, never while a transaction or a row lock is held"
+        f"{call % args if args else call} started inside a database transaction (connection {alias!r}): "
+        "an outside call must run after commit (transaction.on_commit) or as a job, never while a "
+        "transaction or a row lock is held"
     )
     logger.error("%s", message)
     raise OutsideCallInTransaction(message)

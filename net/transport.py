@@ -120,7 +120,7 @@ class _GuardedPoolMixin:
     port: int | None
 
     def urlopen(self, method: str, url: str, *args, **kwargs) -> BaseHTTPResponse:
-        outside_call_check(f"{method} {self.scheme}://{self.host}:{self.port}{url}")
+        outside_call_check("%s %s://%s:%s%s", method, self.scheme, self.host, self.port, url)
         return super().urlopen(method, url, *args, **kwargs)  # type: ignore[misc]
 
 

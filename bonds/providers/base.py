@@ -80,7 +80,7 @@ class CurrentRates:
 
 def http_get(url: str, *, timeout: float, what: str) -> requests.Response:
     """GET with a timeout; any failure becomes a ProviderError naming the source and the reason."""
-    outside_call_check(f"{what}: GET {url}")
+    outside_call_check("%s: GET %s", what, url)
     try:
         response = requests.get(url, timeout=timeout, headers={"User-Agent": USER_AGENT})
     except requests.Timeout:

@@ -62,7 +62,7 @@ def call(
     method: str, path: str, token: str, *, json: dict | None = None, params: dict | None = None
 ) -> dict[str, Any]:
     """One Graph API call; the decoded JSON body, or GraphError."""
-    outside_call_check(f"Graph API {method} {path}")
+    outside_call_check("Graph API %s %s", method, path)
     try:
         response = _session.request(
             method,
