@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Account, ApiKey, Plan
 from accounts.services import account_create, api_key_create
+from core.logfilters import SecretRedaction
 from tests import template_db
 from tests.faults import RedisServer
 from tests.webhooks.support import LOOPBACK
@@ -72,6 +73,7 @@ class _Collect(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.ERROR)
         self.messages: list[str] = []
+        self.addFilter(SecretRedaction())  # the failure message prints: no key in its URLs
 
     def emit(self, record: logging.LogRecord) -> None:
         """The refusal, and the project's frames that led to it (where the call must move from)."""
