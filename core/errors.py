@@ -370,7 +370,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
 
     if error.record is not None:
         error.record()
-    else:
+    elif getattr(context.get("view"), "request_transaction", True):
+        # A view with no request transaction (core.transactions) has none to roll back: its
+        # services' own blocks rolled back on the way out (and, in a test, the innermost block open
+        # is the test case's, which must not be marked).
         set_rollback()
     body, status = error_body(getattr(request, "path", "/api/"), error)
     return Response(body, status=status, headers=error.headers)

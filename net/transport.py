@@ -29,6 +29,7 @@ from urllib3.exceptions import ConnectTimeoutError, HTTPError, NewConnectionErro
 
 from core.errors import ValidationFailed
 from net.addresses import RefusedAddress, resolve_vetted
+from net.guard import outside_call_check
 
 RESPONSE_EXCERPT_BYTES = 2048
 logger = logging.getLogger(__name__)
@@ -110,11 +111,24 @@ class VettedHTTPSConnection(_VettedConnectionMixin, HTTPSConnection):
     pass
 
 
-class _VettedHTTPPool(HTTPConnectionPool):
+class _GuardedPoolMixin:
+    """Every request through net's pools (safe_post, safe_get, http_session) first checks that no
+    database transaction is open (net.guard)."""
+
+    scheme: str
+    host: str
+    port: int | None
+
+    def urlopen(self, method: str, url: str, *args, **kwargs) -> BaseHTTPResponse:
+        outside_call_check("%s %s://%s:%s%s", method, self.scheme, self.host, self.port, url)
+        return super().urlopen(method, url, *args, **kwargs)  # type: ignore[misc]
+
+
+class _VettedHTTPPool(_GuardedPoolMixin, HTTPConnectionPool):
     ConnectionCls = VettedHTTPConnection
 
 
-class _VettedHTTPSPool(HTTPSConnectionPool):
+class _VettedHTTPSPool(_GuardedPoolMixin, HTTPSConnectionPool):
     ConnectionCls = VettedHTTPSConnection
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import gc
+import logging
 import os
+import traceback
 from collections.abc import Callable, Iterator
 from importlib import import_module
+from pathlib import Path
 
 import pytest
 from django.core.cache import cache
@@ -13,10 +16,12 @@ from rest_framework.test import APIClient
 
 from accounts.models import Account, ApiKey, Plan
 from accounts.services import account_create, api_key_create
+from core.logfilters import SecretRedaction
 from tests import template_db
 from tests.faults import RedisServer
 from tests.webhooks.support import LOOPBACK
 
+ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
@@ -62,6 +67,40 @@ def _clean_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+        self.addFilter(SecretRedaction())  # the failure message prints: no key in its URLs
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """The refusal, and the project's frames that led to it (where the call must move from)."""
+        frames = [
+            f"{Path(frame.filename).relative_to(ROOT)}:{frame.lineno} {frame.name}"
+            for frame in traceback.extract_stack()
+            if frame.filename.startswith(str(ROOT))
+            and not frame.filename.startswith((str(ROOT / "tests"), str(ROOT / ".venv")))
+        ]
+        self.messages.append(f"{record.getMessage()} [via {' > '.join(frames[-8:])}]")
+
+
+@pytest.fixture(autouse=True)
+def outside_calls_in_transaction() -> Iterator[list[str]]:
+    """Every outbound HTTP request started inside a transaction during the test (net.guard refuses it,
+    tests/isolation.py turns the refusal on). The test fails for any, even when the code under test
+    caught the refusal (a job that records every failure as a failed attempt, say). A test that misuses
+    the transport on purpose empties the list."""
+    collect = _Collect()
+    guard_logger = logging.getLogger("net.guard")
+    guard_logger.addHandler(collect)
+    try:
+        yield collect.messages
+    finally:
+        guard_logger.removeHandler(collect)
+    if collect.messages:
+        pytest.fail("outside call inside a transaction: " + "; ".join(collect.messages), pytrace=False)
 
 
 @pytest.fixture

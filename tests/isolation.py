@@ -27,6 +27,9 @@ os.environ["PONTE_VAR_DIR"] = str(VAR_DIR)
 # The run's folder, shared by pytest-xdist's workers (they inherit the controller's environment):
 # tests/template_db.py leaves the migrated test database there for all of them.
 os.environ.setdefault("PONTE_TEST_RUN_DIR", str(VAR_DIR))
+# The whole suite, and every worker, server or engine process a test starts, refuses an outbound HTTP
+# request inside a database transaction (net.guard, docs/decisions/0021).
+os.environ["PONTE_REFUSE_OUTSIDE_CALLS_IN_TRANSACTION"] = "true"
 # The settings only set it when unset; one inherited from the shell (or an outer run) would be shared.
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(VAR_DIR / "metrics")
 

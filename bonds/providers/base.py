@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 import requests
 
+from net.guard import outside_call_check
+
 USER_AGENT = "Ponte bond refresh (+https://github.com/ponte)"
 
 
@@ -85,6 +87,7 @@ class TrValue:
 
 def http_get(url: str, *, timeout: float, what: str) -> requests.Response:
     """GET with a timeout; any failure becomes a ProviderError naming the source and the reason."""
+    outside_call_check("%s: GET %s", what, url)
     try:
         response = requests.get(url, timeout=timeout, headers={"User-Agent": USER_AGENT})
     except requests.Timeout:

@@ -171,6 +171,11 @@ if not re.fullmatch(r"[1-9]\d*/\d*[smhd]", PONTE_INSTANCE_KEY_FAILURE_RATE):
         f"got {PONTE_INSTANCE_KEY_FAILURE_RATE!r}."
     )
 
+# An outbound HTTP request started inside a database transaction raises instead of holding the transaction
+# (and its row locks) for as long as the other side takes (net.guard, docs/decisions/0021). On in the test
+# suite (tests/isolation.py); off by default in production, where it would turn a slow path into a failure.
+PONTE_REFUSE_OUTSIDE_CALLS_IN_TRANSACTION = env_bool("PONTE_REFUSE_OUTSIDE_CALLS_IN_TRANSACTION", False)
+
 # CIDRs that outbound requests to customer URLs may reach although they are not public (tests, LANs).
 PONTE_WEBHOOK_ALLOW_NETWORKS = env_list("PONTE_WEBHOOK_ALLOW_NETWORKS", [])
 # Deliveries (webhooks.outbox).

@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -68,6 +69,27 @@ class ChatwootIntegrationAdmin(admin.ModelAdmin):
     readonly_fields = ["account_id", "inbox_id", "status", "status_reason", "receiving_url"]
     raw_id_fields = ["session"]
     actions = ["regenerate_webhook_token"]
+
+    def get_urls(self) -> list[Any]:
+        """No request transaction on this model's admin pages: saving an integration searches its inbox
+        and points the inbox's webhook (calls to Chatwoot), which must not hold one open (net.guard);
+        the service writes the row in its own (integrations.chatwoot.config.integration_configure)."""
+        urls = super().get_urls()
+        for pattern in urls:
+            transaction.non_atomic_requests(pattern.callback)
+        return urls
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> Any:
+        # Django wraps a POST of the form in one transaction, and the form's clean searches the inbox in
+        # Chatwoot: the form is run without it (Django's own body of changeform_view), and the save goes
+        # through the service, which writes in its own transaction after the search.
+        return self._changeform_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="receiving URL")
     def receiving_url(self, integration: ChatwootIntegration) -> str:

@@ -29,6 +29,7 @@ from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin, role_at_least
 from core.api_fields import StrictBooleanField
 from core.errors import NotAuthenticated, NotFound, ValidationFailed
 from core.signed_json import signed_json_load
+from core.transactions import NoRequestTransaction
 from integrations.chatwoot import config, inbound, signature, templates
 from integrations.chatwoot.models import ChatwootIntegration
 from messaging.api.bases import SessionKeyedView
@@ -99,7 +100,7 @@ def _values(data: Any) -> dict[str, Any]:
     return dict(serializer.validated_data)
 
 
-class ChatwootConfigApi(SessionKeyedView):
+class ChatwootConfigApi(NoRequestTransaction, SessionKeyedView):
     """The session's Chatwoot integration (docs/integrations.md). PUT searches the inbox identifier
     across every account the token can see and points the inbox's webhook at `webhookUrl`; the access
     token is never returned."""
@@ -134,7 +135,7 @@ _INSTANCE_REPLY = inline_serializer(
 )
 
 
-class InstanceChatwootApi(InstanceAPIView):
+class InstanceChatwootApi(NoRequestTransaction, InstanceAPIView):
     @extend_schema(operation_id="instance_chatwoot_get", responses=_INSTANCE_REPLY)
     def get(self, request: Request, instance_key: str) -> Response:
         session = instance_session_for(request, instance_key)
@@ -150,7 +151,7 @@ class InstanceChatwootApi(InstanceAPIView):
         return Response({"status": 200, "data": config.integration_data(integration, credentials=True)})
 
 
-class ChatwootWebhookTokenApi(SessionKeyedView):
+class ChatwootWebhookTokenApi(NoRequestTransaction, SessionKeyedView):
     """A new receiving URL (admin keys), shown in full in this reply only; the old one answers 404 from
     now on, and the inbox's webhook is pointed at the new one (where Chatwoot lets Ponte)."""
 
@@ -166,7 +167,7 @@ class ChatwootWebhookTokenApi(SessionKeyedView):
         return Response(config.integration_data(integration, credentials=True))
 
 
-class InstanceChatwootWebhookTokenApi(InstanceAPIView):
+class InstanceChatwootWebhookTokenApi(NoRequestTransaction, InstanceAPIView):
     @extend_schema(
         operation_id="instance_chatwoot_webhook_token_regenerate", request=None, responses=_INSTANCE_REPLY
     )
@@ -202,7 +203,7 @@ _SYNC_DATA = inline_serializer(
 )
 
 
-class ChatwootTemplatesSyncApi(SessionKeyedView):
+class ChatwootTemplatesSyncApi(NoRequestTransaction, SessionKeyedView):
     """Publish the session's approved templates as Chatwoot canned responses `tpl_<name>` (idempotent:
     updated, never duplicated); the same service as the instance interface's sync."""
 
@@ -213,7 +214,7 @@ class ChatwootTemplatesSyncApi(SessionKeyedView):
         return Response(templates.templates_publish(session=self.session(session_id)))
 
 
-class InstanceChatwootTemplatesSyncApi(InstanceAPIView):
+class InstanceChatwootTemplatesSyncApi(NoRequestTransaction, InstanceAPIView):
     @extend_schema(operation_id="instance_chatwoot_templates_sync", request=None, responses=_SYNC_REPLY)
     def post(self, request: Request, instance_key: str) -> Response:
         session = instance_session_for(request, instance_key)

@@ -20,8 +20,6 @@ import logging
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from django.db import transaction
-
 from core.errors import ApplicationError, RateLimited, ServiceUnavailable
 from integrations.chatwoot import jobs
 from integrations.chatwoot.client import ChatwootError
@@ -289,14 +287,19 @@ def agent_delete_send(integration: ChatwootIntegration, chat: str, payload: dict
     """An agent deleted a message in Chatwoot: deleted for everyone on the channel, where still allowed."""
     links = list(MessageLink.objects.filter(integration=integration, chatwoot_id=payload.get("id")))
     for link in links:
+        # Unlinked first (committed: the engine is not called inside a transaction): the channel's own
+        # `revoked` echo then finds nothing to delete in Chatwoot.
+        kept = {"chat": link.chat, "chatwoot_id": link.chatwoot_id}
+        link.delete()
         try:
-            with transaction.atomic():  # a passing fault keeps the link, for the retry
-                # Unlinked first: the channel's own `revoked` echo then finds nothing to delete in Chatwoot.
-                link.delete()
-                message_delete(
-                    session=integration.session, chat=link.chat, message_id=link.message_id, from_me=True
-                )
+            message_delete(
+                session=integration.session, chat=link.chat, message_id=link.message_id, from_me=True
+            )
         except (EngineUnavailable, ServiceUnavailable, RateLimited):
+            # A passing fault: linked again, for the retry.
+            MessageLink.objects.get_or_create(
+                integration=integration, message_id=link.message_id, defaults=kept
+            )
             raise
         except ApplicationError as exc:
             logger.info("Chatwoot delete of %s not carried to the channel: %s", link.message_id, exc)

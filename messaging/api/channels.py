@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator, ReadOrAdmin
+from core.transactions import NoRequestTransaction
 from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM
 from messaging.channels import subscriptions, templates
@@ -41,8 +42,9 @@ class SessionTemplatesApi(SessionKeyedView):
         return Response({"data": TemplateSerializer(session.templates.all(), many=True).data})
 
 
-class SessionTemplatesSyncApi(SessionKeyedView):
-    """WhatsApp Cloud sessions: replace the stored templates with the Graph API's (`message_templates`)."""
+class SessionTemplatesSyncApi(NoRequestTransaction, SessionKeyedView):
+    """WhatsApp Cloud sessions: replace the stored templates with the Graph API's (`message_templates`),
+    fetched before the service's own transaction."""
 
     permission_classes = [IsOperator]
 
@@ -80,8 +82,9 @@ def _fields_body(session, fields: subscriptions.WebhookFields) -> dict:
     }
 
 
-class SessionWebhookFieldsApi(SessionKeyedView):
-    """Messenger and Instagram: GET the page's subscribed webhook fields; POST subscribes the missing ones."""
+class SessionWebhookFieldsApi(NoRequestTransaction, SessionKeyedView):
+    """Messenger and Instagram: GET the page's subscribed webhook fields; POST subscribes the missing ones
+    (Graph API calls only: nothing is written, so no request transaction)."""
 
     permission_classes = [IsOperator]
 

@@ -21,6 +21,9 @@ class ChatReadApi(MessageView):
     """Mark received messages of a chat read (blue ticks for the sender): the ones named, or the
     newest 100 received in the chat."""
 
+    #: The engine is called (the Graph API on official channels): no transaction held across it.
+    request_transaction = False
+
     @extend_schema_serializer(component_name="ChatReadInput")
     class InputSerializer(SessionInput):
         chatId = RecipientField()
@@ -44,6 +47,9 @@ class ChatReadApi(MessageView):
 class ChatPresenceApi(MessageView):
     """Show the account typing (`composing`), recording audio (`recording`) or stopping (`paused`) in
     a chat, or `available`/`unavailable` (online or not) for the account."""
+
+    #: The engine is called (the Graph API on official channels): no transaction held across it.
+    request_transaction = False
 
     @extend_schema_serializer(component_name="ChatPresenceInput")
     class InputSerializer(SessionInput):

@@ -61,6 +61,9 @@ class ContactCheckApi(MessageView):
 class ProfilePictureApi(MessageView):
     """Set the own profile picture, or a group's (`jid`, the session must be a group admin)."""
 
+    #: An http(s) picture is fetched, then the engine called: no transaction held across either.
+    request_transaction = False
+
     @extend_schema_serializer(component_name="ProfilePictureInput")
     class InputSerializer(SessionInput):
         image = serializers.CharField(help_text="Base64 (or a data URI) or an http(s) URL; JPEG or PNG.")

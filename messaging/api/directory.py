@@ -16,6 +16,7 @@ from rest_framework.response import Response
 
 from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
+from core.transactions import NoRequestTransaction
 from messaging.addressing import normalize_jid
 from messaging.api.bases import SessionKeyedView
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
@@ -99,8 +100,9 @@ class ContactListApi(DirectoryView):
         return self.page(request, services.contact_list(session=session), ContactSerializer)
 
 
-class ContactPictureApi(DirectoryView):
-    """A contact's (or group's) profile picture URL; `url` null when hidden or absent."""
+class ContactPictureApi(NoRequestTransaction, DirectoryView):
+    """A contact's (or group's) profile picture URL; `url` null when hidden or absent. Asked of the
+    engine (the Graph API on official channels): no request transaction held across the call."""
 
     @extend_schema_serializer(component_name="ContactPictureOutput")
     class OutputSerializer(serializers.Serializer):

@@ -92,6 +92,9 @@ class MessageSendApi(SendView):
 class MessageReactionApi(MessageView):
     """React to a message with an emoji; an empty string removes the reaction (`reaction` null)."""
 
+    #: The engine is called (the Graph API on official channels): no transaction held across it.
+    request_transaction = False
+
     @extend_schema_serializer(component_name="MessageReactionInput")
     class InputSerializer(SessionInput):
         to = RecipientField()

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from accounts.permissions import IsAdmin, IsOperator, ReadOrAdmin
 from core.errors import ValidationFailed
 from core.negotiation import QueryFormatIsOurs
+from core.transactions import NoRequestTransaction
 from messaging.addressing import normalize_number
 from messaging.api.bases import PagedListView, SessionKeyedView
 from messaging.api.common import (
@@ -30,8 +31,10 @@ from messaging.selectors import session_list
 from messaging.services import sessions as services
 
 
-class SessionListCreateApi(PagedListView):
-    """GET: the sessions this key may see (paginated). POST: create one (admin keys; 5/min; plan cap)."""
+class SessionListCreateApi(NoRequestTransaction, PagedListView):
+    """GET: the sessions this key may see (paginated). POST: create one (admin keys; 5/min; plan cap).
+    No request transaction: an official channel's credentials are checked with the Graph API before the
+    service writes anything in its own transaction."""
 
     permission_classes = [ReadOrAdmin]
     rate_limits = {"POST": "5/m"}

@@ -14,6 +14,8 @@ from typing import Any
 import requests
 from django.conf import settings
 
+from net.guard import outside_call_check
+
 logger = logging.getLogger(__name__)
 
 _session = requests.Session()
@@ -60,6 +62,7 @@ def call(
     method: str, path: str, token: str, *, json: dict | None = None, params: dict | None = None
 ) -> dict[str, Any]:
     """One Graph API call; the decoded JSON body, or GraphError."""
+    outside_call_check("Graph API %s %s", method, path)
     try:
         response = _session.request(
             method,

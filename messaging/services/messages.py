@@ -31,6 +31,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import Forbidden, ValidationFailed
+from core.transactions import transaction_open
 from messaging.addressing import is_group
 from messaging.engines.base import (
     Button,
@@ -123,8 +124,11 @@ def message_send(
     require_connected(session)
     quote = message_quote(session, to, quoted)
     engine = engine_for(session)
-    if engine.local or transaction.get_connection().in_atomic_block:
-        with transaction.atomic(savepoint=savepoint or session.official):
+    nested = transaction_open()
+    if engine.local or nested:
+        # Its own transaction when no caller holds one (`savepoint` only matters nested: in a test case's
+        # transaction the send's own block is then a savepoint, as it is a BEGIN in production).
+        with transaction.atomic(savepoint=savepoint or session.official or not nested):
             quota_take(account=session.account)
             return _recorded(session, _dispatched(session, engine, send, quote), type_, content, also)
     with quota_held(account=session.account):
@@ -312,9 +316,10 @@ def message_send_buttons(
     )
 
 
-@transaction.atomic
 def message_react(*, session: Session, chat: str, message_id: str, emoji: str) -> str | None:
-    """React with `emoji` ("" removes the session's reaction). Returns the reaction now in place."""
+    """React with `emoji` ("" removes the session's reaction). Returns the reaction now in place.
+    In no transaction: the engine is called first (the Graph API on official channels), then the
+    message's reactions saved in one statement."""
     require_connected(session)
     message = _find(session, chat, message_id)
     if message.status == Message.Status.DELETED:

@@ -63,9 +63,9 @@ def contacts_check(*, session: Session, numbers: list[str]) -> list[ContactStatu
         return engine_for(session).check_contacts(str(session.pk), numbers)
 
 
-@transaction.atomic
 def profile_picture_set(*, session: Session, image: str, jid: str = "") -> None:
-    """Set the own picture (`jid` empty or the own JID) or a group's (`jid` a group JID, admins)."""
+    """Set the own picture (`jid` empty or the own JID) or a group's (`jid` a group JID, admins).
+    In no transaction: the picture's URL is fetched and the engine called first, then one row saved."""
     require_connected(session)
     if jid and jid != session.jid and not is_group(jid):
         raise ValidationFailed("jid: must be empty (own profile), the session's own JID or a group JID.")

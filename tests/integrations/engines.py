@@ -1,9 +1,10 @@
 """Sandbox engines for the integrations tests (selected per session through `Session.engine`): one that
-keeps the presence it was asked to show, one whose provider refuses every send."""
+keeps the presence it was asked to show, one whose provider refuses every send, one that is away when
+asked to delete."""
 
 from __future__ import annotations
 
-from messaging.engines.base import EngineRefused
+from messaging.engines.base import EngineRefused, EngineUnavailableError
 from messaging.engines.sandbox import SandboxEngine
 
 PRESENCES: list[tuple[str, str]] = []
@@ -29,5 +30,13 @@ class RefusingSandbox(SandboxEngine):
         raise EngineRefused("The recipient is not on WhatsApp (131026).")
 
 
+class AwayOnDeleteSandbox(SandboxEngine):
+    label = "sandbox-away-on-delete-test"
+
+    def delete_message(self, session_id, chat, message_id, from_me, sender):
+        raise EngineUnavailableError("the engine process did not answer")
+
+
 RECORDING = "tests.integrations.engines.PresenceRecordingSandbox"
 REFUSING = "tests.integrations.engines.RefusingSandbox"
+AWAY_ON_DELETE = "tests.integrations.engines.AwayOnDeleteSandbox"

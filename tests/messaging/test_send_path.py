@@ -6,8 +6,8 @@ Counted on the sandbox engine with one registered webhook and no Chatwoot integr
 runs is pinned exactly; what the event sinks run (the outbox, the mirror) is counted apart
 (tests/messaging/counted_sinks.py) and only bounded, because that half is built separately: the budget
 is 9 statements per send and 6 per inbound event in all, of which messaging's share is 7 and 4 (the
-request's transaction counted as a savepoint inside the test's); the one added to each by issue 32 keeps
-the chat list (`GET /api/chats`) in step: one upsert of the chat's row.
+send's own transaction, or the request's, counted as a savepoint inside the test's); the one added to
+each by issue 32 keeps the chat list (`GET /api/chats`) in step: one upsert of the chat's row.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ def test_a_send_reads_its_session_once_takes_the_quota_once_and_writes_its_messa
     body = {"sessionId": str(session.pk), "to": CUSTOMER, "text": "counted"}
     ours, sinks = _counted(lambda: admin_client.post("/api/messages/send", body, format="json"))
     assert ours == [
-        "SAVEPOINT",  # the request's transaction (a savepoint inside the test's); none of the send's own
-        "SELECT",  # the session, for the key (its account and plan come with the key)
+        "SELECT",  # the session, for the key (its account and plan come with it); no request transaction
+        "SAVEPOINT",  # the send's own transaction (BEGIN in production; a savepoint inside the test's)
         "INSERT",  # the day's quota: one upsert, conditional on the plan's limit
         "UPDATE",  # the sandbox device: locked, its message counter moved on (RETURNING)
         "INSERT",  # the message row, once (the engine's echo is emitted with it, not written first)
