@@ -98,7 +98,7 @@ def webhook_enable(*, webhook: Webhook) -> int:
     held = Delivery.objects.filter(webhook=webhook, status=Delivery.Status.HELD)
     first = held.order_by("pk").values_list("pk", flat=True).first()
     released = held.update(
-        status=Delivery.Status.PENDING, target_url=webhook.url, max_attempts=webhook.retry_count
+        status=Delivery.Status.PENDING, target_url=webhook.url, max_attempts=webhook.attempts
     )
     if first is not None:
         enqueue_on_commit([(first, webhook.url)])  # one hint: its drain sends them all

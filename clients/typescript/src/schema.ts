@@ -3024,8 +3024,20 @@ export interface components {
             secret?: string;
             /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited; aliases messages, connection, session.connected accepted. */
             events?: string[];
-            /** @description Attempts per event, 1 to 10, default 5. */
+            /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number;
+            /** @description "seed" (the default: after 0, 1, 4, 16, 64 s, `retryCount` attempts), "extended" (at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.5 h) or a list of 1 to 20 delays in seconds between attempts (each 0 to 86,400); the last two with +-10 % jitter. A delivery becomes a dead letter after the schedule's last attempt. */
+            retrySchedule?: ("seed" | "extended") | number[] | null;
+            /** @description Conditions on the delivered body, all of which must hold; an event that does not match is not delivered (no delivery, not counted). Keys are dotted paths ("data.fromMe"); a value means equal, or an object of operators $eq, $ne, $in, $nin (lists) and $exists (true/false), e.g. {"data.fromMe": false, "data.type": {"$in": ["image", "video"]}}. At most 20 conditions; null or {} for every event. */
+            filter?: {
+                [key: string]: (string | number | boolean | null) | {
+                    $eq?: string | number | boolean | null;
+                    $ne?: string | number | boolean | null;
+                    $in?: (string | number | boolean | null)[];
+                    $nin?: (string | number | boolean | null)[];
+                    $exists?: boolean;
+                };
+            } | null;
             /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
             rateLimit?: number | null;
             /** @description Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only. Replaces all headers; {} or null removes them. */
@@ -3417,8 +3429,20 @@ export interface components {
             secret?: string;
             /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited; aliases messages, connection, session.connected accepted. */
             events: string[];
-            /** @description Attempts per event, 1 to 10, default 5. */
+            /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number | null;
+            /** @description "seed" (the default: after 0, 1, 4, 16, 64 s, `retryCount` attempts), "extended" (at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.5 h) or a list of 1 to 20 delays in seconds between attempts (each 0 to 86,400); the last two with +-10 % jitter. A delivery becomes a dead letter after the schedule's last attempt. */
+            retrySchedule?: ("seed" | "extended") | number[] | null;
+            /** @description Conditions on the delivered body, all of which must hold; an event that does not match is not delivered (no delivery, not counted). Keys are dotted paths ("data.fromMe"); a value means equal, or an object of operators $eq, $ne, $in, $nin (lists) and $exists (true/false), e.g. {"data.fromMe": false, "data.type": {"$in": ["image", "video"]}}. At most 20 conditions; null or {} for every event. */
+            filter?: {
+                [key: string]: (string | number | boolean | null) | {
+                    $eq?: string | number | boolean | null;
+                    $ne?: string | number | boolean | null;
+                    $in?: (string | number | boolean | null)[];
+                    $nin?: (string | number | boolean | null)[];
+                    $exists?: boolean;
+                };
+            } | null;
             /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
             rateLimit?: number | null;
             /** @description Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only. */
@@ -3459,6 +3483,18 @@ export interface components {
             url: string;
             events: string[];
             retryCount: number;
+            /** @description "seed" (the default: after 0, 1, 4, 16, 64 s, `retryCount` attempts), "extended" (at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.5 h) or a list of 1 to 20 delays in seconds between attempts (each 0 to 86,400); the last two with +-10 % jitter. A delivery becomes a dead letter after the schedule's last attempt. */
+            retrySchedule: ("seed" | "extended") | number[];
+            /** @description Conditions on the delivered body, all of which must hold; an event that does not match is not delivered (no delivery, not counted). Keys are dotted paths ("data.fromMe"); a value means equal, or an object of operators $eq, $ne, $in, $nin (lists) and $exists (true/false), e.g. {"data.fromMe": false, "data.type": {"$in": ["image", "video"]}}. At most 20 conditions; null or {} for every event. */
+            filter: {
+                [key: string]: (string | number | boolean | null) | {
+                    $eq?: string | number | boolean | null;
+                    $ne?: string | number | boolean | null;
+                    $in?: (string | number | boolean | null)[];
+                    $nin?: (string | number | boolean | null)[];
+                    $exists?: boolean;
+                };
+            } | null;
             /** @description Deliveries per second at most; null: no limit. */
             rateLimit: number | null;
             /** @description Whether deliveries are signed; the secret itself is never returned. */
