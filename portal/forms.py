@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import ApiKey
 from accounts.netaddr import parse_networks
 from accounts.signin import SigninLimits
-from webhooks.catalogue import EVENTS
+from webhooks.catalogue import SUBSCRIBABLE
 from webhooks.models import Webhook
 
 
@@ -135,7 +135,7 @@ class WebhookForm(forms.Form):
     url = forms.URLField(label="URL", max_length=2000, assume_scheme="https")
     events = forms.MultipleChoiceField(
         label=_("Events"),
-        choices=[(name, format_lazy("{} — {}", name, _(text))) for name, text in EVENTS.items()],
+        choices=[(name, format_lazy("{} — {}", name, _(text))) for name, text in SUBSCRIBABLE.items()],
         widget=forms.CheckboxSelectMultiple,
     )
     secret = forms.CharField(

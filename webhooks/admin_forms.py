@@ -12,7 +12,7 @@ from django.db import models
 from core.errors import ValidationFailed
 from net.transport import validate_target_url
 from webhooks.body_filters import filter_clean
-from webhooks.catalogue import EVENTS, canonical_events
+from webhooks.catalogue import SUBSCRIBABLE, canonical_events
 from webhooks.instance.services import URL_SETTINGS, allow_number_clean
 from webhooks.models import InstanceWebhookConfig, Webhook
 from webhooks.registered.custom_headers import headers_clean
@@ -40,7 +40,7 @@ def _target_url(value: str) -> str:
 
 class WebhookForm(forms.ModelForm):
     events = forms.MultipleChoiceField(
-        choices=[(name, name) for name in EVENTS],
+        choices=[(name, name) for name in SUBSCRIBABLE],
         widget=forms.CheckboxSelectMultiple,
         help_text="The events POSTed to the URL (at least one; docs/webhooks.md lists what each carries).",
     )

@@ -30,6 +30,7 @@ from django.utils.translation import gettext
 
 from webhooks.models import Delivery, Webhook
 from webhooks.outbox.hints import enqueue_on_commit
+from webhooks.outbox.operational import webhook_disabled_send
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,7 @@ def webhook_disable(*, webhook_id: str, reason: str, tell: bool = True) -> bool:
         status=Delivery.Status.DEAD, dead_at=now, last_error=dead_error, claimed_at=None, claim_token=""
     )
     logger.warning("Webhook %s disabled: %s", webhook.pk, reason)
+    webhook_disabled_send(webhook)  # the account's other webhooks that subscribe (webhook.disabled)
     if tell:
         transaction.on_commit(lambda: _tell_the_account(webhook))
     return True

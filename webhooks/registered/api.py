@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from accounts.api_bases import KeyedAPIView, KeyedListAPIView
 from accounts.models import ApiKey
 from accounts.permissions import ReadOrOperate
-from webhooks.catalogue import EVENTS
+from webhooks.catalogue import SUBSCRIBABLE
 from webhooks.models import Webhook
 from webhooks.registered import selectors, services
 from webhooks.registered.filters import WebhookFilterSet
@@ -26,7 +26,9 @@ from webhooks.registered.serializers import (
     WebhookOutputSerializer,
 )
 
-_EVENTS_HELP = f"Event names: {', '.join(EVENTS)}; aliases messages, connection, session.connected accepted."
+_EVENTS_HELP = (
+    f"Event names: {', '.join(SUBSCRIBABLE)}; aliases messages, connection, session.connected accepted."
+)
 _RETRY_HELP = (
     f"Attempts per event, {Webhook.MIN_RETRY_COUNT} to {Webhook.MAX_RETRY_COUNT}, "
     f"default {Webhook.DEFAULT_RETRY_COUNT}, on the seed's retrySchedule (other schedules set their own)."

@@ -1793,6 +1793,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Another webhook of the account was disabled (with the reason).
+         * @description The body POSTed to a registered webhook for `webhook.disabled`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_webhook_disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.dead_letter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery to another webhook of the account became a dead letter (with the delivery's id).
+         * @description The body POSTed to a registered webhook for `webhook.dead_letter`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_webhook_dead_letter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -3022,7 +3062,7 @@ export interface components {
         PatchedWebhookPatchRequest: {
             url?: string;
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
             events?: string[];
             /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number;
@@ -3427,7 +3467,7 @@ export interface components {
             url: string;
             /** @default  */
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
             events: string[];
             /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number | null;
@@ -3570,7 +3610,7 @@ export interface components {
          * @description The name of an event a registered webhook receives (GET /gateway/event-types).
          * @enum {string}
          */
-        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "webhook.test";
+        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "webhook.disabled" | "webhook.dead_letter" | "webhook.test";
         /**
          * message webhook body
          * @description New message received (text, media, location, contact).
@@ -4054,6 +4094,80 @@ export interface components {
                 editedAt: string;
                 fromMe: boolean;
                 sender?: string;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * webhook.disabled webhook body
+         * @description Another webhook of the account was disabled (with the reason).
+         */
+        WebhookDisabledWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "webhook.disabled";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                /** @description The webhook it is about (wh_…), not the one receiving it. */
+                webhookId: string;
+                /**
+                 * Format: uuid
+                 * @description That webhook's session.
+                 */
+                sessionId: string;
+                /** @description Its URL. */
+                url: string;
+                /** @description Why it was disabled (its disabledReason). */
+                reason: string;
+                /** Format: date-time */
+                disabledAt: string | null;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * webhook.dead_letter webhook body
+         * @description A delivery to another webhook of the account became a dead letter (with the delivery's id).
+         */
+        WebhookDeadLetterWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "webhook.dead_letter";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                /** @description GET /gateway/deliveries/{id}. */
+                deliveryId: number;
+                /** @description The dead delivery's webhook-id (msg_…). */
+                eventId: string;
+                /** @description The name of the event that was not delivered. */
+                event: string;
+                /** @description The webhook it is about (wh_…), not the one receiving it. */
+                webhookId: string;
+                /**
+                 * Format: uuid
+                 * @description That webhook's session.
+                 */
+                sessionId: string;
+                /** Format: date-time */
+                deadAt: string;
             };
             /**
              * Format: date-time
@@ -16707,6 +16821,105 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["MessageEditedWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_disabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.disabled",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "webhookId": "wh_Q2x9mT4bVf7kR1sPz8aB",
+                 *         "sessionId": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *         "url": "https://hooks.example.com/ponte",
+                 *         "reason": "Every delivery attempt failed since 2026-11-20T04:00:00-03:00 (120 attempts in a row).",
+                 *         "disabledAt": "2026-11-25T04:00:00.000000-03:00"
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDisabledWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_dead_letter: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.dead_letter",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "deliveryId": 4182,
+                 *         "eventId": "msg_5f0c6b1e2d3a4f5e8a9b0c1d2e3f4a5b",
+                 *         "event": "message",
+                 *         "webhookId": "wh_Q2x9mT4bVf7kR1sPz8aB",
+                 *         "sessionId": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *         "deadAt": "2026-11-25T04:01:25.000000-03:00"
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDeadLetterWebhookBody"];
             };
         };
         responses: {
