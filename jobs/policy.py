@@ -4,10 +4,13 @@ for every client of the job system. Each client names its own schedule (the webh
 webhooks.outbox.policy, the Chatwoot mirror's in integrations.chatwoot.runner).
 
 `PONTE_WEBHOOK_RETRY_DELAY_SCALE` multiplies every delay (tests run the schedule at 1/100 speed).
+A schedule with `jitter` (a fraction, e.g. 0.1) moves each delay by up to that share either way, so
+retries of many jobs that failed together do not return together.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,11 +26,15 @@ class DeliveryPolicy:
     # delays[n] is the wait before attempt n+1 (delays[0] = 0: the first try is immediate).
     delays: tuple[float, ...]
     retry_client_errors: bool
+    jitter: float = 0.0
 
     def delay_before(self, attempt_number: int) -> float:
-        """Seconds to wait before attempt `attempt_number` (1-based), scaled for tests."""
+        """Seconds to wait before attempt `attempt_number` (1-based), scaled for tests, jittered."""
         index = min(max(attempt_number - 1, 0), len(self.delays) - 1)
-        return self.delays[index] * float(settings.PONTE_WEBHOOK_RETRY_DELAY_SCALE)
+        delay = self.delays[index] * float(settings.PONTE_WEBHOOK_RETRY_DELAY_SCALE)
+        if self.jitter:
+            delay *= random.uniform(1 - self.jitter, 1 + self.jitter)  # noqa: S311 (spreading, not secrecy)
+        return delay
 
     def outcome(self, *, status: int | None, error: str | None) -> Outcome:
         if error is None and status is not None and status < 400:

@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import ApiKey
 from accounts.netaddr import parse_networks
 from accounts.signin import SigninLimits
-from webhooks.catalogue import EVENTS
+from webhooks.catalogue import SUBSCRIBABLE
 from webhooks.models import Webhook
 
 
@@ -141,7 +141,7 @@ class WebhookForm(forms.Form):
     events = forms.MultipleChoiceField(
         label=_("Events"),
         # The event's name is an API value (as code, the same in every language); its text is translated.
-        choices=[(name, event_label(name, _(text))) for name, text in EVENTS.items()],
+        choices=[(name, event_label(name, _(text))) for name, text in SUBSCRIBABLE.items()],
         widget=forms.CheckboxSelectMultiple,
     )
     secret = forms.CharField(

@@ -85,6 +85,8 @@ class WebhookAdmin(QueryStringGuard, admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: Webhook, form: WebhookForm, change: bool) -> None:
         """Through the gateway's service, so deliveries still waiting follow a new URL or attempt count."""
         changed = {name: form.cleaned_data[name] for name in form.changed_data if name in form.Meta.fields}
+        if "filter" in changed:
+            changed["body_filter"] = changed.pop("filter")  # the service's name (filter is a builtin)
         if changed:
             webhook_update(webhook=obj, **changed)
 

@@ -11,10 +11,12 @@ from django.db import models
 
 from core.errors import ValidationFailed
 from net.transport import validate_target_url
-from webhooks.catalogue import EVENTS, canonical_events
+from webhooks.body_filters import filter_clean
+from webhooks.catalogue import SUBSCRIBABLE, canonical_events
 from webhooks.instance.services import URL_SETTINGS, allow_number_clean
 from webhooks.models import InstanceWebhookConfig, Webhook
 from webhooks.registered.custom_headers import headers_clean
+from webhooks.schedules import retry_schedule_clean
 
 URL_FIELDS = list(URL_SETTINGS.values())
 
@@ -38,7 +40,7 @@ def _target_url(value: str) -> str:
 
 class WebhookForm(forms.ModelForm):
     events = forms.MultipleChoiceField(
-        choices=[(name, name) for name in EVENTS],
+        choices=[(name, name) for name in SUBSCRIBABLE],
         widget=forms.CheckboxSelectMultiple,
         help_text="The events POSTed to the URL (at least one; docs/webhooks.md lists what each carries).",
     )
@@ -53,7 +55,16 @@ class WebhookForm(forms.ModelForm):
 
     class Meta:
         model = Webhook
-        fields = ["url", "events", "retry_count", "rate_limit", "headers", "status"]
+        fields = [
+            "url",
+            "events",
+            "retry_count",
+            "retry_schedule",
+            "filter",
+            "rate_limit",
+            "headers",
+            "status",
+        ]
         formfield_callback = _formfield
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -74,6 +85,18 @@ class WebhookForm(forms.ModelForm):
             return headers_clean(self.cleaned_data["headers"]) or None
         except ValidationFailed as error:
             raise ValidationError(error.message.removeprefix("headers: ")) from None
+
+    def clean_retry_schedule(self) -> str | list[int]:
+        try:
+            return retry_schedule_clean(self.cleaned_data["retry_schedule"])
+        except ValidationFailed as error:
+            raise ValidationError(error.message.removeprefix("retrySchedule: ")) from None
+
+    def clean_filter(self) -> dict | None:
+        try:
+            return filter_clean(self.cleaned_data["filter"])
+        except ValidationFailed as error:
+            raise ValidationError(error.message.removeprefix("filter: ")) from None
 
     def clean_events(self) -> list[str]:
         try:

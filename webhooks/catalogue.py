@@ -29,6 +29,17 @@ EVENTS: dict[str, str] = {
     "message_edited": gettext_noop("A text message was edited (by the session or the other side)."),
 }
 
+# Operational events (webhooks.outbox.operational): about the account's webhooks rather than a session's
+# traffic. Subscribed to like EVENTS; sent to the account's other webhooks, never on the live socket.
+OPERATIONAL: dict[str, str] = {
+    "webhook.disabled": gettext_noop("Another webhook of the account was disabled (with the reason)."),
+    "webhook.dead_letter": gettext_noop(
+        "A delivery to another webhook of the account became a dead letter (with the delivery's id)."
+    ),
+}
+# Every name a webhook may list in `events`.
+SUBSCRIBABLE: dict[str, str] = {**EVENTS, **OPERATIONAL}
+
 # Sent only on request, to the one webhook asked for (webhooks.registered.test_event): not in EVENTS,
 # so it cannot be subscribed to, and the live socket leaves it out.
 TEST_EVENT = "webhook.test"
@@ -55,7 +66,7 @@ ALIASES: dict[str, str] = {
 def canonical_event(name: str) -> str | None:
     """The canonical name of `name` (case-insensitive), or None when it is not in the catalogue."""
     key = name.strip().lower()
-    if key in EVENTS:
+    if key in SUBSCRIBABLE:
         return key
     return ALIASES.get(key)
 
@@ -72,7 +83,7 @@ def canonical_events(names: Iterable[object]) -> list[str]:
             result.append(canonical)
     if unknown:
         raise ValidationFailed(
-            f"events: unknown event {', '.join(unknown)}; use one of {', '.join(EVENTS)} "
+            f"events: unknown event {', '.join(unknown)}; use one of {', '.join(SUBSCRIBABLE)} "
             f"(aliases: {', '.join(f'{a}={c}' for a, c in ALIASES.items())})"
         )
     if not result:

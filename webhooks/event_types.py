@@ -9,8 +9,9 @@ from functools import cache
 from typing import Any
 
 from messaging.engines.events import EVENT_TYPES
-from webhooks.catalogue import ALIASES, EVENTS, ON_REQUEST, TEST_EVENT
+from webhooks.catalogue import ALIASES, EVENTS, ON_REQUEST, OPERATIONAL, TEST_EVENT
 from webhooks.event_examples import EXAMPLES, example_body
+from webhooks.event_operational import OPERATIONAL_DATA, OPERATIONAL_EXAMPLES
 from webhooks.event_schemas import body_schema, object_schema
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -44,10 +45,15 @@ def _entry(
 
 @cache  # the contract is fixed for the life of the process
 def event_types() -> tuple[dict[str, Any], ...]:
-    """Every event of the catalogue in its order, then the one sent only on request (`webhook.test`)."""
+    """Every event of the catalogue in its order, the operational ones (webhooks.outbox.operational),
+    then the one sent only on request (`webhook.test`)."""
     entries = [
         _entry(name, description, object_schema(EVENT_TYPES[name]), EXAMPLES[name].to_data())
         for name, description in EVENTS.items()
+    ]
+    entries += [
+        _entry(name, description, OPERATIONAL_DATA[name], OPERATIONAL_EXAMPLES[name])
+        for name, description in OPERATIONAL.items()
     ]
     entries.append(_entry(TEST_EVENT, ON_REQUEST[TEST_EVENT], _TEST_DATA, _TEST_EXAMPLE))
     return tuple(entries)

@@ -11,6 +11,7 @@ from django.db import connection, transaction
 
 from messaging.engines.events import EngineEvent
 from webhooks import lookups
+from webhooks.body_filters import filter_matches
 from webhooks.catalogue import canonical_event
 from webhooks.instance import services as instance
 from webhooks.live import broadcast
@@ -27,16 +28,21 @@ def _now_ms() -> int:
 
 
 def _registered_deliveries(
-    event: Event, webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool], ...], typed: EngineEvent | None
+    event: Event,
+    webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool, Any], ...],
+    typed: EngineEvent | None,
 ) -> list[Delivery]:
-    """One delivery per webhook of the session listening to the event (names are stored canonical),
-    not yet written; a disabled webhook's is held (webhooks.outbox.disable: kept, not attempted)."""
+    """One delivery per webhook of the session listening to the event (names are stored canonical)
+    whose filter the body meets (webhooks.body_filters: no row, no count otherwise), not yet written;
+    a disabled webhook's is held (webhooks.outbox.disable: kept, not attempted)."""
     hooks = [hook for hook in webhooks if event.name in hook[2]]
     if not hooks:
         return []
     payload = envelope(event, typed)
     deliveries = []
-    for hook_id, url, _events, retry_count, active in hooks:
+    for hook_id, url, _events, attempts, active, conditions in hooks:
+        if not filter_matches(conditions, payload):
+            continue
         delivery = Delivery(
             kind=Delivery.Kind.REGISTERED,
             event=event,
@@ -45,7 +51,7 @@ def _registered_deliveries(
             target_url=url,
             payload=payload,
             status=Delivery.Status.PENDING if active else Delivery.Status.HELD,
-            max_attempts=retry_count,
+            max_attempts=attempts,
             timeout_seconds=REGISTERED.timeout_seconds,
             next_attempt_at=event.created_at,
         )

@@ -158,6 +158,32 @@ def test_webhooks_crud(client, settings) -> None:
     assert caught.value.error == "Webhook not found"
 
 
+def test_webhook_retry_schedule_is_set_changed_and_refused_when_bad(client, settings) -> None:
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    session = client.sessions.create("scheduled")
+    hook = client.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"])
+    assert hook.retry_schedule == "seed"
+    assert client.webhooks.update(hook.id, retry_schedule="extended").retry_schedule == "extended"
+    assert client.webhooks.update(hook.id, retry_schedule=(5, 60)).retry_schedule == [5, 60]
+    assert client.webhooks.update(hook.id, retry_count=2).retry_schedule == [5, 60]  # not given: kept
+    with pytest.raises(BadRequestError) as caught:
+        client.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"], retry_schedule=[90_000])
+    assert caught.value.error.startswith("retrySchedule: ")
+
+
+def test_webhook_filter_is_set_shown_and_removed(client, settings) -> None:
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    session = client.sessions.create("filtered")
+    conditions = {"data.fromMe": False, "data.type": {"$in": ["image", "video"]}}
+    hook = client.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"], body_filter=conditions)
+    assert hook.body_filter == conditions and client.webhooks.get(hook.id).body_filter == conditions
+    assert client.webhooks.update(hook.id, retry_count=2).body_filter == conditions  # not given: kept
+    assert client.webhooks.update(hook.id, body_filter={}).body_filter is None
+    with pytest.raises(BadRequestError) as caught:
+        client.webhooks.update(hook.id, body_filter={"data.type": {"$regex": "x"}})
+    assert caught.value.error.startswith("filter: ")
+
+
 def test_webhook_rate_limit_is_set_changed_and_removed(client, settings) -> None:
     settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
     session = client.sessions.create("paced")

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from messaging.api.sandbox_messages import MESSAGE_TYPES as SANDBOX_MESSAGE_TYPES
 from messaging.engines.events import EVENT_TYPES
 from tests.messaging.pairing import pair_sandbox_session
-from webhooks.catalogue import ALIASES, EVENTS, TEST_EVENT
+from webhooks.catalogue import ALIASES, EVENTS, OPERATIONAL, TEST_EVENT
 from webhooks.event_schemas import closed
 from webhooks.event_types import event_types
 from webhooks.models import Delivery, Webhook
@@ -35,7 +35,7 @@ def test_any_key_reads_every_event_with_its_aliases_schema_and_example(keyed_cli
     reply = keyed_client(viewer_key).get("/gateway/event-types")
     assert reply.status_code == 200
     entries = reply.json()
-    assert [entry["name"] for entry in entries] == [*EVENTS, TEST_EVENT]
+    assert [entry["name"] for entry in entries] == [*EVENTS, *OPERATIONAL, TEST_EVENT]
     by_name = {entry["name"]: entry for entry in entries}
     assert by_name["message"]["aliases"] == ["messages", "message.received"]
     assert by_name["connected"]["aliases"] == ["connection", "session.connected"]
@@ -183,8 +183,8 @@ def test_the_openapi_document_is_3_1_and_lists_every_body_in_its_webhooks_sectio
     document = SchemaGenerator().get_schema(request=None, public=True)
     assert document["openapi"].startswith("3.1")
     schemas = document["components"]["schemas"]
-    assert schemas["WebhookEventName"]["enum"] == [*EVENTS, TEST_EVENT]
-    assert list(document["webhooks"]) == [*EVENTS, TEST_EVENT]
+    assert schemas["WebhookEventName"]["enum"] == [*EVENTS, *OPERATIONAL, TEST_EVENT]
+    assert list(document["webhooks"]) == [*EVENTS, *OPERATIONAL, TEST_EVENT]
     for entry in event_types():
         operation = document["webhooks"][entry["name"]]["post"]
         body = operation["requestBody"]["content"]["application/json"]

@@ -10,6 +10,12 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.fields import EncryptedJSONField, EncryptedTextField
+from webhooks.schedules import SEED, schedule_attempts
+
+
+def seed_schedule() -> str:
+    """The default retry schedule: the seed's (webhooks.schedules)."""
+    return SEED
 
 
 def new_webhook_id() -> str:
@@ -41,6 +47,19 @@ class Webhook(models.Model):
         default=DEFAULT_RETRY_COUNT,
         validators=[MinValueValidator(MIN_RETRY_COUNT), MaxValueValidator(MAX_RETRY_COUNT)],
         help_text="Attempts per event, 1 to 10 (the first try included).",
+    )
+    # "seed", "extended" or a list of delays in seconds between attempts (webhooks.schedules).
+    retry_schedule = models.JSONField(
+        default=seed_schedule,
+        blank=True,
+        help_text='"seed" (0, 1, 4, 16, 64 s; retry count attempts), "extended" (about 27.5 h) or a list '
+        "of 1 to 20 delays in seconds between attempts, each at most 86,400.",
+    )
+    # Conditions on the delivered body (webhooks.body_filters); null: every event it listens to.
+    filter = models.JSONField(
+        null=True,
+        blank=True,
+        help_text='Conditions on the delivered body, e.g. {"data.fromMe": false}; empty for every event.',
     )
     # Deliveries per second across every worker (webhooks.outbox.rate_limit); null: as fast as the workers go.
     rate_limit = models.PositiveSmallIntegerField(
@@ -75,6 +94,11 @@ class Webhook(models.Model):
 
     def __str__(self) -> str:
         return f"{self.id} → {self.url}"
+
+    @property
+    def attempts(self) -> int:
+        """Attempts per event under its schedule (`retry_count` on the seed's)."""
+        return schedule_attempts(self.retry_schedule, self.retry_count)
 
 
 class WebhookPace(models.Model):

@@ -41,6 +41,7 @@ from webhooks.models import Delivery, Webhook
 from webhooks.outbox import metrics, posting, rate_limit, recording, retention, sql, throttle
 from webhooks.outbox.disable import webhooks_check_failing
 from webhooks.outbox.hints import enqueue_on_commit
+from webhooks.outbox.operational import dead_letters_send
 from webhooks.outbox.sql import Claimed
 
 logger = logging.getLogger(__name__)
@@ -146,7 +147,24 @@ def _record_batch(sent: list[posting.Sent], token: str) -> dict[int, str]:
             retries.setdefault(delay, (pk, delivery.target_url))
     for delay, hint in retries.items():
         enqueue_on_commit([hint], countdown=delay)
+    _tell_dead_letters([delivery for pk, (delivery, *_rest) in applied.items() if outcomes[pk] == "dead"])
     return outcomes
+
+
+def _tell_dead_letters(dead: list[Claimed]) -> None:
+    """webhook.dead_letter to the other webhooks of each dead letter's account (outbox.operational)."""
+    letters = [
+        {
+            "deliveryId": d.pk,
+            "eventId": d.dispatch_id,
+            "event": (d.payload or {}).get("event", "") if isinstance(d.payload, dict) else "",
+            "webhookId": d.webhook_id,
+        }
+        for d in dead
+        if d.kind == Delivery.Kind.REGISTERED and d.webhook_id
+    ]
+    if letters:
+        dead_letters_send(letters)
 
 
 # --- Draining a target ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from django.utils.translation import gettext
 
 from webhooks.models import Delivery, Webhook
 from webhooks.outbox.hints import enqueue_on_commit
+from webhooks.outbox.operational import webhook_disabled_send
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,7 @@ def webhook_disable(*, webhook_id: str, reason: str, tell: bool = True) -> bool:
         status=Delivery.Status.DEAD, dead_at=now, last_error=dead_error, claimed_at=None, claim_token=""
     )
     logger.warning("Webhook %s disabled: %s", webhook.pk, reason)
+    webhook_disabled_send(webhook)  # the account's other webhooks that subscribe (webhook.disabled)
     if tell:
         transaction.on_commit(lambda: _tell_the_account(webhook))
     return True
@@ -98,7 +100,7 @@ def webhook_enable(*, webhook: Webhook) -> int:
     held = Delivery.objects.filter(webhook=webhook, status=Delivery.Status.HELD)
     first = held.order_by("pk").values_list("pk", flat=True).first()
     released = held.update(
-        status=Delivery.Status.PENDING, target_url=webhook.url, max_attempts=webhook.retry_count
+        status=Delivery.Status.PENDING, target_url=webhook.url, max_attempts=webhook.attempts
     )
     if first is not None:
         enqueue_on_commit([(first, webhook.url)])  # one hint: its drain sends them all

@@ -28,6 +28,7 @@ from webhooks.outbox.rows import (
     table,
     to_db,
 )
+from webhooks.schedules import schedule_attempts
 
 
 @cache
@@ -46,6 +47,8 @@ def _targets_statement(vendor: str) -> str:
         f" hook.{column(hook, 'id')} AS hook_id, hook.{column(hook, 'url')} AS hook_url,"
         f" hook.{column(hook, 'events')} AS hook_events,"
         f" hook.{column(hook, 'retry_count')} AS hook_retry_count,"
+        f" hook.{column(hook, 'retry_schedule')} AS hook_retry_schedule,"
+        f" hook.{column(hook, 'filter')} AS hook_filter,"
         # A disabled webhook's deliveries are written held (webhooks.outbox.disable), so nothing is lost.
         f" hook.{column(hook, 'status')} = {literal(hook.Status.ACTIVE)} AS hook_active"
         f" FROM (SELECT 1 AS one) AS one LEFT JOIN {table(hook)} AS hook"
@@ -58,8 +61,10 @@ def _targets_statement(vendor: str) -> str:
 class Targets:
     instance_webhooks_enabled: bool
     account_id: Any
-    # (id, url, canonical event names, retry count, active) of each webhook registered on the session.
-    webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool], ...]
+    # (id, url, canonical event names, attempts, active, filter) of each webhook registered on the
+    # session; attempts under its retry schedule (webhooks.schedules), its filter parsed
+    # (webhooks.body_filters), both kept with the rest per process (webhooks.lookups).
+    webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool, dict | None], ...]
 
 
 def session_targets(session_id: Any) -> Targets:
@@ -70,8 +75,11 @@ def session_targets(session_id: Any) -> Targets:
             row["hook_id"],
             row["hook_url"],
             tuple(from_db(Webhook, "events", row["hook_events"])),
-            row["hook_retry_count"],
+            schedule_attempts(
+                from_db(Webhook, "retry_schedule", row["hook_retry_schedule"]), row["hook_retry_count"]
+            ),
             bool(row["hook_active"]),
+            from_db(Webhook, "filter", row["hook_filter"]),
         )
         for row in rows
         if row["hook_id"] is not None

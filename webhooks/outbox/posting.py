@@ -108,7 +108,7 @@ def judged(sent: Sent) -> tuple[str, Outcome, DeliveryAttempt | None, float | No
             Delivery.Status.DEAD, delivery.attempt_count, None, WEBHOOK_DELETED, dead_at=finished_at
         )
         return "dead", state, None, None
-    policy = policy_for(delivery.kind)
+    policy = policy_for(delivery.kind, delivery.retry_schedule)
     number = delivery.attempt_count + 1
     verdict = policy.outcome(status=result.status, error=result.error)
     settled = policy.settle(

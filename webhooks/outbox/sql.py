@@ -50,6 +50,7 @@ class Claimed:
     rate_limit: int | None = None  # of its registered webhook, deliveries per second
     previous_secret: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    retry_schedule: Any = None  # of its registered webhook (webhooks.outbox.policy)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def _webhook_columns() -> str:
     """What signing and sending need of a claimed delivery's webhook, read at claim time so a resend, a
     replay or a patch applies from the next batch on: the secret, the one a rotation replaced while its
     overlap lasts (webhooks.registered.rotation), the custom headers (webhooks.registered.custom_headers)
-    and the rate limit (webhooks.outbox.rate_limit)."""
+    the rate limit (webhooks.outbox.rate_limit) and the retry schedule (webhooks.outbox.policy)."""
     d, hook = Delivery, Webhook
     of_hook = (
         f"FROM {table(hook)} WHERE {table(hook)}.{column(hook, 'id')} = {table(d)}.{column(d, 'webhook')}"
@@ -121,6 +122,7 @@ def _webhook_columns() -> str:
         "previous_secret": f"CASE WHEN {expires} > %(claimed_at)s THEN {column(hook, 'previous_secret')} END",
         "headers": column(hook, "headers"),
         "rate_limit": column(hook, "rate_limit"),
+        "retry_schedule": column(hook, "retry_schedule"),
     }
     return ", ".join(f"(SELECT {value} {of_hook}) AS {name}" for name, value in read.items())
 
@@ -160,7 +162,7 @@ def _lookup_statements() -> dict[str, str]:
 
 def _claim_statement() -> str:
     """Claims up to %(limit)s waiting or stuck rows of one target, returning them with their webhook's
-    current secret, headers and rate limit."""
+    current secret, headers, rate limit and retry schedule."""
     d = Delivery
     t = table(d)
     returned = ", ".join(f"{t}.{column(d, name)} AS {qn(name)}" for name in _CLAIMED_FIELDS)
@@ -281,6 +283,7 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             request_id=row["request_id"],
             created_at=from_db(d, "created_at", row["created_at"]),
             rate_limit=row["rate_limit"],
+            retry_schedule=from_db(Webhook, "retry_schedule", row["retry_schedule"]),
         )
         for row in rows
     ]

@@ -14,16 +14,24 @@ from rest_framework.response import Response
 from accounts.api_bases import KeyedAPIView, KeyedListAPIView
 from accounts.models import ApiKey
 from accounts.permissions import ReadOrOperate
-from webhooks.catalogue import EVENTS
+from webhooks.catalogue import SUBSCRIBABLE
 from webhooks.models import Webhook
 from webhooks.registered import selectors, services
 from webhooks.registered.filters import WebhookFilterSet
-from webhooks.registered.serializers import WebhookOutputSerializer
+from webhooks.registered.serializers import (
+    FILTER_HELP,
+    RETRY_SCHEDULE_HELP,
+    BodyFilterField,
+    RetryScheduleField,
+    WebhookOutputSerializer,
+)
 
-_EVENTS_HELP = f"Event names: {', '.join(EVENTS)}; aliases messages, connection, session.connected accepted."
+_EVENTS_HELP = (
+    f"Event names: {', '.join(SUBSCRIBABLE)}; aliases messages, connection, session.connected accepted."
+)
 _RETRY_HELP = (
     f"Attempts per event, {Webhook.MIN_RETRY_COUNT} to {Webhook.MAX_RETRY_COUNT}, "
-    f"default {Webhook.DEFAULT_RETRY_COUNT}."
+    f"default {Webhook.DEFAULT_RETRY_COUNT}, on the seed's retrySchedule (other schedules set their own)."
 )
 
 _RATE_HELP = (
@@ -55,6 +63,8 @@ class WebhookListCreateApi(KeyedListAPIView):
         secret = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
         events = serializers.ListField(child=serializers.CharField(max_length=40), help_text=_EVENTS_HELP)
         retryCount = serializers.IntegerField(required=False, allow_null=True, help_text=_RETRY_HELP)
+        retrySchedule = RetryScheduleField(required=False, allow_null=True, help_text=RETRY_SCHEDULE_HELP)
+        filter = BodyFilterField(required=False, allow_null=True, help_text=FILTER_HELP)
         rateLimit = serializers.IntegerField(required=False, allow_null=True, help_text=_RATE_HELP)
         headers = serializers.DictField(
             child=serializers.CharField(allow_blank=True, trim_whitespace=False),
@@ -91,6 +101,8 @@ class WebhookListCreateApi(KeyedListAPIView):
             retry_count=values.get("retryCount"),
             rate_limit=values.get("rateLimit"),
             headers=values.get("headers"),
+            retry_schedule=values.get("retrySchedule"),
+            body_filter=values.get("filter"),
         )
         return Response(record(self, webhook))
 
@@ -105,6 +117,8 @@ class WebhookDetailApi(KeyedAPIView):
             child=serializers.CharField(max_length=40), required=False, help_text=_EVENTS_HELP
         )
         retryCount = serializers.IntegerField(required=False, help_text=_RETRY_HELP)
+        retrySchedule = RetryScheduleField(required=False, allow_null=True, help_text=RETRY_SCHEDULE_HELP)
+        filter = BodyFilterField(required=False, allow_null=True, help_text=FILTER_HELP)
         rateLimit = serializers.IntegerField(required=False, allow_null=True, help_text=_RATE_HELP)
         headers = serializers.DictField(
             child=serializers.CharField(allow_blank=True, trim_whitespace=False),
@@ -142,6 +156,10 @@ class WebhookDetailApi(KeyedAPIView):
             changes["retry_count"] = changes.pop("retryCount")
         if "rateLimit" in changes:
             changes["rate_limit"] = changes.pop("rateLimit")
+        if "retrySchedule" in changes:
+            changes["retry_schedule"] = changes.pop("retrySchedule")
+        if "filter" in changes:
+            changes["body_filter"] = changes.pop("filter")
         webhook = services.webhook_update(webhook=webhook, **changes)
         return Response(record(self, webhook))
 

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from rest_framework import serializers
 
 from core.filters import SerializerFieldFilter
-from webhooks.catalogue import ALIASES, EVENTS, ON_REQUEST, canonical_event
+from webhooks.catalogue import ALIASES, ON_REQUEST, SUBSCRIBABLE, canonical_event
 from webhooks.models import Delivery
 from webhooks.registered.delivery_log import session_visible, webhook_visible
 
@@ -30,7 +30,7 @@ class EventNameField(serializers.CharField):
             return value
         canonical = canonical_event(value)
         if canonical is None:
-            names = ", ".join([*EVENTS, *ON_REQUEST])
+            names = ", ".join([*SUBSCRIBABLE, *ON_REQUEST])
             raise serializers.ValidationError(
                 f"unknown event {value!r}; use one of {names} (aliases: {', '.join(ALIASES)})"
             )

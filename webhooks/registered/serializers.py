@@ -8,6 +8,64 @@ from rest_framework import serializers
 
 from webhooks.models import Webhook
 from webhooks.registered.custom_headers import header_names
+from webhooks.schedules import MAX_SCHEDULE_DELAY, MAX_SCHEDULE_STEPS
+
+RETRY_SCHEDULE_HELP = (
+    '"seed" (the default: after 0, 1, 4, 16, 64 s, `retryCount` attempts), "extended" (at once, then 5 s, '
+    f"5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.5 h) or a list of 1 to {MAX_SCHEDULE_STEPS} delays in "
+    f"seconds between attempts (each 0 to {MAX_SCHEDULE_DELAY:,}); the last two with +-10 % jitter. A "
+    "delivery becomes a dead letter after the schedule's last attempt."
+)
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "enum": ["seed", "extended"]},
+            {
+                "type": "array",
+                "items": {"type": "integer", "minimum": 0, "maximum": MAX_SCHEDULE_DELAY},
+                "minItems": 1,
+                "maxItems": MAX_SCHEDULE_STEPS,
+            },
+        ]
+    }
+)
+class RetryScheduleField(serializers.JSONField):
+    """`retrySchedule`: a name or a list of delays (webhooks.schedules.retry_schedule_clean checks it)."""
+
+
+FILTER_HELP = (
+    "Conditions on the delivered body, all of which must hold; an event that does not match is not "
+    'delivered (no delivery, not counted). Keys are dotted paths ("data.fromMe"); a value means equal, or '
+    'an object of operators $eq, $ne, $in, $nin (lists) and $exists (true/false), e.g. {"data.fromMe": '
+    'false, "data.type": {"$in": ["image", "video"]}}. At most 20 conditions; null or {} for every event.'
+)
+
+
+@extend_schema_field(
+    {
+        "type": ["object", "null"],
+        "additionalProperties": {
+            "oneOf": [
+                {"type": ["string", "number", "boolean", "null"]},
+                {
+                    "type": "object",
+                    "properties": {
+                        "$eq": {"type": ["string", "number", "boolean", "null"]},
+                        "$ne": {"type": ["string", "number", "boolean", "null"]},
+                        "$in": {"type": "array", "items": {"type": ["string", "number", "boolean", "null"]}},
+                        "$nin": {"type": "array", "items": {"type": ["string", "number", "boolean", "null"]}},
+                        "$exists": {"type": "boolean"},
+                    },
+                    "additionalProperties": False,
+                },
+            ]
+        },
+    }
+)
+class BodyFilterField(serializers.JSONField):
+    """`filter`: conditions on the delivered body (webhooks.body_filters.filter_clean checks them)."""
 
 
 class WebhookOutputSerializer(serializers.Serializer):
@@ -18,6 +76,8 @@ class WebhookOutputSerializer(serializers.Serializer):
     url = serializers.CharField()
     events = serializers.ListField(child=serializers.CharField())
     retryCount = serializers.IntegerField(source="retry_count")
+    retrySchedule = RetryScheduleField(source="retry_schedule", help_text=RETRY_SCHEDULE_HELP)
+    filter = BodyFilterField(allow_null=True, help_text=FILTER_HELP)
     rateLimit = serializers.IntegerField(
         source="rate_limit", allow_null=True, help_text="Deliveries per second at most; null: no limit."
     )

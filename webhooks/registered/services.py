@@ -13,6 +13,7 @@ from core.errors import ValidationFailed
 from core.unset import UNSET
 from messaging.errors import SessionNotFound
 from messaging.models import Session
+from webhooks.body_filters import filter_clean
 from webhooks.catalogue import canonical_events
 from webhooks.errors import WebhookLimitReached
 from webhooks.models import Delivery, Webhook
@@ -20,6 +21,7 @@ from webhooks.outbox.disable import webhook_disable, webhook_enable
 from webhooks.outbox.policy import target_url_clean
 from webhooks.outbox.posting import WEBHOOK_DELETED
 from webhooks.registered.custom_headers import headers_clean
+from webhooks.schedules import retry_schedule_clean
 
 
 def _clean_retry_count(value: int | None) -> int:
@@ -65,9 +67,13 @@ def webhook_create(
     retry_count: int | None = None,
     rate_limit: int | None = None,
     headers: dict[str, str] | None = None,
+    retry_schedule: str | list[int] | None = None,
+    body_filter: dict | None = None,
 ) -> Webhook:
     """Register a webhook on one of the account's sessions, within the plan's webhook cap.
-    `rate_limit`: deliveries per second across every worker (None: no limit)."""
+    `rate_limit`: deliveries per second across every worker (None: no limit); `retry_schedule`:
+    "seed" (None too), "extended" or delays in seconds (webhooks.schedules); `body_filter`: conditions on
+    the delivered body (webhooks.body_filters; None: every event)."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
     account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
     session = _session_of(account, session_id)
@@ -80,6 +86,8 @@ def webhook_create(
         retry_count=_clean_retry_count(retry_count),
         rate_limit=_clean_rate_limit(rate_limit),
         headers=headers_clean(headers) or None,
+        retry_schedule=retry_schedule_clean(retry_schedule),
+        filter=filter_clean(body_filter),
     )
     cap = account.plan.max_webhooks
     if cap is not None and Webhook.objects.filter(account=account).count() >= cap:
@@ -100,9 +108,11 @@ def webhook_update(
     rate_limit: int | None = UNSET,
     headers: dict[str, str] | None = UNSET,
     status: str = UNSET,
+    retry_schedule: str | list[int] | None = UNSET,
+    body_filter: dict | None = UNSET,
 ) -> Webhook:
-    """Patch a webhook. Deliveries still waiting follow a new URL, secret, headers, attempt count and
-    rate limit (a limit is read with every claim).
+    """Patch a webhook. Deliveries still waiting follow a new URL, secret, headers, attempt count,
+    retry schedule and rate limit (a limit and a schedule are read with every claim).
 
     A new `secret` replaces the old one at once (secret/rotate keeps both for an overlap); `status`
     "active" enables a disabled webhook again (webhooks.outbox.disable), "disabled" stops its deliveries."""
@@ -120,6 +130,10 @@ def webhook_update(
         webhook.retry_count = _clean_retry_count(retry_count)
     if rate_limit is not UNSET:
         webhook.rate_limit = _clean_rate_limit(rate_limit)
+    if retry_schedule is not UNSET:
+        webhook.retry_schedule = retry_schedule_clean(retry_schedule)
+    if body_filter is not UNSET:  # applies to events from now on (held and waiting rows stay)
+        webhook.filter = filter_clean(body_filter)
     webhook.updated_at = timezone.now()
     webhook.save()
     if status is not UNSET:
@@ -128,7 +142,7 @@ def webhook_update(
     waiting = Delivery.objects.filter(
         webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED, Delivery.Status.HELD]
     )
-    waiting.update(target_url=webhook.url, max_attempts=webhook.retry_count)
+    waiting.update(target_url=webhook.url, max_attempts=webhook.attempts)
     return webhook
 
 

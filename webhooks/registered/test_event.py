@@ -52,7 +52,7 @@ def webhook_test_send(*, webhook: Webhook) -> Delivery:
         webhook=webhook,
         target_url=webhook.url,
         payload=envelope(event, None),
-        max_attempts=webhook.retry_count,
+        max_attempts=webhook.attempts,
         timeout_seconds=REGISTERED.timeout_seconds,
         next_attempt_at=timezone.now(),
     )

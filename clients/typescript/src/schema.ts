@@ -102,7 +102,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description A contact's (or group's) profile picture URL; `url` null when hidden or absent. */
+        /**
+         * @description A contact's (or group's) profile picture URL; `url` null when hidden or absent. Asked of the
+         *     engine (the Graph API on official channels): no request transaction held across the call.
+         */
         get: operations["contacts_picture"];
         put?: never;
         post?: never;
@@ -733,10 +736,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description GET: the sessions this key may see (paginated). POST: create one (admin keys; 5/min; plan cap). */
+        /**
+         * @description GET: the sessions this key may see (paginated). POST: create one (admin keys; 5/min; plan cap).
+         *     No request transaction: an official channel's credentials are checked with the Graph API before the
+         *     service writes anything in its own transaction.
+         */
         get: operations["sessions_list"];
         put?: never;
-        /** @description GET: the sessions this key may see (paginated). POST: create one (admin keys; 5/min; plan cap). */
+        /**
+         * @description GET: the sessions this key may see (paginated). POST: create one (admin keys; 5/min; plan cap).
+         *     No request transaction: an official channel's credentials are checked with the Graph API before the
+         *     service writes anything in its own transaction.
+         */
         post: operations["sessions_create"];
         delete?: never;
         options?: never;
@@ -998,7 +1009,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description WhatsApp Cloud sessions: replace the stored templates with the Graph API's (`message_templates`). */
+        /**
+         * @description WhatsApp Cloud sessions: replace the stored templates with the Graph API's (`message_templates`),
+         *     fetched before the service's own transaction.
+         */
         post: operations["templates_sync"];
         delete?: never;
         options?: never;
@@ -1013,10 +1027,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Messenger and Instagram: GET the page's subscribed webhook fields; POST subscribes the missing ones. */
+        /**
+         * @description Messenger and Instagram: GET the page's subscribed webhook fields; POST subscribes the missing ones
+         *     (Graph API calls only: nothing is written, so no request transaction).
+         */
         get: operations["webhook_fields_get"];
         put?: never;
-        /** @description Messenger and Instagram: GET the page's subscribed webhook fields; POST subscribes the missing ones. */
+        /**
+         * @description Messenger and Instagram: GET the page's subscribed webhook fields; POST subscribes the missing ones
+         *     (Graph API calls only: nothing is written, so no request transaction).
+         */
         post: operations["webhook_fields_subscribe"];
         delete?: never;
         options?: never;
@@ -1389,13 +1409,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address.
+         * @description For APIViews (first in the bases): the request runs in no transaction; the service opens its own
+         *     short ones around its writes, never around an outside call.
          */
         get: operations["instance_chatwoot_get"];
         /**
-         * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address.
+         * @description For APIViews (first in the bases): the request runs in no transaction; the service opens its own
+         *     short ones around its writes, never around an outside call.
          */
         put: operations["instance_chatwoot_put"];
         post?: never;
@@ -1415,8 +1435,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address.
+         * @description For APIViews (first in the bases): the request runs in no transaction; the service opens its own
+         *     short ones around its writes, never around an outside call.
          */
         post: operations["instance_chatwoot_templates_sync"];
         delete?: never;
@@ -1435,8 +1455,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description No API key: the instance key in the path identifies and authorises; failed lookups are
-         *     throttled per client address.
+         * @description For APIViews (first in the bases): the request runs in no transaction; the service opens its own
+         *     short ones around its writes, never around an outside call.
          */
         post: operations["instance_chatwoot_webhook_token_regenerate"];
         delete?: never;
@@ -1787,6 +1807,46 @@ export interface webhooks {
          * @description The body POSTed to a registered webhook for `message_edited` (aliases accepted on subscribing: message.edited). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
          */
         post: operations["webhook_message_edited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Another webhook of the account was disabled (with the reason).
+         * @description The body POSTed to a registered webhook for `webhook.disabled`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_webhook_disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.dead_letter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery to another webhook of the account became a dead letter (with the delivery's id).
+         * @description The body POSTed to a registered webhook for `webhook.dead_letter`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_webhook_dead_letter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3024,10 +3084,22 @@ export interface components {
         PatchedWebhookPatchRequest: {
             url?: string;
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
             events?: string[];
-            /** @description Attempts per event, 1 to 10, default 5. */
+            /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number;
+            /** @description "seed" (the default: after 0, 1, 4, 16, 64 s, `retryCount` attempts), "extended" (at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.5 h) or a list of 1 to 20 delays in seconds between attempts (each 0 to 86,400); the last two with +-10 % jitter. A delivery becomes a dead letter after the schedule's last attempt. */
+            retrySchedule?: ("seed" | "extended") | number[] | null;
+            /** @description Conditions on the delivered body, all of which must hold; an event that does not match is not delivered (no delivery, not counted). Keys are dotted paths ("data.fromMe"); a value means equal, or an object of operators $eq, $ne, $in, $nin (lists) and $exists (true/false), e.g. {"data.fromMe": false, "data.type": {"$in": ["image", "video"]}}. At most 20 conditions; null or {} for every event. */
+            filter?: {
+                [key: string]: (string | number | boolean | null) | {
+                    $eq?: string | number | boolean | null;
+                    $ne?: string | number | boolean | null;
+                    $in?: (string | number | boolean | null)[];
+                    $nin?: (string | number | boolean | null)[];
+                    $exists?: boolean;
+                };
+            } | null;
             /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
             rateLimit?: number | null;
             /** @description Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only. Replaces all headers; {} or null removes them. */
@@ -3417,10 +3489,22 @@ export interface components {
             url: string;
             /** @default  */
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
             events: string[];
-            /** @description Attempts per event, 1 to 10, default 5. */
+            /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number | null;
+            /** @description "seed" (the default: after 0, 1, 4, 16, 64 s, `retryCount` attempts), "extended" (at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.5 h) or a list of 1 to 20 delays in seconds between attempts (each 0 to 86,400); the last two with +-10 % jitter. A delivery becomes a dead letter after the schedule's last attempt. */
+            retrySchedule?: ("seed" | "extended") | number[] | null;
+            /** @description Conditions on the delivered body, all of which must hold; an event that does not match is not delivered (no delivery, not counted). Keys are dotted paths ("data.fromMe"); a value means equal, or an object of operators $eq, $ne, $in, $nin (lists) and $exists (true/false), e.g. {"data.fromMe": false, "data.type": {"$in": ["image", "video"]}}. At most 20 conditions; null or {} for every event. */
+            filter?: {
+                [key: string]: (string | number | boolean | null) | {
+                    $eq?: string | number | boolean | null;
+                    $ne?: string | number | boolean | null;
+                    $in?: (string | number | boolean | null)[];
+                    $nin?: (string | number | boolean | null)[];
+                    $exists?: boolean;
+                };
+            } | null;
             /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
             rateLimit?: number | null;
             /** @description Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only. */
@@ -3461,6 +3545,18 @@ export interface components {
             url: string;
             events: string[];
             retryCount: number;
+            /** @description "seed" (the default: after 0, 1, 4, 16, 64 s, `retryCount` attempts), "extended" (at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.5 h) or a list of 1 to 20 delays in seconds between attempts (each 0 to 86,400); the last two with +-10 % jitter. A delivery becomes a dead letter after the schedule's last attempt. */
+            retrySchedule: ("seed" | "extended") | number[];
+            /** @description Conditions on the delivered body, all of which must hold; an event that does not match is not delivered (no delivery, not counted). Keys are dotted paths ("data.fromMe"); a value means equal, or an object of operators $eq, $ne, $in, $nin (lists) and $exists (true/false), e.g. {"data.fromMe": false, "data.type": {"$in": ["image", "video"]}}. At most 20 conditions; null or {} for every event. */
+            filter: {
+                [key: string]: (string | number | boolean | null) | {
+                    $eq?: string | number | boolean | null;
+                    $ne?: string | number | boolean | null;
+                    $in?: (string | number | boolean | null)[];
+                    $nin?: (string | number | boolean | null)[];
+                    $exists?: boolean;
+                };
+            } | null;
             /** @description Deliveries per second at most; null: no limit. */
             rateLimit: number | null;
             /** @description Whether deliveries are signed; the secret itself is never returned. */
@@ -3536,7 +3632,7 @@ export interface components {
          * @description The name of an event a registered webhook receives (GET /gateway/event-types).
          * @enum {string}
          */
-        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "webhook.test";
+        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "webhook.disabled" | "webhook.dead_letter" | "webhook.test";
         /**
          * message webhook body
          * @description New message received (text, media, location, contact).
@@ -4020,6 +4116,80 @@ export interface components {
                 editedAt: string;
                 fromMe: boolean;
                 sender?: string;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * webhook.disabled webhook body
+         * @description Another webhook of the account was disabled (with the reason).
+         */
+        WebhookDisabledWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "webhook.disabled";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                /** @description The webhook it is about (wh_…), not the one receiving it. */
+                webhookId: string;
+                /**
+                 * Format: uuid
+                 * @description That webhook's session.
+                 */
+                sessionId: string;
+                /** @description Its URL. */
+                url: string;
+                /** @description Why it was disabled (its disabledReason). */
+                reason: string;
+                /** Format: date-time */
+                disabledAt: string | null;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * webhook.dead_letter webhook body
+         * @description A delivery to another webhook of the account became a dead letter (with the delivery's id).
+         */
+        WebhookDeadLetterWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "webhook.dead_letter";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                /** @description GET /gateway/deliveries/{id}. */
+                deliveryId: number;
+                /** @description The dead delivery's webhook-id (msg_…). */
+                eventId: string;
+                /** @description The name of the event that was not delivered. */
+                event: string;
+                /** @description The webhook it is about (wh_…), not the one receiving it. */
+                webhookId: string;
+                /**
+                 * Format: uuid
+                 * @description That webhook's session.
+                 */
+                sessionId: string;
+                /** Format: date-time */
+                deadAt: string;
             };
             /**
              * Format: date-time
@@ -16673,6 +16843,105 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["MessageEditedWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_disabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.disabled",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "webhookId": "wh_Q2x9mT4bVf7kR1sPz8aB",
+                 *         "sessionId": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *         "url": "https://hooks.example.com/ponte",
+                 *         "reason": "Every delivery attempt failed since 2026-11-20T04:00:00-03:00 (120 attempts in a row).",
+                 *         "disabledAt": "2026-11-25T04:00:00.000000-03:00"
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDisabledWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_dead_letter: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.dead_letter",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "deliveryId": 4182,
+                 *         "eventId": "msg_5f0c6b1e2d3a4f5e8a9b0c1d2e3f4a5b",
+                 *         "event": "message",
+                 *         "webhookId": "wh_Q2x9mT4bVf7kR1sPz8aB",
+                 *         "sessionId": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *         "deadAt": "2026-11-25T04:01:25.000000-03:00"
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDeadLetterWebhookBody"];
             };
         };
         responses: {

@@ -274,10 +274,16 @@ class Webhooks(_Resource):
         retry_count: int | None = None,
         headers: dict[str, str] | None = None,
         rate_limit: int | None = None,
+        retry_schedule: str | Sequence[int] | None = None,
+        body_filter: dict[str, Any] | None = None,
     ) -> Webhook:
-        """`rate_limit`: deliveries per second at most (1 to 1,000); None: no limit."""
+        """`rate_limit`: deliveries per second at most (1 to 1,000); None: no limit. `retry_schedule`:
+        "seed" (the default), "extended" or 1 to 20 delays in seconds between attempts. `body_filter`:
+        conditions on the delivered body (the gateway's `filter`, e.g. {"data.fromMe": False})."""
         return await self._run(
-            ops.webhooks_create(session_id, url, events, secret, retry_count, headers, rate_limit)
+            ops.webhooks_create(
+                session_id, url, events, secret, retry_count, headers, rate_limit, retry_schedule, body_filter
+            )
         )
 
     async def list(self, *, session_id: str | None = None) -> list[Webhook]:
@@ -297,9 +303,11 @@ class Webhooks(_Resource):
         headers: dict[str, str] | None = None,
         status: str | None = None,
         rate_limit: int | None = None,
+        retry_schedule: str | Sequence[int] | None = None,
+        body_filter: dict[str, Any] | None = None,
     ) -> Webhook:
         """`status="active"` enables a disabled webhook again; `headers={}` removes the custom headers;
-        `rate_limit=NO_RATE_LIMIT` (0) removes the rate limit."""
+        `rate_limit=NO_RATE_LIMIT` (0) removes the rate limit; `body_filter={}` removes the filter."""
         changes = {
             "url": url,
             "events": list(events) if events is not None else None,
@@ -308,6 +316,10 @@ class Webhooks(_Resource):
             "headers": headers,
             "status": status,
             "rate_limit": rate_limit,
+            "retry_schedule": list(retry_schedule)
+            if retry_schedule is not None and not isinstance(retry_schedule, str)
+            else retry_schedule,
+            "body_filter": body_filter,
         }
         return await self._run(ops.webhooks_update(webhook_id, changes))
 

@@ -259,6 +259,23 @@ class MessageEditedData(TypedDict):
     sender: NotRequired[str]
 
 
+class WebhookDisabledData(TypedDict):
+    webhookId: str  # the webhook that was disabled, not the one receiving this
+    sessionId: str
+    url: str
+    reason: str
+    disabledAt: str | None
+
+
+class WebhookDeadLetterData(TypedDict):
+    deliveryId: int  # GET /gateway/deliveries/{id}
+    eventId: str  # the dead delivery's webhook-id
+    event: str
+    webhookId: str  # the webhook whose delivery died, not the one receiving this
+    sessionId: str
+    deadAt: str
+
+
 class WebhookTestData(TypedDict):
     webhookId: str
     message: str

@@ -21,6 +21,8 @@ from ponte_client.event_data import (
     PollVoteData,
     PresenceData,
     QrData,
+    WebhookDeadLetterData,
+    WebhookDisabledData,
     WebhookTestData,
 )
 
@@ -39,6 +41,8 @@ EventName = Literal[
     "health",
     "poll_vote",
     "message_edited",
+    "webhook.disabled",
+    "webhook.dead_letter",
     "webhook.test",
 ]
 EVENT_NAMES: tuple[EventName, ...] = (
@@ -56,6 +60,8 @@ EVENT_NAMES: tuple[EventName, ...] = (
     "health",
     "poll_vote",
     "message_edited",
+    "webhook.disabled",
+    "webhook.dead_letter",
     "webhook.test",
 )
 
@@ -195,6 +201,24 @@ class WebhookTestBody(TypedDict):
     timestamp: str  # ISO 8601, UTC
 
 
+class WebhookDisabledBody(TypedDict):
+    """`webhook.disabled`: Another webhook of the account was disabled (with the reason)."""
+
+    event: Literal["webhook.disabled"]
+    session_id: str
+    data: WebhookDisabledData
+    timestamp: str  # ISO 8601, UTC
+
+
+class WebhookDeadLetterBody(TypedDict):
+    """`webhook.dead_letter`: A delivery to another webhook of the account became a dead letter."""
+
+    event: Literal["webhook.dead_letter"]
+    session_id: str
+    data: WebhookDeadLetterData
+    timestamp: str  # ISO 8601, UTC
+
+
 WebhookBody = (
     MessageBody
     | MessageAckBody
@@ -210,6 +234,8 @@ WebhookBody = (
     | HealthBody
     | PollVoteBody
     | MessageEditedBody
+    | WebhookDisabledBody
+    | WebhookDeadLetterBody
     | WebhookTestBody
 )
 # The body class of each event name.
@@ -228,5 +254,7 @@ BODY_TYPES: dict[EventName, type] = {
     "health": HealthBody,
     "poll_vote": PollVoteBody,
     "message_edited": MessageEditedBody,
+    "webhook.disabled": WebhookDisabledBody,
+    "webhook.dead_letter": WebhookDeadLetterBody,
     "webhook.test": WebhookTestBody,
 }

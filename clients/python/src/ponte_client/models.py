@@ -181,6 +181,10 @@ class Webhook:
     headers: dict[str, str] | None = None
     # Deliveries per second at most; None: no limit.
     rate_limit: int | None = None
+    # "seed", "extended" or the delays in seconds between attempts.
+    retry_schedule: str | list[int] = "seed"
+    # Conditions on the delivered body (the gateway's `filter`); None: every event.
+    body_filter: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Webhook:
@@ -197,4 +201,6 @@ class Webhook:
             list(data.get("headerNames") or []),
             data.get("headers"),
             data.get("rateLimit"),
+            data.get("retrySchedule", "seed"),
+            data.get("filter"),
         )

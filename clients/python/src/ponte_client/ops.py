@@ -301,8 +301,14 @@ def webhooks_create(
     retry_count: int | None,
     headers: dict[str, str] | None = None,
     rate_limit: int | None = None,
+    retry_schedule: str | Sequence[int] | None = None,
+    body_filter: dict[str, Any] | None = None,
 ) -> Op[Webhook]:
     body: JSON = {"sessionId": session_id, "url": url, "events": list(events)}
+    if body_filter is not None:
+        body["filter"] = dict(body_filter)
+    if retry_schedule is not None:
+        body["retrySchedule"] = retry_schedule if isinstance(retry_schedule, str) else list(retry_schedule)
     if rate_limit is not None:
         body["rateLimit"] = rate_limit
     if secret is not None:
@@ -326,7 +332,12 @@ def webhooks_get(webhook_id: str) -> Op[Webhook]:
 
 
 def webhooks_update(webhook_id: str, changes: JSON) -> Op[Webhook]:
-    names = {"retry_count": "retryCount", "rate_limit": "rateLimit"}
+    names = {
+        "retry_count": "retryCount",
+        "rate_limit": "rateLimit",
+        "retry_schedule": "retrySchedule",
+        "body_filter": "filter",
+    }
     body = {names.get(k, k): v for k, v in changes.items() if v is not None}
     if body.get("rateLimit") == NO_RATE_LIMIT:
         body["rateLimit"] = None  # the gateway's "no limit"
