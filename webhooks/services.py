@@ -3,6 +3,7 @@ records are written by webhooks.registered.services)."""
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 from uuid import UUID
@@ -18,6 +19,7 @@ from webhooks.live import broadcast
 from webhooks.models import Delivery, Event
 from webhooks.outbox import deliveries as outbox
 from webhooks.outbox import emit_sql
+from webhooks.outbox import fifo as outbox_fifo
 from webhooks.outbox.policy import REGISTERED
 from webhooks.payloads import envelope
 from webhooks.stream import jobs as stream
@@ -29,7 +31,7 @@ def _now_ms() -> int:
 
 def _registered_deliveries(
     event: Event,
-    webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool, Any], ...],
+    webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool, Any, bool], ...],
     typed: EngineEvent | None,
 ) -> list[Delivery]:
     """One delivery per webhook of the session listening to the event (names are stored canonical)
@@ -40,7 +42,7 @@ def _registered_deliveries(
         return []
     payload = envelope(event, typed)
     deliveries = []
-    for hook_id, url, _events, attempts, active, conditions in hooks:
+    for hook_id, url, _events, attempts, active, conditions, _fifo in hooks:
         if not filter_matches(conditions, payload):
             continue
         delivery = Delivery(
@@ -95,7 +97,8 @@ def emit(
     args = (targets, session_id, name, data or {}, chat, event_ms, received, event)
     if connection.in_atomic_block:  # the caller's transaction (no savepoint: it rolls back as one)
         return _emit(*args)
-    if connection.vendor == "postgresql" and not targets.instance_webhooks_enabled and not stream.enabled():
+    alone = not targets.instance_webhooks_enabled and not stream.enabled() and not _fifo_ids(targets, chat)
+    if connection.vendor == "postgresql" and alone:
         return _emit(*args)  # one statement (webhooks.outbox.emit_sql.event_insert): atomic by itself
     with transaction.atomic():
         return _emit(*args)
@@ -120,16 +123,26 @@ def _emit(
         received_at_ms=received,
     )
     deliveries = _registered_deliveries(event, targets.webhooks, typed)
-    # The event, numbered next in its chat, and its registered deliveries: one statement on PostgreSQL.
-    emit_sql.event_insert(event, deliveries)
+    # The event, numbered next in its chat, and its registered deliveries: one statement on PostgreSQL,
+    # unless a fifo webhook's delivery may have to queue behind the chat's earlier one (outbox.fifo).
+    fifo = _fifo_ids(targets, chat)
+    numbered = functools.partial(outbox_fifo.queue_behind, deliveries=deliveries, fifo=fifo) if fifo else None
+    emit_sql.event_insert(event, deliveries, numbered=numbered)
     if targets.instance_webhooks_enabled:
         deliveries += instance.instance_deliveries(event, typed)  # the session's instance webhook
     if stream.enabled():  # the event stream (RabbitMQ): the registered-webhook body, from the outbox
         stream.job_record(event, envelope(event, typed))
-    hinted = [d for d in deliveries if d.status != Delivery.Status.HELD]  # held ones wait for an enable
+    # Held ones wait for an enable, queued ones for the chat's earlier delivery.
+    hinted = [d for d in deliveries if d.status not in (Delivery.Status.HELD, Delivery.Status.QUEUED)]
     outbox.enqueue_on_commit([(delivery.pk, delivery.target_url) for delivery in hinted])
     broadcast.publish_on_commit(event, account_id=targets.account_id)  # the live socket (/ws)
     return event
+
+
+def _fifo_ids(targets: emit_sql.Targets, chat: str) -> set[str]:
+    """The session's fifo webhooks, when the event has a chat to keep in order (events without one are
+    never held back)."""
+    return {hook[0] for hook in targets.webhooks if hook[6]} if chat else set()
 
 
 # --- Registered webhooks -------------------------------------------------------------------------

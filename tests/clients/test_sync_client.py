@@ -171,6 +171,18 @@ def test_webhook_retry_schedule_is_set_changed_and_refused_when_bad(client, sett
     assert caught.value.error.startswith("retrySchedule: ")
 
 
+def test_webhook_ordering_is_set_changed_and_refused_when_bad(client, settings) -> None:
+    settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    session = client.sessions.create("ordered")
+    hook = client.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"], ordering="fifo")
+    assert hook.ordering == "fifo"
+    assert client.webhooks.update(hook.id, ordering="parallel").ordering == "parallel"
+    assert client.webhooks.update(hook.id, retry_count=2).ordering == "parallel"  # not given: kept
+    with pytest.raises(BadRequestError) as caught:
+        client.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"], ordering="lifo")
+    assert "ordering" in caught.value.error
+
+
 def test_webhook_filter_is_set_shown_and_removed(client, settings) -> None:
     settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
     session = client.sessions.create("filtered")

@@ -41,6 +41,10 @@ class Delivery(models.Model):
         # when the webhook is enabled again (webhooks.outbox.disable). No claim, sweep or statistic
         # looks at it (they read pending, failed and sending only).
         HELD = "held", _("Held: webhook disabled")
+        # A "fifo" webhook's delivery written while an earlier one of its chat is unfinished: not
+        # claimable, not counted, released to pending when that one is delivered or dead
+        # (webhooks.outbox.fifo). Like held, nothing but the release looks at it.
+        QUEUED = "queued", _("Queued behind the chat's earlier event")
 
     dispatch_id = models.CharField(
         max_length=40, unique=True, default=new_dispatch_id, editable=False, help_text="x-webhook-id"
@@ -121,6 +125,10 @@ class Delivery(models.Model):
             models.Index(fields=["dead_at"], condition=models.Q(status="dead"), name="delivery_dead"),
             # Held deliveries are purged 7 days after they were written, like dead letters.
             models.Index(fields=["created_at"], condition=models.Q(status="held"), name="delivery_held"),
+            # A fifo webhook's queued deliveries (webhooks.outbox.fifo): its release and the sweeper's.
+            models.Index(
+                fields=["webhook", "created_at"], condition=models.Q(status="queued"), name="delivery_queued"
+            ),
             # Every row version is written into each full index: these two are all the foreign keys
             # need (a deleted webhook's or staff user's rows set to NULL), the second one only where set.
             # The first also gives a webhook's delivery log (GET /gateway/webhooks/{id}/deliveries) its

@@ -29,6 +29,12 @@ class Webhook(models.Model):
         ACTIVE = "active", _("Active")
         DISABLED = "disabled", _("Disabled")
 
+    class Ordering(models.TextChoices):
+        # "fifo": a chat's next event waits until the previous one is delivered or dead-lettered
+        # (webhooks.outbox.fifo); "parallel": every event is sent as soon as a worker can.
+        PARALLEL = "parallel", _("Parallel")
+        FIFO = "fifo", _("In order per chat")
+
     MIN_RETRY_COUNT = 1
     MAX_RETRY_COUNT = 10
     DEFAULT_RETRY_COUNT = 5
@@ -60,6 +66,12 @@ class Webhook(models.Model):
         null=True,
         blank=True,
         help_text='Conditions on the delivered body, e.g. {"data.fromMe": false}; empty for every event.',
+    )
+    ordering = models.CharField(
+        max_length=10,
+        choices=Ordering.choices,
+        default=Ordering.PARALLEL,
+        help_text='"parallel", or "fifo": a chat\'s next event waits until the previous one is finished.',
     )
     # Deliveries per second across every worker (webhooks.outbox.rate_limit); null: as fast as the workers go.
     rate_limit = models.PositiveSmallIntegerField(

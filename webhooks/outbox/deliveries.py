@@ -38,7 +38,7 @@ from jobs.lease import Keeper
 from jobs.metrics import table_readings
 from jobs.table import JobTable
 from webhooks.models import Delivery, Webhook
-from webhooks.outbox import metrics, posting, rate_limit, recording, retention, sql, throttle
+from webhooks.outbox import fifo, metrics, posting, rate_limit, recording, retention, sql, throttle
 from webhooks.outbox.disable import webhooks_check_failing
 from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.operational import dead_letters_send
@@ -148,6 +148,8 @@ def _record_batch(sent: list[posting.Sent], token: str) -> dict[int, str]:
     for delay, hint in retries.items():
         enqueue_on_commit([hint], countdown=delay)
     _tell_dead_letters([delivery for pk, (delivery, *_rest) in applied.items() if outcomes[pk] == "dead"])
+    # A fifo webhook's chat goes on with its next event once this one is delivered or dead.
+    fifo.finished_release([pk for pk, (d, *_r) in applied.items() if d.fifo and outcomes[pk] in FINISHED])
     return outcomes
 
 
@@ -371,6 +373,7 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
     limit = int(settings.PONTE_WEBHOOK_SWEEP_BATCH)
     overdue = sql.sweepable("overdue", before=now - grace, limit=limit)
     stuck = sql.sweepable("stuck", before=now - lease, limit=limit)
+    fifo.queued_sweep(older_than=grace, limit=limit)  # a chat left queued by a race (outbox.fifo)
     with transaction.atomic():
         Delivery.objects.filter(pk__in=[pk for pk, _ in overdue], status__in=WAITING).update(
             next_attempt_at=now

@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from webhooks.models import Delivery, Webhook
+from webhooks.outbox import fifo
 from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.operational import webhook_disabled_send
 
@@ -80,6 +81,10 @@ def webhook_disable(*, webhook_id: str, reason: str, tell: bool = True) -> bool:
     Delivery.objects.filter(webhook=webhook, status__in=WAITING).update(
         status=Delivery.Status.DEAD, dead_at=now, last_error=dead_error, claimed_at=None, claim_token=""
     )
+    # A fifo webhook's deliveries queued behind their chat were never attempted: kept like its new events.
+    Delivery.objects.filter(webhook=webhook, status=Delivery.Status.QUEUED).update(
+        status=Delivery.Status.HELD
+    )
     logger.warning("Webhook %s disabled: %s", webhook.pk, reason)
     webhook_disabled_send(webhook)  # the account's other webhooks that subscribe (webhook.disabled)
     if tell:
@@ -97,6 +102,9 @@ def webhook_enable(*, webhook: Webhook) -> int:
     webhook.disabled_at = None
     webhook.failing_since = None
     webhook.failed_attempts = 0
+    queued = 0
+    if webhook.ordering == Webhook.Ordering.FIFO:  # its chats go on one event at a time (outbox.fifo)
+        queued = fifo.held_requeue(webhook_id=webhook.pk, url=webhook.url, attempts=webhook.attempts)
     held = Delivery.objects.filter(webhook=webhook, status=Delivery.Status.HELD)
     first = held.order_by("pk").values_list("pk", flat=True).first()
     released = held.update(
@@ -104,7 +112,7 @@ def webhook_enable(*, webhook: Webhook) -> int:
     )
     if first is not None:
         enqueue_on_commit([(first, webhook.url)])  # one hint: its drain sends them all
-    return released
+    return released + queued
 
 
 def recipients(webhook: Webhook) -> list[str]:

@@ -7,6 +7,7 @@ values taken from the models and their fields (webhooks.outbox.rows).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -49,6 +50,7 @@ def _targets_statement(vendor: str) -> str:
         f" hook.{column(hook, 'retry_count')} AS hook_retry_count,"
         f" hook.{column(hook, 'retry_schedule')} AS hook_retry_schedule,"
         f" hook.{column(hook, 'filter')} AS hook_filter,"
+        f" hook.{column(hook, 'ordering')} = {literal(hook.Ordering.FIFO)} AS hook_fifo,"
         # A disabled webhook's deliveries are written held (webhooks.outbox.disable), so nothing is lost.
         f" hook.{column(hook, 'status')} = {literal(hook.Status.ACTIVE)} AS hook_active"
         f" FROM (SELECT 1 AS one) AS one LEFT JOIN {table(hook)} AS hook"
@@ -61,10 +63,11 @@ def _targets_statement(vendor: str) -> str:
 class Targets:
     instance_webhooks_enabled: bool
     account_id: Any
-    # (id, url, canonical event names, attempts, active, filter) of each webhook registered on the
-    # session; attempts under its retry schedule (webhooks.schedules), its filter parsed
-    # (webhooks.body_filters), both kept with the rest per process (webhooks.lookups).
-    webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool, dict | None], ...]
+    # (id, url, canonical event names, attempts, active, filter, fifo) of each webhook registered on
+    # the session; attempts under its retry schedule (webhooks.schedules), its filter parsed
+    # (webhooks.body_filters), both kept with the rest per process (webhooks.lookups); fifo: its
+    # ordering is "fifo" (webhooks.outbox.fifo).
+    webhooks: tuple[tuple[str, str, tuple[str, ...], int, bool, dict | None, bool], ...]
 
 
 def session_targets(session_id: Any) -> Targets:
@@ -80,6 +83,7 @@ def session_targets(session_id: Any) -> Targets:
             ),
             bool(row["hook_active"]),
             from_db(Webhook, "filter", row["hook_filter"]),
+            bool(row["hook_fifo"]),
         )
         for row in rows
         if row["hook_id"] is not None
@@ -99,16 +103,22 @@ def _next_sequence_statement(vendor: str) -> str:
     )
 
 
-def event_insert(event: Model, deliveries: list[Model]) -> None:
+def event_insert(
+    event: Model, deliveries: list[Model], *, numbered: Callable[[Model], None] | None = None
+) -> None:
     """Write a new event, numbered next in its (session, chat), and its deliveries; sets the event's
     `sequence` and the deliveries' keys.
 
     PostgreSQL: one statement (data-modifying WITH: the counter raised, the event inserted with its
-    value, the deliveries inserted, the keys returned). Elsewhere (SQLite) the counter's statement and
-    then the inserts, in the caller's transaction."""
+    value, the deliveries inserted, the keys returned). Elsewhere (SQLite), or with `numbered`, the
+    counter's statement and then the inserts, in the caller's transaction; `numbered(event)` runs
+    between them, while the counter's row lock keeps the chat's other events waiting (a fifo webhook's
+    check of the chat's earlier deliveries, webhooks.outbox.fifo)."""
     params = {"seq_session": to_db(Event, "session", event.session_id), "seq_chat": event.chat}
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or numbered is not None:
         event.sequence = fetch(_next_sequence_statement(connection.vendor), params)[0]["last"]
+        if numbered is not None:
+            numbered(event)
         insert_with_children(event, deliveries, unique="dispatch_id")
         return
     counter = _next_sequence_statement(connection.vendor)

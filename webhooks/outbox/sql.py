@@ -51,6 +51,7 @@ class Claimed:
     previous_secret: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     retry_schedule: Any = None  # of its registered webhook (webhooks.outbox.policy)
+    fifo: bool = False  # its registered webhook's ordering is "fifo" (webhooks.outbox.fifo)
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ def _webhook_columns() -> str:
     """What signing and sending need of a claimed delivery's webhook, read at claim time so a resend, a
     replay or a patch applies from the next batch on: the secret, the one a rotation replaced while its
     overlap lasts (webhooks.registered.rotation), the custom headers (webhooks.registered.custom_headers)
-    the rate limit (webhooks.outbox.rate_limit) and the retry schedule (webhooks.outbox.policy)."""
+    the rate limit (webhooks.outbox.rate_limit), the retry schedule (webhooks.outbox.policy) and whether
+    the webhook keeps each chat in order (webhooks.outbox.fifo: its recording releases the chat's next)."""
     d, hook = Delivery, Webhook
     of_hook = (
         f"FROM {table(hook)} WHERE {table(hook)}.{column(hook, 'id')} = {table(d)}.{column(d, 'webhook')}"
@@ -123,6 +125,7 @@ def _webhook_columns() -> str:
         "headers": column(hook, "headers"),
         "rate_limit": column(hook, "rate_limit"),
         "retry_schedule": column(hook, "retry_schedule"),
+        "fifo": f"{column(hook, 'ordering')} = {literal(hook.Ordering.FIFO)}",
     }
     return ", ".join(f"(SELECT {value} {of_hook}) AS {name}" for name, value in read.items())
 
@@ -284,6 +287,7 @@ def claim(target_url: str, *, limit: int, token: str, now: datetime, lease_cutof
             created_at=from_db(d, "created_at", row["created_at"]),
             rate_limit=row["rate_limit"],
             retry_schedule=from_db(Webhook, "retry_schedule", row["retry_schedule"]),
+            fifo=bool(row["fifo"]),
         )
         for row in rows
     ]

@@ -20,6 +20,7 @@ from webhooks.registered import selectors, services
 from webhooks.registered.filters import WebhookFilterSet
 from webhooks.registered.serializers import (
     FILTER_HELP,
+    ORDERING_HELP,
     RETRY_SCHEDULE_HELP,
     BodyFilterField,
     RetryScheduleField,
@@ -65,6 +66,9 @@ class WebhookListCreateApi(KeyedListAPIView):
         retryCount = serializers.IntegerField(required=False, allow_null=True, help_text=_RETRY_HELP)
         retrySchedule = RetryScheduleField(required=False, allow_null=True, help_text=RETRY_SCHEDULE_HELP)
         filter = BodyFilterField(required=False, allow_null=True, help_text=FILTER_HELP)
+        ordering = serializers.ChoiceField(
+            choices=Webhook.Ordering.choices, required=False, help_text=ORDERING_HELP
+        )
         rateLimit = serializers.IntegerField(required=False, allow_null=True, help_text=_RATE_HELP)
         headers = serializers.DictField(
             child=serializers.CharField(allow_blank=True, trim_whitespace=False),
@@ -103,6 +107,7 @@ class WebhookListCreateApi(KeyedListAPIView):
             headers=values.get("headers"),
             retry_schedule=values.get("retrySchedule"),
             body_filter=values.get("filter"),
+            ordering=values.get("ordering"),
         )
         return Response(record(self, webhook))
 
@@ -119,6 +124,9 @@ class WebhookDetailApi(KeyedAPIView):
         retryCount = serializers.IntegerField(required=False, help_text=_RETRY_HELP)
         retrySchedule = RetryScheduleField(required=False, allow_null=True, help_text=RETRY_SCHEDULE_HELP)
         filter = BodyFilterField(required=False, allow_null=True, help_text=FILTER_HELP)
+        ordering = serializers.ChoiceField(
+            choices=Webhook.Ordering.choices, required=False, help_text=ORDERING_HELP
+        )
         rateLimit = serializers.IntegerField(required=False, allow_null=True, help_text=_RATE_HELP)
         headers = serializers.DictField(
             child=serializers.CharField(allow_blank=True, trim_whitespace=False),

@@ -35,6 +35,11 @@ class RetryScheduleField(serializers.JSONField):
     """`retrySchedule`: a name or a list of delays (webhooks.schedules.retry_schedule_clean checks it)."""
 
 
+ORDERING_HELP = (
+    '"parallel" (the default): each event is sent as soon as a worker can. "fifo": a chat\'s next event '
+    "waits until its previous one is delivered or dead-lettered; other chats and events without a chat "
+    "(session events) do not wait."
+)
 FILTER_HELP = (
     "Conditions on the delivered body, all of which must hold; an event that does not match is not "
     'delivered (no delivery, not counted). Keys are dotted paths ("data.fromMe"); a value means equal, or '
@@ -79,6 +84,7 @@ class WebhookOutputSerializer(serializers.Serializer):
     retryCount = serializers.IntegerField(source="retry_count")
     retrySchedule = RetryScheduleField(source="retry_schedule", help_text=RETRY_SCHEDULE_HELP)
     filter = BodyFilterField(allow_null=True, help_text=FILTER_HELP)
+    ordering = serializers.ChoiceField(choices=Webhook.Ordering.choices, help_text=ORDERING_HELP)
     rateLimit = serializers.IntegerField(
         source="rate_limit", allow_null=True, help_text="Deliveries per second at most; null: no limit."
     )

@@ -36,6 +36,24 @@ def _clean_retry_count(value: int | None) -> int:
     return value
 
 
+# Not yet sent: held for a disabled webhook, or queued behind a chat's earlier event (outbox.fifo).
+WAITING_OR_HELD = [
+    Delivery.Status.PENDING,
+    Delivery.Status.FAILED,
+    Delivery.Status.HELD,
+    Delivery.Status.QUEUED,
+]
+
+
+def _clean_ordering(value: str | None) -> str:
+    """The ordering to store: "parallel" (None too) or "fifo"."""
+    if value is None:
+        return Webhook.Ordering.PARALLEL
+    if value not in Webhook.Ordering.values:
+        raise ValidationFailed('ordering: must be "parallel" or "fifo"')
+    return value
+
+
 def _clean_rate_limit(value: int | None) -> int | None:
     """Deliveries per second, 1 to 1,000; None: no limit."""
     if value is None:
@@ -69,11 +87,13 @@ def webhook_create(
     headers: dict[str, str] | None = None,
     retry_schedule: str | list[int] | None = None,
     body_filter: dict | None = None,
+    ordering: str | None = None,
 ) -> Webhook:
     """Register a webhook on one of the account's sessions, within the plan's webhook cap.
     `rate_limit`: deliveries per second across every worker (None: no limit); `retry_schedule`:
     "seed" (None too), "extended" or delays in seconds (webhooks.schedules); `body_filter`: conditions on
-    the delivered body (webhooks.body_filters; None: every event)."""
+    the delivered body (webhooks.body_filters; None: every event); `ordering`: "parallel" (None too) or
+    "fifo" (webhooks.outbox.fifo)."""
     # Lock the account row so two concurrent creates cannot both pass the cap.
     account = Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
     session = _session_of(account, session_id)
@@ -88,6 +108,7 @@ def webhook_create(
         headers=headers_clean(headers) or None,
         retry_schedule=retry_schedule_clean(retry_schedule),
         filter=filter_clean(body_filter),
+        ordering=_clean_ordering(ordering),
     )
     cap = account.plan.max_webhooks
     if cap is not None and Webhook.objects.filter(account=account).count() >= cap:
@@ -110,6 +131,7 @@ def webhook_update(
     status: str = UNSET,
     retry_schedule: str | list[int] | None = UNSET,
     body_filter: dict | None = UNSET,
+    ordering: str = UNSET,
 ) -> Webhook:
     """Patch a webhook. Deliveries still waiting follow a new URL, secret, headers, attempt count,
     retry schedule and rate limit (a limit and a schedule are read with every claim).
@@ -134,14 +156,14 @@ def webhook_update(
         webhook.retry_schedule = retry_schedule_clean(retry_schedule)
     if body_filter is not UNSET:  # applies to events from now on (held and waiting rows stay)
         webhook.filter = filter_clean(body_filter)
+    if ordering is not UNSET:  # applies to events from now on; queued rows are still released in turn
+        webhook.ordering = _clean_ordering(ordering)
     webhook.updated_at = timezone.now()
     webhook.save()
     if status is not UNSET:
         _status_set(webhook, status)
     # Held ones (the webhook is disabled) follow too, for when it is enabled again.
-    waiting = Delivery.objects.filter(
-        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED, Delivery.Status.HELD]
-    )
+    waiting = Delivery.objects.filter(webhook=webhook, status__in=WAITING_OR_HELD)
     waiting.update(target_url=webhook.url, max_attempts=webhook.attempts)
     return webhook
 
@@ -163,7 +185,7 @@ def _status_set(webhook: Webhook, status: str) -> None:
 def webhook_delete(*, webhook: Webhook) -> None:
     """Delete a webhook; its deliveries still waiting or held become dead letters (kept 7 days, not sent)."""
     now = timezone.now()
-    Delivery.objects.filter(
-        webhook=webhook, status__in=[Delivery.Status.PENDING, Delivery.Status.FAILED, Delivery.Status.HELD]
-    ).update(status=Delivery.Status.DEAD, dead_at=now, last_error=WEBHOOK_DELETED)
+    Delivery.objects.filter(webhook=webhook, status__in=WAITING_OR_HELD).update(
+        status=Delivery.Status.DEAD, dead_at=now, last_error=WEBHOOK_DELETED
+    )
     webhook.delete()

@@ -2323,6 +2323,7 @@ export interface components {
              *     * `failed` - Failed, will retry
              *     * `dead` - Dead letter
              *     * `held` - Held: webhook disabled
+             *     * `queued` - Queued behind the chat's earlier event
              */
             status: components["schemas"]["DeliveryStatusEnum"];
             attempts: components["schemas"]["DeliveryAttempt"][];
@@ -2367,6 +2368,7 @@ export interface components {
              *     * `failed` - Failed, will retry
              *     * `dead` - Dead letter
              *     * `held` - Held: webhook disabled
+             *     * `queued` - Queued behind the chat's earlier event
              */
             status: components["schemas"]["DeliveryStatusEnum"];
             /** @description Attempts made so far. */
@@ -2393,9 +2395,10 @@ export interface components {
          *     * `failed` - Failed, will retry
          *     * `dead` - Dead letter
          *     * `held` - Held: webhook disabled
+         *     * `queued` - Queued behind the chat's earlier event
          * @enum {string}
          */
-        DeliveryStatusEnum: "pending" | "sending" | "delivered" | "failed" | "dead" | "held";
+        DeliveryStatusEnum: "pending" | "sending" | "delivered" | "failed" | "dead" | "held" | "queued";
         /**
          * @description * `logged_out` - logged_out
          *     * `replaced` - replaced
@@ -3072,6 +3075,12 @@ export interface components {
             totalPages: number;
         };
         NullEnum: null;
+        /**
+         * @description * `parallel` - Parallel
+         *     * `fifo` - In order per chat
+         * @enum {string}
+         */
+        OrderingEnum: "parallel" | "fifo";
         PairingCode: {
             /** Format: uuid */
             sessionId: string;
@@ -3100,6 +3109,13 @@ export interface components {
                     $exists?: boolean;
                 };
             } | null;
+            /**
+             * @description "parallel" (the default): each event is sent as soon as a worker can. "fifo": a chat's next event waits until its previous one is delivered or dead-lettered; other chats and events without a chat (session events) do not wait.
+             *
+             *     * `parallel` - Parallel
+             *     * `fifo` - In order per chat
+             */
+            ordering?: components["schemas"]["OrderingEnum"];
             /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
             rateLimit?: number | null;
             /** @description Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only. Replaces all headers; {} or null removes them. */
@@ -3505,6 +3521,13 @@ export interface components {
                     $exists?: boolean;
                 };
             } | null;
+            /**
+             * @description "parallel" (the default): each event is sent as soon as a worker can. "fifo": a chat's next event waits until its previous one is delivered or dead-lettered; other chats and events without a chat (session events) do not wait.
+             *
+             *     * `parallel` - Parallel
+             *     * `fifo` - In order per chat
+             */
+            ordering?: components["schemas"]["OrderingEnum"];
             /** @description Deliveries per second to this webhook, 1 to 1000, across every worker; null (the default) for no limit. Deliveries over it wait, they do not fail. */
             rateLimit?: number | null;
             /** @description Custom request headers sent with every delivery, {name: value}: at most 10, names HTTP tokens, values at most 1000 printable ASCII characters; Host, Content-Length, Content-Type, Transfer-Encoding, Connection, webhook-*, x-webhook-* and x-ponte-* are refused. Values are returned to admin keys only. */
@@ -3557,6 +3580,13 @@ export interface components {
                     $exists?: boolean;
                 };
             } | null;
+            /**
+             * @description "parallel" (the default): each event is sent as soon as a worker can. "fifo": a chat's next event waits until its previous one is delivered or dead-lettered; other chats and events without a chat (session events) do not wait.
+             *
+             *     * `parallel` - Parallel
+             *     * `fifo` - In order per chat
+             */
+            ordering: components["schemas"]["OrderingEnum"];
             /** @description Deliveries per second at most; null: no limit. */
             rateLimit: number | null;
             /** @description Whether deliveries are signed; the secret itself is never returned. */
@@ -15209,8 +15239,9 @@ export interface operations {
                  *     * `failed` - failed
                  *     * `dead` - dead
                  *     * `held` - held
+                 *     * `queued` - queued
                  */
-                status?: "dead" | "delivered" | "failed" | "held" | "pending" | "sending";
+                status?: "dead" | "delivered" | "failed" | "held" | "pending" | "queued" | "sending";
                 /** @description Created before (ISO 8601). */
                 until?: string;
             };

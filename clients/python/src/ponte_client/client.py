@@ -272,13 +272,24 @@ class Webhooks(_Resource):
         rate_limit: int | None = None,
         retry_schedule: str | Sequence[int] | None = None,
         body_filter: dict[str, Any] | None = None,
+        ordering: str | None = None,
     ) -> Webhook:
         """`rate_limit`: deliveries per second at most (1 to 1,000); None: no limit. `retry_schedule`:
         "seed" (the default), "extended" or 1 to 20 delays in seconds between attempts. `body_filter`:
-        conditions on the delivered body (the gateway's `filter`, e.g. {"data.fromMe": False})."""
+        conditions on the delivered body (the gateway's `filter`, e.g. {"data.fromMe": False}). `ordering`:
+        "parallel" (the default) or "fifo" (a chat's next event waits until its previous one is finished)."""
         return self._run(
             ops.webhooks_create(
-                session_id, url, events, secret, retry_count, headers, rate_limit, retry_schedule, body_filter
+                session_id,
+                url,
+                events,
+                secret,
+                retry_count,
+                headers,
+                rate_limit,
+                retry_schedule,
+                body_filter,
+                ordering,
             )
         )
 
@@ -301,6 +312,7 @@ class Webhooks(_Resource):
         rate_limit: int | None = None,
         retry_schedule: str | Sequence[int] | None = None,
         body_filter: dict[str, Any] | None = None,
+        ordering: str | None = None,
     ) -> Webhook:
         """`status="active"` enables a disabled webhook again; `headers={}` removes the custom headers;
         `rate_limit=NO_RATE_LIMIT` (0) removes the rate limit; `body_filter={}` removes the filter."""
@@ -316,6 +328,7 @@ class Webhooks(_Resource):
             if retry_schedule is not None and not isinstance(retry_schedule, str)
             else retry_schedule,
             "body_filter": body_filter,
+            "ordering": ordering,
         }
         return self._run(ops.webhooks_update(webhook_id, changes))
 

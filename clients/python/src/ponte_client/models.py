@@ -185,6 +185,8 @@ class Webhook:
     retry_schedule: str | list[int] = "seed"
     # Conditions on the delivered body (the gateway's `filter`); None: every event.
     body_filter: dict[str, Any] | None = None
+    # "parallel", or "fifo": a chat's next event waits until its previous one is delivered or dead.
+    ordering: str = "parallel"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Webhook:
@@ -203,4 +205,5 @@ class Webhook:
             data.get("rateLimit"),
             data.get("retrySchedule", "seed"),
             data.get("filter"),
+            data.get("ordering", "parallel"),
         )

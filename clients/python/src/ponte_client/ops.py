@@ -303,8 +303,11 @@ def webhooks_create(
     rate_limit: int | None = None,
     retry_schedule: str | Sequence[int] | None = None,
     body_filter: dict[str, Any] | None = None,
+    ordering: str | None = None,
 ) -> Op[Webhook]:
     body: JSON = {"sessionId": session_id, "url": url, "events": list(events)}
+    if ordering is not None:
+        body["ordering"] = ordering
     if body_filter is not None:
         body["filter"] = dict(body_filter)
     if retry_schedule is not None:
