@@ -101,6 +101,8 @@ BOND_SORT_FIELDS = (
     "grace_period_days",
     "net_return_cdi_percent",
     "covered_payment_probability",
+    "fgc_covered_share",
+    "first_payment_date",
 )
 
 
