@@ -1,6 +1,6 @@
 """The form fields and filters behind the list's query parameters (bonds.filters.BondFilterSet). Each
 reads its raw value (the last one given, or every item of a repeated, comma-separated list) and never
-fails: a value that does not parse is None, no filter (seed 000 §4 rule 2)."""
+fails: a value that does not parse is None, no filter (an odd value is ignored, never an error)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What the bond list says about filter values it ignored. The contract ignores a value outside the
-accepted lists (seed 000: "not an error"), so a typo (`product=xyz`, `sort=-bogus`) silently returned every
+accepted lists rather than refusing it, so a typo (`product=xyz`, `sort=-bogus`) silently returned every
 bond; the JSON reply now also says which values were ignored, in a `warnings` list (issue 45). The list,
 its filtering and its cache are unchanged: the warnings depend only on the query's raw text and are added
 to the rendered reply."""

@@ -2,8 +2,8 @@
 `info.version` is the newest released section's, so the version a client reads always has notes.
 
 Sections are `## [Unreleased]`, then `## [X.Y.Z] - YYYY-MM-DD`, newest first; entries are classed under
-`### Added`, `### Fixed`, `### Changed` and `### Needs attention` (seed 002's Addition, Fix and Needs
-attention, with Changed for what is neither).
+`### Added`, `### Fixed`, `### Changed` and `### Needs attention` (the release notes' classes, with
+Changed for what is neither an addition, a fix nor a change that needs attention).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Retry schedules of registered webhooks (`retrySchedule`), as stored on the webhook and checked on write.
 
-"seed" is seed 002's schedule (webhooks.outbox.policy.REGISTERED: 0, 1, 4, 16, 64 s, `retryCount`
+"seed" is the default schedule (webhooks.outbox.policy.REGISTERED: 0, 1, 4, 16, 64 s, `retryCount`
 attempts) exactly: no jitter, since the contract and its tests pin those delays. "extended" is Svix's
 (immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.5 h); a list gives the webhook's own
 delays in seconds between attempts (1 to 20, each at most a day). The last two get +-10 % jitter, so
