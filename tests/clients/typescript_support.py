@@ -24,7 +24,9 @@ def build() -> None:
     """Dependencies installed from the lock file (once: kept in node_modules until the lock changes), then
     `npm run build` into dist/."""
     if not (shutil.which("node") and shutil.which("npm")):
-        pytest.skip("node and npm are needed (Debian: apt-get install nodejs npm)")
+        # A missing toolchain fails rather than skips: the suite must not pass without these tests
+        # (.ci/run and scripts/install-packages.sh install both).
+        pytest.fail("node and npm are needed (sh scripts/install-packages.sh, or apt-get install nodejs npm)")
     installed = PACKAGE / "node_modules" / ".package-lock.json"
     lock = PACKAGE / "package-lock.json"
     if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
