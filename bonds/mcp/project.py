@@ -63,7 +63,20 @@ def _projection_notes(
     horizon: date | None = None,
     reachable: bool | None = None,
 ) -> list[str]:
-    """The caveats of a projection, in plain English."""
+    """The caveats of a projection, in plain English: when the money moves, then what covers it."""
+    return _timing_notes(bond, amount, projected, horizon, reachable) + _terms_notes(
+        bond, amount, projected, fee_rate
+    )
+
+
+def _timing_notes(
+    bond: Bond,
+    amount: float,
+    projected: finance.AmountProjection,
+    horizon: date | None,
+    reachable: bool | None,
+) -> list[str]:
+    """Horizon, amount and dates: what the figures run to."""
     returns, notes = projected.returns, []
     if horizon is not None and reachable and horizon < bond.maturity_date:
         notes.append(
@@ -88,6 +101,14 @@ def _projection_notes(
             f"The maturity is not a business day: paid on {returns.payment_date.isoformat()}, and days, "
             "income tax and IOF count to then."
         )
+    return notes
+
+
+def _terms_notes(
+    bond: Bond, amount: float, projected: finance.AmountProjection, fee_rate: float
+) -> list[str]:
+    """The guarantee, liquidity, taxes and fees the figures assume."""
+    returns, notes = projected.returns, []
     owed = None if returns.gross_factor is None else amount * returns.gross_factor
     if bond.fgc_protection and owed is not None and owed > finance.FGC_LIMIT_PER_INSTITUTION:
         notes.append(
