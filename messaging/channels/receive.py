@@ -15,7 +15,7 @@ from messaging.channels.models import ChannelConversation
 from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import EngineEvent, MessageAckEvent, MessageEvent
 from messaging.models import Message, Session
-from messaging.services.events import engine_event_receive, reporting_for
+from messaging.services.events import event_record
 
 
 def _window_open(session: Session, chat: str, customer_ms: int) -> None:
@@ -98,9 +98,8 @@ def channel_events_receive(*, session: Session, items: list[Inbound]) -> int:
     session = Session.objects.select_for_update().get(pk=session.pk)
     reads_messages = behaviour_of(str(session.pk)).read_messages
     _windows_open(session, items)
-    with reporting_for(session):
-        for item in items:
-            emitted += _record(session, item, reads_messages=reads_messages)
+    for item in items:
+        emitted += _record(session, item, reads_messages=reads_messages)
     return emitted
 
 
@@ -117,7 +116,7 @@ def _record(session: Session, item: Inbound, *, reads_messages: bool) -> int:
                 status=Message.Status.FAILED
             )
     for one in events:
-        engine_event_receive(str(session.pk), one, event_ms=item.event_ms or None)
+        event_record(session, one, event_ms=item.event_ms or None)
         if reads_messages:
             read_at_once(session, one)
     return len(events)

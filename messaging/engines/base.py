@@ -20,6 +20,23 @@ from datetime import datetime
 from typing import Any
 
 from messaging.engines.events import EngineEvent
+from messaging.engines.outgoing import (  # noqa: F401 (engines import them from here)
+    OUTGOING_KINDS,
+    Injected,
+    Outgoing,
+    OutgoingButtons,
+    OutgoingContact,
+    OutgoingContacts,
+    OutgoingDelete,
+    OutgoingEdit,
+    OutgoingLocation,
+    OutgoingMedia,
+    OutgoingMediaLink,
+    OutgoingPoll,
+    OutgoingReaction,
+    OutgoingText,
+    Sent,
+)
 
 # The values engines take and return (re-exported: engines import them from here).
 from messaging.values import (  # noqa: F401
@@ -37,7 +54,6 @@ from messaging.values import (  # noqa: F401
     ParticipantResult,
     QrCode,
     Quoted,
-    SentMessage,
     SentTemplate,
     SessionBehaviour,
 )
@@ -181,42 +197,38 @@ class Engine(ABC):
 
     # Messages -----------------------------------------------------------------------------------
 
-    @abstractmethod
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage: ...
+    def send(self, session_id: str, message: Outgoing) -> Sent:
+        """Send one message (messaging.engines.outgoing): its id, chat and time, and the events the send
+        produced (the services record both). Each kind goes to the engine's `send_<kind>` method; an
+        engine without one cannot send that kind (400 OPERATION_NOT_SUPPORTED)."""
+        handler = getattr(self, f"send_{message.kind}", None)
+        if handler is None:
+            raise EngineUnsupported(
+                f"The {self.label} engine cannot send {message.kind.replace('_', ' ')} messages."
+            )
+        return handler(session_id, message)
 
     @abstractmethod
-    def send_reaction(
-        self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
-    ) -> None:
+    def send_text(self, session_id: str, message: OutgoingText) -> Sent: ...
+
+    @abstractmethod
+    def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:
         """React to a message; an empty `emoji` removes the reaction."""
 
     @abstractmethod
-    def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage: ...
+    def send_contact(self, session_id: str, message: OutgoingContact) -> Sent: ...
 
     @abstractmethod
-    def send_contacts(
-        self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
-    ) -> SentMessage: ...
+    def send_contacts(self, session_id: str, message: OutgoingContacts) -> Sent: ...
 
     @abstractmethod
-    def send_location(
-        self,
-        session_id: str,
-        to: str,
-        latitude: float,
-        longitude: float,
-        name: str = "",
-        address: str = "",
-        quoted: Quoted | None = None,
-    ) -> SentMessage: ...
+    def send_location(self, session_id: str, message: OutgoingLocation) -> Sent: ...
 
     @abstractmethod
-    def send_buttons(
-        self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
-    ) -> SentMessage: ...
+    def send_buttons(self, session_id: str, message: OutgoingButtons) -> Sent: ...
 
     @abstractmethod
-    def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
+    def send_delete(self, session_id: str, message: OutgoingDelete) -> Sent:
         """Revoke a message for everyone (others' messages only as a group admin)."""
 
     # Contacts and profile -------------------------------------------------------------------------
@@ -258,14 +270,10 @@ class Engine(ABC):
     # Media, chats and the connection. Not abstract, so engines written before them (and channels that
     # lack one) still load; each says plainly that it cannot.
 
-    def send_media(
-        self, session_id: str, to: str, media: MediaPayload, quoted: Quoted | None = None
-    ) -> SentMessage:
+    def send_media(self, session_id: str, message: OutgoingMedia) -> Sent:
         raise EngineNotAllowed(f"The {self.label} engine cannot send media.")
 
-    def send_media_link(
-        self, session_id: str, to: str, kind: str, link: str, caption: str = "", file_name: str = ""
-    ) -> SentMessage:
+    def send_media_link(self, session_id: str, message: OutgoingMediaLink) -> Sent:
         """Media the platform fetches from `link` itself (official channels; others take the bytes)."""
         raise EngineUnsupported(f"The {self.label} engine sends media as bytes, not by link.")
 
@@ -300,22 +308,13 @@ class Engine(ABC):
 
     # Polls and edits (not abstract either: engines without them answer 400 OPERATION_NOT_SUPPORTED).
 
-    def send_poll(
-        self,
-        session_id: str,
-        to: str,
-        name: str,
-        options: list[str],
-        selectable_count: int = 1,
-        quoted: Quoted | None = None,
-    ) -> SentMessage:
-        """Send a poll (`options`: 2 to 12 unique names; a voter may choose up to `selectable_count`).
-        Votes are reported as `poll_vote` events naming the options chosen."""
+    def send_poll(self, session_id: str, message: OutgoingPoll) -> Sent:
+        """Send a poll. Votes are reported as `poll_vote` events naming the options chosen."""
         raise EngineUnsupported(f"The {self.label} engine cannot send polls.")
 
-    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
-        """Replace the text of one of the session's own text messages (the services have checked the
-        author and the 15-minute window). The services report the `message_edited` event."""
+    def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
+        """Replace the text of one of the session's own text messages. The services record the
+        `message_edited` event when the engine's answer carries none."""
         raise EngineUnsupported(f"The {self.label} engine cannot edit messages.")
 
     # Group administration, contacts' pictures and the session's settings. Not
@@ -369,6 +368,6 @@ class Engine(ABC):
         """The phone scans the QR code (or types the pairing code); returns the session's JID."""
         raise EngineNotFound("Not a sandbox session.", kind="session")
 
-    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Something arrives from "WhatsApp"; returns the event data reported."""
+    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> Injected:
+        """Something arrives from "WhatsApp"; returns the event's data and the events to record."""
         raise EngineNotFound("Not a sandbox session.", kind="session")

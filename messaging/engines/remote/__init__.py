@@ -22,18 +22,24 @@ from core.logs import current_request_id
 from messaging.engines import base
 from messaging.engines.remote import bus
 
-# The operations that travel: the contract's, the optional ones, and the sandbox's scan and inject.
-# (`credentials_revoked` and `channel_name` stay here: the official channels' own, the defaults suit.)
+# The operations that travel: `send` (every kind of message, as its Outgoing value: the engine process
+# picks the driver's `send_<kind>`), the contract's other ones, the optional ones, and the sandbox's scan
+# and inject. (`credentials_revoked` and `channel_name` stay here: the official channels' own, the
+# defaults suit.)
 OPTIONAL_COMMANDS = (
-    "send_media",
     "mark_read",
     "send_presence",
     "restart",
-    "send_poll",
-    "edit_message",
     *base.GROUP_ADMIN_COMMANDS,
 )
-COMMANDS = (*sorted(base.Engine.__abstractmethods__), *OPTIONAL_COMMANDS, "scan", "inject")
+_SENDS = {name for name in base.Engine.__abstractmethods__ if name.startswith("send_")}
+COMMANDS = (
+    "send",
+    *sorted(base.Engine.__abstractmethods__ - _SENDS),
+    *OPTIONAL_COMMANDS,
+    "scan",
+    "inject",
+)
 # A process that is draining or full answers "ask another": the caller routes again this many times.
 _ROUTES = 3
 
@@ -119,6 +125,19 @@ def _command(name: str) -> Callable[..., Any]:
     return command
 
 
-RemoteEngine = type("RemoteEngine", (_RemoteEngineBase,), {name: _command(name) for name in COMMANDS})
+def _kind(name: str) -> Callable[..., Any]:
+    def send_kind(self: _RemoteEngineBase, session_id: str, message: base.Outgoing) -> base.Sent:
+        return self.send(session_id, message)
+
+    send_kind.__name__ = send_kind.__qualname__ = name
+    send_kind.__doc__ = f"`{name}`: a `send` command, like every kind of message."
+    return send_kind
+
+
+RemoteEngine = type(
+    "RemoteEngine",
+    (_RemoteEngineBase,),
+    {**{name: _kind(name) for name in _SENDS}, **{name: _command(name) for name in COMMANDS}},
+)
 RemoteEngine.__doc__ = __doc__
 RemoteEngine.__module__ = __name__
