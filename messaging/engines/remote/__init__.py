@@ -21,6 +21,7 @@ from django.conf import settings
 from core.logs import current_request_id
 from messaging.engines import base
 from messaging.engines.remote import bus
+from net.guard import outside_call_check
 
 # The operations that travel: `send` (every kind of message, as its Outgoing value: the engine process
 # picks the driver's `send_<kind>`), the contract's other ones, the optional ones, and the sandbox's scan
@@ -39,6 +40,12 @@ COMMANDS = (
     *OPTIONAL_COMMANDS,
     "scan",
     "inject",
+)
+# The commands whose services call the engine in no transaction (docs/decisions/0028): net.guard refuses
+# them inside one. The others (pairing, groups, contact checks, settings, forget) are still called in
+# their service's transaction and join this list as their services are moved.
+OUTSIDE_TRANSACTIONS = frozenset(
+    {"send", "mark_read", "send_presence", "set_profile_picture", "set_profile_status", "set_profile_name"}
 )
 # A process that is draining or full answers "ask another": the caller routes again this many times.
 _ROUTES = 3
@@ -62,6 +69,10 @@ class _RemoteEngineBase(base.Engine):
         return process
 
     def call(self, session_id: str, method: str, args: tuple, kwargs: dict[str, Any]) -> Any:
+        if method in OUTSIDE_TRANSACTIONS:
+            # A round trip to another process: never while this one holds a transaction or a row lock
+            # (docs/decisions/0021; refused in tests).
+            outside_call_check("Engine command %s of session %s", method, session_id)
         timeout = settings.ENGINE_COMMAND_TIMEOUT_SECONDS
         deadline = time.monotonic() + timeout
         avoid: set[str] = set()
