@@ -56,6 +56,9 @@ def _cloud_only(account: ChannelAccount, operation: str) -> None:
 
 class GraphChannelEngine(GraphGroupAdmin, Engine):
     label = "graph"
+    reports_own_reads = False  # the Graph API sends no receipt of the session's own reading
+    media_by_link = True  # Meta fetches the URL itself
+    unsupported_settings = ("reject_calls", "always_online", "sync_full_history")
 
     # Connection ---------------------------------------------------------------------------------
 

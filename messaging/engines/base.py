@@ -295,6 +295,15 @@ class Engine(ABC):
         have nothing to record."""
         return None
 
+    #: Whether the platform reports the session's own reading (a receipt event after `mark_read`); when
+    #: not (the Graph API), the services mark the messages read in the history themselves.
+    reports_own_reads: bool = True
+    #: Whether media is sent by link, fetched by the platform itself (`send_media_link`: the Graph API),
+    #: rather than as bytes the services fetch or decode (`send_media`).
+    media_by_link: bool = False
+    #: The session settings (SessionBehaviour's fields) the channel cannot honour: refused when set.
+    unsupported_settings: tuple[str, ...] = ()
+
     def channel_name(self, provider: str) -> str:
         """The session's channel as people name it, in messages (`whatsapp_cloud` → "WhatsApp Cloud
         API"); every engine but the official channels' plays WhatsApp."""

@@ -94,7 +94,7 @@ def message_send_media(
     savepoint: bool = True,
 ) -> Message:
     """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send)."""
-    if session.official:
+    if engine_for(session).media_by_link:
         return _official_media_send(
             session=session, to=to, type_=type_, url=url, caption=caption, file_name=file_name
         )
