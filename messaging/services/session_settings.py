@@ -19,6 +19,7 @@ from messaging.models import Session, SessionSettings
 from messaging.services.engine import engine_errors, engine_for
 from messaging.values import SessionBehaviour
 
+
 def session_settings_get(*, session: Session) -> SessionBehaviour:
     return behaviour_of(str(session.pk))
 
