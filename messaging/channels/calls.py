@@ -27,6 +27,7 @@ from jobs.policy import DeliveryPolicy, Outcome
 from jobs.table import JobTable
 from messaging.channels.engine import GraphChannelEngine
 from messaging.channels.models import ChannelCall
+from messaging.channels.profiles import profile_fetch
 from messaging.engines.base import EngineRateLimited, EngineUnavailableError
 from messaging.models import Session
 
@@ -85,6 +86,9 @@ class CallMaker(CallQueue):
     keeper = Keeper(TABLE)
 
     def attempt(self, job: ChannelCall) -> None:
+        if job.kind == ChannelCall.Kind.PROFILE:
+            profile_fetch(job.session_id, job.chat)
+            return
         GraphChannelEngine().mark_read_typing(str(job.session_id), job.chat, job.message_id, typing=False)
 
     def judge(self, error: Exception) -> Outcome:

@@ -130,7 +130,7 @@ class InboundRecorder(InboundQueue):
     def attempt(self, job: ChannelInboundBatch) -> None:
         session = Session.objects.get(pk=job.session_id)
         body = signed_json_load(job.body.encode(), source=f"{session.provider} webhook of {session.pk}")
-        items = items_named(session, parse(session.provider, body))  # Graph API calls: no transaction open
+        items = items_named(session, parse(session.provider, body))  # cached names; no Graph API call
         channel_events_receive(session=session, items=items)
 
     def judge(self, error: Exception) -> Outcome:

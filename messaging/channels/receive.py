@@ -1,7 +1,7 @@
 """Recording what an official channel's webhook reports: windows, read watermarks, then the events.
 
-Makes no outside call: customers' names are looked up before (profiles.items_named, outside any
-transaction) and read receipts are calls recorded here and made after commit (calls.py)."""
+Makes no outside call: customers' names come from the cache (profiles.items_named), and the lookups of
+names not known yet and read receipts are calls recorded here and made after commit (calls.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 
-from messaging.channels.behaviour import read_at_once
+from messaging.channels.behaviour import profile_ask, read_at_once
 from messaging.channels.inbound import Inbound
 from messaging.channels.models import ChannelConversation
 from messaging.engines.behaviour import behaviour_of
@@ -98,8 +98,10 @@ def channel_events_receive(*, session: Session, items: list[Inbound]) -> int:
     session = Session.objects.select_for_update().get(pk=session.pk)
     reads_messages = behaviour_of(str(session.pk)).read_messages
     _windows_open(session, items)
+    asked: set[str] = set()
     for item in items:
         emitted += _record(session, item, reads_messages=reads_messages)
+        profile_ask(session, item.event, asked)
     return emitted
 
 
