@@ -21,8 +21,9 @@ from messaging.errors import (
     NotMessageAuthor,
 )
 from messaging.models import Message, Session
-from messaging.services.engine import engine_errors, engine_for, require_connected
+from messaging.services.engine import require_connected
 from messaging.services.events import event_record
+from messaging.services.messages import engine_send
 
 #: WhatsApp's own limit: a message can be edited for 15 minutes after it was sent.
 EDIT_WINDOW = timedelta(minutes=15)
@@ -50,10 +51,7 @@ def message_edit(*, session: Session, chat: str, message_id: str, text: str) -> 
     engine's answer carries, or the `message_edited` event this service makes when it carries none."""
     require_connected(session)
     message = _editable(session, chat, message_id)
-    with engine_errors():
-        sent = engine_for(session).send(
-            str(session.pk), OutgoingEdit(to=chat, message_id=message_id, text=text)
-        )
+    sent = engine_send(session, OutgoingEdit(to=chat, message_id=message_id, text=text))
     events = sent.events or (
         MessageEditedEvent(
             message_id=message_id,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -200,6 +201,10 @@ def _content(session: Session, outgoing: Outgoing, sent: Sent, echo: MessageEven
     return content
 
 
+# What the API's record completes of a row an engine process stored from the echo.
+_COMPLETED = ("sender", "push_name", "from_me", "direction", "type", "content", "status", "timestamp")
+
+
 def _record(session: Session, sent: Sent, type_: str, content: dict[str, Any]) -> Message:
     """The sent message in the history, in one statement: inserted, or, when an engine process already
     stored its echo, completed with what the API knows (the content as sent, the engine's status)."""
@@ -231,16 +236,7 @@ def _record(session: Session, sent: Sent, type_: str, content: dict[str, Any]) -
         [message],
         update_conflicts=True,
         unique_fields=["session", "chat", "message_id"],
-        update_fields=[
-            "sender",
-            "push_name",
-            "from_me",
-            "direction",
-            "type",
-            "content",
-            "status",
-            "timestamp",
-        ],
+        update_fields=_COMPLETED,
     )
     return message
 
@@ -336,8 +332,7 @@ def message_react(*, session: Session, chat: str, message_id: str, emoji: str) -
     reaction = OutgoingReaction(
         to=chat, message_id=message.message_id, from_me=message.from_me, sender=message.sender, emoji=emoji
     )
-    with engine_errors():
-        sent = engine_for(session).send(str(session.pk), reaction)
+    sent = engine_send(session, reaction)
     if emoji:
         message.reactions[session.jid] = emoji
     else:
@@ -346,6 +341,15 @@ def message_react(*, session: Session, chat: str, message_id: str, emoji: str) -
         message.save(update_fields=["reactions"])
         _events_record(session, sent)
     return emoji or None
+
+
+def engine_send(session: Session, outgoing: Outgoing) -> Sent:
+    """The engine's answer to a send that writes no message row of its own (a reaction, a deletion, an
+    edit): a local engine (the sandbox, whose work is this database's) in a transaction of its own, an
+    engine over a network in none (net.guard); its errors translated once the block is left."""
+    engine = engine_for(session)
+    with engine_errors(), transaction.atomic() if engine.local else nullcontext():
+        return engine.send(str(session.pk), outgoing)
 
 
 def _events_record(session: Session, sent: Sent) -> None:
@@ -381,11 +385,9 @@ def message_delete(*, session: Session, chat: str, message_id: str, from_me: boo
     events the revocation produced (its own `revoked` message) recorded and handed to the sinks."""
     require_connected(session)
     message = _deletable(session, chat, message_id, from_me)
-    with engine_errors():
-        sent = engine_for(session).send(
-            str(session.pk),
-            OutgoingDelete(to=chat, message_id=message_id, from_me=from_me, sender=message.sender),
-        )
+    sent = engine_send(
+        session, OutgoingDelete(to=chat, message_id=message_id, from_me=from_me, sender=message.sender)
+    )
     with transaction.atomic():
         message.status = Message.Status.DELETED
         message.deleted_at = timezone.now()
