@@ -1,8 +1,10 @@
 """The contract every messaging engine honours.
 
 Engines take and return plain data (ids, strings, numbers and the frozen dataclasses of
-messaging.values), never ORM objects or requests, so the same contract can travel over a command bus to
-engine processes.
+messaging.values and messaging.engines.outgoing), never ORM objects or requests, so the same contract can
+travel over a command bus to engine processes. A send is one value (`Outgoing`) and its answer (`Sent`)
+carries the events the send produced, which the calling service records: a call never reports back into
+the services while it runs (docs/decisions/0028).
 Things that happen on their own (a new QR code, a pairing, an inbound message, an ack, a group change)
 are reported as typed events (messaging.engines.events) through one callback, ``on_event(session_id,
 event)``; the messaging services record them and hand them to the event sink named in settings

@@ -4,9 +4,10 @@ Every send takes one path (`message_send`), whatever the engine: the view has va
 allowed session (read once, with the key's account and plan); here the session must be connected, then
 the quota is taken (one statement, messaging.services.quota), and only then is the engine asked. What a
 channel needs beyond that is the engine's own business (official channels: the 24-hour window and
-templates, messaging/channels/engine.py). The engine's echo of the sent message is held while the engine
-works and handed to the event sink with the message row, which is written once, from what the engine
-returns and what the API knows.
+templates, messaging/channels/engine.py). The engine takes the message as a value (an `Outgoing`) and
+answers with its id and the events the send produced (the echo of the sent message), which are handed to
+the event sink with the message row, written once from what the engine returns and what the API knows
+(docs/decisions/0028).
 
 An API send runs in no request transaction (messaging.api.bases.SendView): the quota is committed before
 the engine is asked (and given back if it fails), and the record is one short transaction after it
@@ -14,8 +15,8 @@ answers, so no row lock (the account's quota, the chat's event counter) is held 
 round trip. Nested in a caller's transaction a send is one unit with it and takes a savepoint, so a
 caller that catches its error can write on (the Chatwoot mirror records a refused send); `savepoint=False`
 drops it where the caller's transaction fails as a whole on any error anyway. Official sessions keep
-theirs, because a refused send still records something (a failed message, a disconnected session;
-`ApplicationError.record`) after its own writes are rolled back.
+theirs, because a refused send still records something (a failed message, a disconnected session) after
+its own writes are rolled back, which the caller's transaction must still be able to take.
 """
 
 from __future__ import annotations
