@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -67,7 +68,59 @@ class Kept:
     dead: timedelta = timedelta(days=7)
 
 
-class Queue:
+class JobQueue(ABC):
+    """The interface every queue of the job system has, whatever its store: the drain loop's turns
+    (jobs.drain.Turns: claim, holding, attempt, unclaim, settle, wake), and hint, resend, sweep, purge;
+    the gauges and the next lapse come from its table."""
+
+    table: JobTable
+    gauges: Gauges
+    keeper: Keeper
+
+    @abstractmethod
+    def hint(self, group: Any, *, countdown: float = 0) -> None:
+        """Ask a worker to drain `group` (after `countdown` seconds); never raises."""
+
+    @abstractmethod
+    def claim(self, group: Any, *, limit: int = 1) -> drain.Claim | None:
+        """Claim up to `limit` due jobs of `group`."""
+
+    @abstractmethod
+    def unclaim(self, claim: drain.Claim, jobs: list[Any]) -> None:
+        """Give back claimed jobs that were not attempted (no attempt used)."""
+
+    @abstractmethod
+    def settle(self, claim: drain.Claim, attempted: drain.Attempted) -> dict[int, str]:
+        """Record the attempts' ends while the claim holds them: {job id: outcome}."""
+
+    @abstractmethod
+    def wake(self, group: Any) -> None:
+        """Hint `group` for the next time its table's `next_attempt_at` says."""
+
+    @abstractmethod
+    def resend(self, job_ids: Iterable[int]) -> int:
+        """Give finished jobs one more attempt each (the same job, the same id); how many."""
+
+    @abstractmethod
+    def sweep(self, *, grace_seconds: float) -> int:
+        """Hint what is due for longer than the grace period or held past its lease; how many."""
+
+    @abstractmethod
+    def purge(self) -> int:
+        """Delete what is kept past its retention; how many."""
+
+    def collect(self) -> list[Reading]:
+        """The queue's gauges at scrape time (PONTE_METRICS_COLLECTORS)."""
+        g = self.gauges
+        return table_readings(self.table, g.prefix, due_help=g.due_help, dead_help=g.dead_help)
+
+    def next_lapse_in(self) -> float | None:
+        """Seconds until the oldest claim now held lapses (None: nothing is claimed): a starting worker
+        sweeps then."""
+        return self.table.next_lapse_in()
+
+
+class Queue(JobQueue):
     """A durable queue of jobs in order per group. `attempt` and `judge`: callables, or dotted paths
     resolved at the first drain (a client whose attempt imports what records its jobs). `turn`: at most
     that many jobs per drain, the group hinted again if more is due (groups take turns)."""
@@ -258,13 +311,3 @@ class Queue:
     def waiting_count(self) -> int:
         """Jobs not yet finished, due or waiting for their retry."""
         return self.table.model.objects.filter(status__in=UNFINISHED).count()
-
-    def collect(self) -> list[Reading]:
-        """The queue's gauges at scrape time (PONTE_METRICS_COLLECTORS)."""
-        g = self.gauges
-        return table_readings(self.table, g.prefix, due_help=g.due_help, dead_help=g.dead_help)
-
-    def next_lapse_in(self) -> float | None:
-        """Seconds until the oldest claim now held lapses (None: nothing is claimed): a starting worker
-        sweeps then."""
-        return self.table.next_lapse_in()
