@@ -1,4 +1,4 @@
-"""The mirror's jobs: a client of the job system (jobs.ordered), `MirrorJob` rows the truth,
+"""The mirror's jobs: a client of the job system (jobs.queue.Queue), `MirrorJob` rows the truth,
 Celery hints only saying "drain this chat".
 
 The outbox runs them with the same guarantees as webhook deliveries, for work that is several Chatwoot

@@ -3,7 +3,7 @@ once), made after the message is recorded: jobs of the job system, never an HTTP
 recording transaction or under the session's row lock (issue 40 item 4).
 
 The recording turn (messaging.channels.queue) writes a `ChannelCall` row in its transaction and hints it
-on commit; a worker makes the call, in order per chat (jobs.ordered), retried on `SCHEDULE` while the
+on commit; a worker makes the call, in order per chat (jobs.queue.Queue), retried on `SCHEDULE` while the
 Graph API is away or throttling, dead at once when Meta refuses it (a refused receipt is logged, the
 message is kept all the same). A slow Graph API delays only the receipts, not the next items of the
 session (docs/decisions/0014-inbound-queue.md).

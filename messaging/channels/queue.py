@@ -10,7 +10,7 @@ A worker records a session's rows in order, one row per turn (`session_drain`): 
 cleaned (core.signed_json), parsed (inbound.py) and recorded through `receive.channel_events_receive` in
 one transaction, then the session is hinted again if rows remain, so its next turn queues behind the
 hints of every other session: one session's 9,000 items cannot starve another's. A row is a job of the
-job system (jobs.ordered, per session): claimed with a short lease renewed while it runs, retried on
+job system (jobs.queue.Queue, per session): claimed with a short lease renewed while it runs, retried on
 `SCHEDULE`, dead after `max_attempts`, swept (beat, and a starting worker) when a hint was lost, purged
 a day after it was done. Processing is at least once: a row run twice (its worker killed between commit
 and settle) records no message twice, because the receive path skips a message it already has.

@@ -1,4 +1,4 @@
-"""The event stream's jobs: a client of the job system (jobs.ordered), `StreamJob` rows the truth,
+"""The event stream's jobs: a client of the job system (jobs.queue.Queue), `StreamJob` rows the truth,
 Celery hints only saying "publish this conversation's events".
 
 The same guarantees as webhook deliveries and the Chatwoot mirror's jobs: a job is written in the
