@@ -246,10 +246,11 @@ class Queue(JobQueue):
         return settled.outcome
 
     def wake(self, group: Group) -> None:
-        """Hint the group for when its head is due, as its row says (`next_attempt_at`)."""
-        head = self._head(group)
-        if head is not None and head.status in WAITING:
-            self.hint(group, countdown=(head.next_attempt_at - timezone.now()).total_seconds())
+        """Hint the group for when its head is due, as its row says (`next_attempt_at`). A head due
+        already is the drain's (it ended on it, or hints its next turn)."""
+        head, now = self._head(group), timezone.now()
+        if head is not None and head.status in WAITING and head.next_attempt_at > now:
+            self.hint(group, countdown=(head.next_attempt_at - now).total_seconds())
 
     def _resolved(self, name: str) -> Callable[..., Any]:
         value = getattr(self, name)
