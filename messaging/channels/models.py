@@ -99,7 +99,7 @@ class ChannelInboundBatch(JobColumns):
         db_table = "messaging_channelinboundbatch"
         ordering = ["id"]
         indexes = [
-            # A session's head (jobs.ordered.claim_head): only unfinished rows.
+            # A session's head (jobs.queue.Queue.claim): only unfinished rows.
             models.Index(
                 fields=["session", "id"],
                 condition=models.Q(status__in=["pending", "failed", "sending"]),
