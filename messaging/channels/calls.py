@@ -1,6 +1,6 @@
-"""Graph API calls an inbound message asks for (the customer's profile, the read receipt of a session that
-reads messages at once), made after the message is recorded: jobs of the job system, never an HTTP request inside the
-recording transaction or under the session's row lock (issue 40 item 4).
+"""Graph API calls an inbound message asks for (the customer's profile, the read receipt of a session
+that reads messages at once), made after the message is recorded: jobs of the job system, never an HTTP
+request inside the recording transaction or under the session's row lock (issue 40 item 4).
 
 The recording turn (messaging.channels.queue) writes a `ChannelCall` row in its transaction and hints it
 on commit; a worker makes the call, in order per chat (jobs.queue.Queue), retried on `SCHEDULE` while the
