@@ -90,11 +90,12 @@ def _preparing_cursor_class() -> type:
 
 
 @contextmanager
-def _cursor() -> Iterator[CursorWrapper]:
-    """A cursor whose statements PostgreSQL parses and plans once per connection (planning was a third
-    of the database's work for emit(), docs/decisions/0001); through Django's wrapper either way
-    (execute wrappers, the debug log, the statement counts of the tests)."""
-    if not settings.PONTE_DB_PREPARE:  # a pooler in transaction mode cannot keep prepared statements
+def _cursor(prepare: bool) -> Iterator[CursorWrapper]:
+    """With `prepare`, a cursor whose statements PostgreSQL parses and plans once per connection
+    (planning was a third of the database's work for emit(), docs/decisions/0001); through Django's
+    wrapper either way (execute wrappers, the debug log, the statement counts of the tests)."""
+    # A pooler in transaction mode cannot keep prepared statements (PONTE_DB_PREPARE off).
+    if not prepare or not settings.PONTE_DB_PREPARE:
         with connection.cursor() as wrapper:
             yield wrapper
         return
@@ -103,8 +104,8 @@ def _cursor() -> Iterator[CursorWrapper]:
         yield wrapper
 
 
-def _fetch(sql: str, params: dict[str, Any]) -> list[tuple]:
-    with _cursor() as cur:
+def _fetch(sql: str, params: dict[str, Any], *, prepare: bool = True) -> list[tuple]:
+    with _cursor(prepare) as cur:
         cur.execute(sql, params)
         return cur.fetchall()
 
@@ -319,7 +320,8 @@ class PostgresStore(OrmStore):
             "token": token,
             "limit": limit,
         }
-        claimed = [_claimed(row, now) for row in _fetch(_claim_sql(), params)]
+        # Not prepared: a generic plan could ignore the partial indexes the claim reads.
+        claimed = [_claimed(row, now) for row in _fetch(_claim_sql(), params, prepare=False)]
         return sorted(claimed, key=lambda c: (c.scheduled_at, c.pk))
 
     def record_batch_counted(
