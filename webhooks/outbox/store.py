@@ -11,75 +11,18 @@ benches show they pay (docs/decisions/0026). Both run under the same tests (test
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import connection
 from django.db.models import Model
 
-# --- What the store hands over ---------------------------------------------------------------------
+from webhooks.outbox.store_orm import OrmStore
+from webhooks.outbox.store_pg import PostgresStore
+from webhooks.outbox.values import Claimed, HookCount, Outcome, Targets
 
-
-@dataclass(frozen=True)
-class Claimed:
-    """What sending and recording one claimed delivery needs."""
-
-    pk: int
-    kind: str
-    webhook_id: str | None
-    secret: str | None
-    target_url: str
-    payload: Any
-    dispatch_id: str
-    timeout_seconds: float
-    attempt_count: int
-    max_attempts: int
-    scheduled_at: datetime
-    resend_pending: bool
-    resend_requested_by_id: int | None
-    request_id: str = ""
-    created_at: datetime | None = None
-    rate_limit: int | None = None  # of its registered webhook, deliveries per second
-    previous_secret: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
-    retry_schedule: Any = None  # of its registered webhook (webhooks.outbox.policy)
-    fifo: bool = False  # its registered webhook's ordering is "fifo" (webhooks.outbox.fifo)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The new state of a delivery after an attempt (None: unchanged)."""
-
-    status: str
-    attempt_count: int
-    last_status_code: int | None
-    last_error: str
-    delivered_at: datetime | None = None
-    dead_at: datetime | None = None
-    next_attempt_at: datetime | None = None
-
-
-# (id, url, canonical event names, attempts, active, filter, fifo) of a webhook registered on a session.
-TargetHook = tuple[str, str, tuple[str, ...], int, bool, dict | None, bool]
-
-
-@dataclass(frozen=True)
-class Targets:
-    """What emit() needs of a session, kept per process (webhooks.lookups): whether its instance webhook
-    is on, its account (for the live socket's fan-out) and its registered webhooks, oldest first; a
-    webhook's attempts under its retry schedule (webhooks.schedules), its filter parsed
-    (webhooks.body_filters), fifo: its ordering is "fifo" (webhooks.outbox.fifo)."""
-
-    instance_webhooks_enabled: bool
-    account_id: Any
-    webhooks: tuple[TargetHook, ...]
-
-
-# A registered webhook's failure count after a batch: (id, failing since, failed attempts in a row).
-HookCount = tuple[str, datetime | None, int]
+__all__ = ["Claimed", "DeliveryStore", "HookCount", "Outcome", "Targets", "store"]
 
 # --- The interface ---------------------------------------------------------------------------------
 
@@ -130,22 +73,13 @@ class DeliveryStore(Protocol):
         ...
 
 
-STORES = ("orm", "postgresql")
-
-
-@cache
-def _store(name: str) -> DeliveryStore:
-    if name == "postgresql":
-        from webhooks.outbox.store_pg import PostgresStore
-
-        return PostgresStore()
-    from webhooks.outbox.store_orm import OrmStore
-
-    return OrmStore()
+# One of each per process: they hold nothing but their methods.
+STORES: dict[str, DeliveryStore] = {"orm": OrmStore(), "postgresql": PostgresStore()}
 
 
 def store() -> DeliveryStore:
     """The store for the default database: PONTE_OUTBOX_STORE names one ("orm", "postgresql"), else the
     one-statement store on PostgreSQL and the ORM's elsewhere."""
-    name = settings.PONTE_OUTBOX_STORE or ("postgresql" if connection.vendor == "postgresql" else "orm")
-    return _store(name)
+    return STORES[
+        settings.PONTE_OUTBOX_STORE or ("postgresql" if connection.vendor == "postgresql" else "orm")
+    ]

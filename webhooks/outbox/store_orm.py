@@ -32,7 +32,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from webhooks.models import Delivery, DeliveryAttempt, Event, EventSequence, InstanceWebhookConfig, Webhook
-from webhooks.outbox.store import Claimed, HookCount, Outcome, Targets
+from webhooks.outbox.values import Claimed, HookCount, Outcome, Targets
 from webhooks.schedules import schedule_attempts
 
 WAITING = (Delivery.Status.PENDING, Delivery.Status.FAILED)

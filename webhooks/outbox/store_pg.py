@@ -28,8 +28,8 @@ from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 
 from webhooks.models import Delivery, DeliveryAttempt, Event, EventSequence, Webhook
-from webhooks.outbox.store import Claimed, HookCount, Outcome
 from webhooks.outbox.store_orm import SENDING, WAITING, OrmStore, claimed_of
+from webhooks.outbox.values import Claimed, HookCount, Outcome
 
 # --- Names and values, from the models -------------------------------------------------------------
 
