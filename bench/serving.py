@@ -23,7 +23,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for_port(port: int, *, seconds: float = 20, what: str = "the server") -> None:
+def wait_for_port(port: int, *, seconds: float = 60, what: str = "the server") -> None:
     """Return once 127.0.0.1:`port` accepts a connection; stop the bench if it does not within `seconds`."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
