@@ -64,7 +64,8 @@ for i = n + 1, #KEYS do
 end
 return out
 """
-_COUNT_AND_GET_SHA = hashlib.sha1(_COUNT_AND_GET.encode(), usedforsecurity=False).hexdigest()  # its id in Redis
+# The script's id in Redis (EVALSHA).
+_COUNT_AND_GET_SHA = hashlib.sha1(_COUNT_AND_GET.encode(), usedforsecurity=False).hexdigest()
 
 
 @dataclass(frozen=True)
