@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -97,6 +98,7 @@ class PooledRedisCacheClient(RedisCacheClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
+        self._local = threading.local()
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         index = self._get_connection_pool_index(write)
@@ -120,12 +122,13 @@ class PooledRedisCacheClient(RedisCacheClient):
         return [*counts, *(None if value is None else self._serializer.loads(value) for value in values)]
 
     def _run_script(self, keys: list[str], args: list[int]) -> list[Any]:
-        """`_COUNT_AND_GET` on one pooled connection: by its digest, loaded with `EVAL` when this Redis
-        does not know it yet (a restart, a flush). A connection that fails is dropped and the call made
-        once more on a fresh one (a pooled connection the server closed meanwhile), as redis-py does."""
-        pool = self.get_client(write=True).connection_pool
+        """`_COUNT_AND_GET` by its digest, loaded with `EVAL` when this Redis does not know it yet (a
+        restart, a flush), on this thread's own connection: taking one from the pool and giving it back
+        (a lock and a health-check poll each) cost as much client CPU as the call itself. A connection
+        that fails is dropped and the call made once more on a fresh one (the server closed it
+        meanwhile), as redis-py does for pooled commands."""
         for attempt in (1, 2):
-            connection = pool.get_connection()
+            connection = self._script_connection()
             try:
                 try:
                     connection.send_command("EVALSHA", _COUNT_AND_GET_SHA, len(keys), *keys, *args)
@@ -134,12 +137,19 @@ class PooledRedisCacheClient(RedisCacheClient):
                     connection.send_command("EVAL", _COUNT_AND_GET, len(keys), *keys, *args)
                     return connection.read_response()
             except UNREACHABLE:
-                connection.disconnect()
+                connection.disconnect()  # reconnects on its next command
                 if attempt == 2:
                     raise
-            finally:
-                pool.release(connection)
         raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _script_connection(self) -> Any:
+        """This thread's connection for scripts, made by the write pool (its address and options); a new
+        one in a forked child, which must not share its parent's socket."""
+        held = getattr(self._local, "connection", None)
+        if held is None or held[0] != os.getpid():
+            pool = self.get_client(write=True).connection_pool
+            held = self._local.connection = (os.getpid(), pool.connection_class(**pool.connection_kwargs))
+        return held[1]
 
 
 _clients: dict[tuple[tuple[str, ...], str], PooledRedisCacheClient] = {}
@@ -317,10 +327,10 @@ class RedisCache(DjangoRedisCache):
         self._call("clear")
 
     def count_and_get(self, counters: Sequence[Counter], reads: Sequence[str]) -> tuple[list[int], list[Any]]:
-        made = [(self.make_and_validate_key(c.key), c.seconds, c.increment) for c in counters]
-        done, replies = self._attempt(
-            self._cache.count_and_get, made, [self.make_and_validate_key(k) for k in reads]
-        )
+        # make_key, not make_and_validate_key: validation only warns about keys memcached would refuse,
+        # a loop over every character, on every keyed call; these keys are a hash and a key prefix.
+        made = [(self.make_key(c.key), c.seconds, c.increment) for c in counters]
+        done, replies = self._attempt(self._cache.count_and_get, made, [self.make_key(k) for k in reads])
         if not done:
             return count_and_get_on(self._fallback, counters, reads)
         return replies[: len(counters)], replies[len(counters) :]
