@@ -282,6 +282,9 @@ def main() -> None:
         me_rate = hammer(port, key, requests=args.events, clients=args.clients, call=whoami)
         print(f"  GET /api/me          : {me_rate:8.1f} req/s")
         print(f"  ratio send / me      : {sent['api'] / me_rate:.2f}  (target >= 0.5)")
+        # Measured again next to the inbound phase: on a shared machine the yardstick moves with the load.
+        raw_cpu = raw_post_cpu(receiver, requests=args.events)
+        print(f"  raw POST, client CPU : {raw_cpu:.3f} ms per request (again, for the inbound phase)")
         got = end_to_end(receiver, port, key, receive, events=args.events, clients=args.clients, pids=pids)
         print(
             f"  inbound → receipt    : {got['rate']:8.1f} events/s   p50 {got['p50']:6.1f} ms  "
