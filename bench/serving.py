@@ -45,7 +45,7 @@ def start_web(env: dict[str, str], *, log: IO[bytes] | None = None) -> tuple[sub
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT if log else None,
     )  # fmt: skip
     try:
-        wait_for_port(port, what="the web process")
+        wait_for_port(port, seconds=90, what="the web process")  # a loaded machine starts slowly
     except SystemExit:
         process.kill()  # never listened: not left behind the bench
         raise
