@@ -30,7 +30,13 @@ from messaging.values import (  # noqa: F401
     ContactCard,
     ContactStatus,
     GroupInfo,
+    ForwardCard,
+    ForwardContent,
     GroupInvite,
+    LinkPreview,
+    ListMessage,
+    ListRow,
+    ListSection,
     MediaPayload,
     PairingCode,
     Participant,
@@ -317,6 +323,23 @@ class Engine(ABC):
         """Replace the text of one of the session's own text messages (the services have checked the
         author and the 15-minute window). The services report the `message_edited` event."""
         raise EngineUnsupported(f"The {self.label} engine cannot edit messages.")
+
+    # Lists, forwards and link previews (not abstract: engines without them answer 400
+    # OPERATION_NOT_SUPPORTED naming the engine).
+
+    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+        """Send a list message; a customer's choice is reported as a `list_response` message."""
+        raise EngineUnsupported(f"The {self.label} engine cannot send list messages.")
+
+    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+        """Send a copy of a message of the history, marked forwarded (`forwarded` in its echo)."""
+        raise EngineUnsupported(f"The {self.label} engine cannot forward messages.")
+
+    def send_text_preview(
+        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
+    ) -> SentMessage:
+        """Send a text with the link preview `preview` (its `url` is a link of the text)."""
+        raise EngineUnsupported(f"The {self.label} engine cannot send link previews.")
 
     # Group administration, contacts' pictures and the session's settings. Not
     # abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED. Admin-only ones raise

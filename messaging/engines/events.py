@@ -72,6 +72,48 @@ class PollRef:
 
 
 @dataclass(frozen=True)
+class ListRowRef:
+    row_id: str = ""
+    title: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ListSectionRef:
+    title: str = ""
+    rows: tuple[ListRowRef, ...] = field(default=(), metadata={"many": ListRowRef})
+
+
+@dataclass(frozen=True)
+class ListRef:
+    """A `list` message: the button that opens it, its title and footer, its sections of rows (the
+    body is the message's `text`)."""
+
+    button_text: str = ""
+    title: str = ""
+    footer: str = ""
+    sections: tuple[ListSectionRef, ...] = field(default=(), metadata={"many": ListSectionRef})
+
+
+@dataclass(frozen=True)
+class ListResponseRef:
+    """A `list_response` message: the row the customer chose."""
+
+    row_id: str = ""
+    title: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class LinkPreviewRef:
+    """The link preview shown with a text (`thumbnail` is not carried: WhatsApp's is a few KiB of JPEG)."""
+
+    url: str = ""
+    title: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Member:
     jid: str = ""
     admin: bool = False
@@ -108,6 +150,8 @@ MESSAGE_TYPES = (
     "button",
     "revoked",
     "poll",
+    "list",
+    "list_response",
 )
 MEDIA_TYPES = ("image", "video", "audio", "document", "sticker")
 
@@ -118,7 +162,8 @@ class MessageEvent(EngineEvent):
 
     `type` is one of MESSAGE_TYPES; the fields of its kind are set (media: `media_url`, `mime_type`,
     `sha256`, `caption`, `file_name`, `size`, `voice`, `animated`; `location`; `contacts`; `reaction`;
-    replies: `selected_*`; `revoked`: `revoked_*`)."""
+    replies: `selected_*`; `revoked`: `revoked_*`; `list`: `list_message`; `list_response`:
+    `list_response`). Any message may carry `forwarded` and a text its `link_preview`."""
 
     name: ClassVar[str] = "message"
 
@@ -161,6 +206,10 @@ class MessageEvent(EngineEvent):
     revoked_sender: str | None = None
     revoked_from_me: bool | None = None
     poll: PollRef | None = field(default=None, metadata={"nested": PollRef})
+    list_message: ListRef | None = field(default=None, metadata={"nested": ListRef, "key": "list"})
+    list_response: ListResponseRef | None = field(default=None, metadata={"nested": ListResponseRef})
+    link_preview: LinkPreviewRef | None = field(default=None, metadata={"nested": LinkPreviewRef})
+    forwarded: bool | None = None
 
     @property
     def chat(self) -> str:

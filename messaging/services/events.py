@@ -116,6 +116,10 @@ _CONTENT_KEYS = (
     "quoted",
     "buttons",
     "poll",
+    "list",
+    "listResponse",
+    "linkPreview",
+    "forwarded",
 )
 
 

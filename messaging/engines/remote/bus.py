@@ -46,6 +46,12 @@ VALUE_TYPES: dict[str, type] = {
         base.ParticipantResult,
         base.GroupInvite,
         base.SessionBehaviour,
+        base.ListRow,
+        base.ListSection,
+        base.ListMessage,
+        base.LinkPreview,
+        base.ForwardCard,
+        base.ForwardContent,
     )
 }
 # Errors an engine may answer with, recreated on the caller's side.
