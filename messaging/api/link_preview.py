@@ -71,4 +71,3 @@ class LinkPreviewField(serializers.Field):
 
     def to_representation(self, value: Any) -> Any:  # input only
         return value
-

@@ -116,13 +116,17 @@ def _recorded(original: Message, done: Dispatched) -> dict[str, Any]:
     return {**kept, "forwarded": True}
 
 
-def message_forward(*, session: Session, to: str, chat: str, message_id: str, savepoint: bool = True) -> Message:
+def message_forward(
+    *, session: Session, to: str, chat: str, message_id: str, savepoint: bool = True
+) -> Message:
     """Forward message `message_id` of `chat` to `to`: 404 MESSAGE_NOT_FOUND when the history does not
     have it; 400 for a kind that cannot be forwarded or media whose bytes were never stored; 400
     OPERATION_NOT_SUPPORTED on channels without forwarding (the Graph API has none)."""
     if session.official:
         name = engine_for(session).channel_name(session.provider)
-        raise OperationNotSupported(f"{name} sessions cannot forward messages (the Graph API has no forward).")
+        raise OperationNotSupported(
+            f"{name} sessions cannot forward messages (the Graph API has no forward)."
+        )
     original = _original(session, chat, message_id)
     copy = forward_content(session, original)
     type_ = "contacts" if original.type == "contact" else original.type

@@ -31,7 +31,9 @@ def media_dir(settings, tmp_path):
 @pytest.fixture
 def api(admin_client, session):
     def post(path: str, **body):
-        return admin_client.post(f"/api/messages/{path}", {"sessionId": str(session.pk), **body}, format="json")
+        return admin_client.post(
+            f"/api/messages/{path}", {"sessionId": str(session.pk), **body}, format="json"
+        )
 
     return post
 
@@ -70,7 +72,9 @@ def test_a_received_text_is_forwarded_with_the_send_reply_and_marked_in_history_
 
 def test_media_is_forwarded_from_its_stored_bytes(admin_client, session, api):
     media = {"base64": base64.b64encode(IMAGE).decode(), "mimeType": "image/jpeg"}
-    got = inbound(admin_client, session, **{"from": CUSTOMER, "type": "image", "media": media, "caption": "Foto"})
+    got = inbound(
+        admin_client, session, **{"from": CUSTOMER, "type": "image", "media": media, "caption": "Foto"}
+    )
     sent = forward(api, got["id"])
     copy = Message.objects.get(message_id=sent["messageId"])
     assert copy.type == "image" and copy.content["caption"] == "Foto" and copy.content["forwarded"]
@@ -80,7 +84,11 @@ def test_media_is_forwarded_from_its_stored_bytes(admin_client, session, api):
 
 
 def test_location_contacts_and_a_sent_voice_note_are_forwarded_as_what_they_are(admin_client, session, api):
-    place = inbound(admin_client, session, **{"from": CUSTOMER, "type": "location", "latitude": -23.5, "longitude": -46.6, "name": "Loja"})
+    place = inbound(
+        admin_client,
+        session,
+        **{"from": CUSTOMER, "type": "location", "latitude": -23.5, "longitude": -46.6, "name": "Loja"},
+    )
     forward(api, place["id"])
     assert last_event()["location"]["name"] == "Loja" and last_event()["forwarded"] is True
     card = {"displayName": "Ana", "phoneNumber": "5511912345678"}
@@ -109,7 +117,11 @@ def test_an_unknown_message_is_404_message_not_found(api):
 
 def test_a_reaction_cannot_be_forwarded_and_nothing_is_sent(admin_client, session, api):
     got = inbound(admin_client, session, **{"from": CUSTOMER, "text": "oi"})
-    react = inbound(admin_client, session, **{"from": CUSTOMER, "type": "reaction", "reactionTo": got["id"], "emoji": "👍"})
+    react = inbound(
+        admin_client,
+        session,
+        **{"from": CUSTOMER, "type": "reaction", "reactionTo": got["id"], "emoji": "👍"},
+    )
     response = api("forward", to=OTHER, chat=CUSTOMER, messageId=react["id"])
     assert response.status_code in (400, 404)
     assert not Message.objects.filter(chat=OTHER_JID).exists()

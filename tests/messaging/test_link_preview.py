@@ -75,7 +75,12 @@ def _echo() -> dict:
 
 def test_a_given_preview_is_sent_as_given_and_kept(send):
     thumb = base64.b64encode(THUMB).decode()
-    preview = {"url": "https://loja.example/menu", "title": "Menu", "description": "Hoje", "thumbnailBase64": thumb}
+    preview = {
+        "url": "https://loja.example/menu",
+        "title": "Menu",
+        "description": "Hoje",
+        "thumbnailBase64": thumb,
+    }
     message = send(text="Veja https://loja.example/menu", linkPreview=preview)
     card = {"url": "https://loja.example/menu", "title": "Menu", "description": "Hoje"}
     assert message.content == {"text": "Veja https://loja.example/menu", "linkPreview": card}

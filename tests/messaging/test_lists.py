@@ -56,7 +56,10 @@ def test_a_list_is_sent_with_the_send_reply_kept_in_the_history_and_echoed(send_
             ],
             "at most 10 rows",
         ),
-        ([{"title": "A", "rows": [{"rowId": "same", "title": "x"}, {"rowId": "same", "title": "y"}]}], "unique"),
+        (
+            [{"title": "A", "rows": [{"rowId": "same", "title": "x"}, {"rowId": "same", "title": "y"}]}],
+            "unique",
+        ),
         ([{"title": "A", "rows": [{"title": "no id"}]}], "rowId"),
     ],
 )
