@@ -17,8 +17,10 @@ MAX_THUMBNAIL_BYTES = 512 * 1024
 class GivenPreviewSerializer(serializers.Serializer):
     url = serializers.URLField(max_length=2000, help_text="A link of the text.")
     title = serializers.CharField(max_length=200)
-    description = serializers.CharField(max_length=500, required=False, default="")
-    thumbnailBase64 = serializers.CharField(required=False, default="", help_text="A JPEG, base64.")
+    description = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
+    thumbnailBase64 = serializers.CharField(
+        required=False, default="", allow_blank=True, help_text="A JPEG, base64."
+    )
 
     def validate_thumbnailBase64(self, value: str) -> bytes:
         if not value:

@@ -23,7 +23,9 @@ MAX_BUTTON_TEXT, MAX_ROW_TITLE, MAX_ROW_DESCRIPTION, MAX_HEADER = 20, 24, 72, 60
 class ListRowSerializer(serializers.Serializer):
     rowId = serializers.CharField(max_length=200, help_text="Comes back in the choice's `listResponse`.")
     title = serializers.CharField(max_length=MAX_ROW_TITLE)
-    description = serializers.CharField(max_length=MAX_ROW_DESCRIPTION, required=False, default="")
+    description = serializers.CharField(
+        max_length=MAX_ROW_DESCRIPTION, required=False, default="", allow_blank=True
+    )
 
 
 @extend_schema_serializer(component_name="ListSection")
@@ -41,8 +43,8 @@ class MessageSendListApi(SendView):
         to = RecipientField()
         text = serializers.CharField(max_length=MAX_TEXT)
         buttonText = serializers.CharField(max_length=MAX_BUTTON_TEXT, help_text="The button that opens it.")
-        title = serializers.CharField(max_length=MAX_HEADER, required=False, default="")
-        footer = serializers.CharField(max_length=MAX_HEADER, required=False, default="")
+        title = serializers.CharField(max_length=MAX_HEADER, required=False, default="", allow_blank=True)
+        footer = serializers.CharField(max_length=MAX_HEADER, required=False, default="", allow_blank=True)
         sections = ListSectionSerializer(many=True, min_length=1, max_length=MAX_SECTIONS)
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
