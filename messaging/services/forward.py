@@ -105,7 +105,8 @@ def forward_content(session: Session, message: Message) -> ForwardContent:
 
 def _recorded(original: Message, done: Dispatched) -> dict[str, Any]:
     """The copy's history content: the original's, without what belonged to it alone, forwarded."""
-    kept = {k: v for k, v in original.content.items() if k not in ("quoted", "error", "template")}
+    dropped = ("quoted", "error", "template", "linkPreview")  # the copy goes without these
+    kept = {k: v for k, v in original.content.items() if k not in dropped}
     echo = done.echo
     if original.type in MEDIA_TYPES:
         stored = Message.objects.filter(
