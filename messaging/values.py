@@ -167,7 +167,7 @@ class ListSection:
 @dataclass(frozen=True)
 class ListMessage:
     """A list message (`POST /api/messages/list`): the text, the button that opens the list, its
-    sections of rows (1–10 sections, at most 10 rows in all, row ids unique: checked by the API)."""
+    sections of rows (1 to 10 sections, at most 10 rows in all, row ids unique: checked by the API)."""
 
     text: str
     button_text: str

@@ -3,7 +3,7 @@
 
 `message_send_list` is the public service: the API's `POST /api/messages/list` calls it, and so may
 anything else of Ponte that replies with a list (bots). It checks the list's shape itself, so every
-caller gets the same rules: 1–10 sections, 1–10 rows each, at most 10 rows in all, row ids unique
+caller gets the same rules: 1 to 10 sections, 1 to 10 rows each, at most 10 rows in all, row ids unique
 (WhatsApp's and the Cloud API's limits)."""
 
 from __future__ import annotations
