@@ -20,7 +20,7 @@ from messaging.filters import MessageFilterSet
 from messaging.models import Message
 from messaging.selectors import message_history
 from messaging.services import messages as services
-from messaging.services.link_preview import link_preview_for, message_send_text_preview
+from messaging.services.link_preview import message_send_text_preview
 from messaging.values import Button, ContactCard
 
 MAX_TEXT = 4096
@@ -93,13 +93,12 @@ class MessageSendApi(SendView):
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
         read, given = data.get("linkPreview") or (False, None)
-        # Read before the send starts: outside any transaction, and a failure costs only the preview.
-        preview = link_preview_for(data["text"], given, read)
         message = message_send_text_preview(
             session=session,
             to=data["to"],
             text=data["text"],
-            preview=preview,
+            preview=given,
+            read=read,
             quoted=quoted_input(data.get("quoted")),
             savepoint=False,
         )

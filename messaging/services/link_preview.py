@@ -23,6 +23,7 @@ from django.conf import settings
 
 from messaging.engines.base import Engine, EngineOutsideWindow, LinkPreview, Quoted, SentMessage
 from messaging.models import Message, Session
+from messaging.services.engine import require_connected
 from messaging.services.messages import (
     Dispatched,
     QuotedInput,
@@ -135,10 +136,16 @@ def message_send_text_preview(
     to: str,
     text: str,
     preview: LinkPreview | None,
+    read: bool = False,
     quoted: QuotedInput | None = None,
     savepoint: bool = True,
 ) -> Message:
-    """A text send with a link preview (a plain text send when `preview` is None)."""
+    """A text send with the link preview `preview`, or (`read`) the one read from the text's first link;
+    a plain text send when there is none. The page is read only for a connected session, before the
+    send starts (outside any transaction: call this in none)."""
+    if preview is None and read:
+        require_connected(session)
+        preview = link_preview_for(text, None, True)
     if preview is None:
         return message_send_text(session=session, to=to, text=text, quoted=quoted, savepoint=savepoint)
 

@@ -26,7 +26,10 @@ PAGE = b"""<!doctype html><html><head><title>Fallback</title>
 
 
 class _Site(BaseHTTPRequestHandler):
+    paths: list[str] = []
+
     def do_GET(self):
+        _Site.paths.append(self.path)
         if self.path == "/slow":
             time.sleep(1.5)
         routes = {
@@ -121,6 +124,16 @@ def test_a_refused_address_or_no_link_sends_the_text_without_a_preview(send):
     # 127.0.0.1 is not on the allow-list here: the SSRF-safe transport refuses it.
     assert "linkPreview" not in send(text="http://127.0.0.1:9/x", linkPreview=True).content
     assert send(text="sem link nenhum", linkPreview=True).content == {"text": "sem link nenhum"}
+
+
+def test_a_session_not_connected_is_409_and_no_page_is_read(admin_client, session, site):
+    session.status = "disconnected"
+    session.save(update_fields=["status"])
+    _Site.paths.clear()
+    body = {"sessionId": str(session.pk), "to": CUSTOMER, "text": f"{site}/menu", "linkPreview": True}
+    response = admin_client.post("/api/messages/send", body, format="json")
+    assert response.status_code == 409 and response.json()["error"] == "SESSION_NOT_CONNECTED"
+    assert _Site.paths == []
 
 
 def test_the_first_link_leaves_sentence_punctuation_out():
