@@ -112,7 +112,15 @@ def test_the_page_title_stands_in_for_a_missing_og_title(site):
     assert (preview.title, preview.description, preview.thumbnail) == ("Só o título", "", b"")
 
 
-@pytest.mark.parametrize("path", ["/missing", "/file.pdf", "/big", "/slow"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/missing",
+        "/file.pdf",
+        "/big",
+        pytest.param("/slow", marks=pytest.mark.slow),  # waits out the real 1 s read timeout
+    ],
+)
 def test_a_page_that_fails_sends_the_text_without_a_preview(site, send, path):
     with override_settings(MESSAGING_LINK_PREVIEW_MAX_BYTES=1000, MESSAGING_LINK_PREVIEW_TIMEOUT=1):
         message = send(text=f"link {site}{path}", linkPreview=True)
