@@ -19,6 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from messaging.engines.message_parts import (  # noqa: F401 (re-exported: the contract's one import)
+    LinkPreviewRef,
+    ListRef,
+    ListResponseRef,
+    ListRowRef,
+    ListSectionRef,
+)
 from messaging.engines.wire import dump_fields, load
 
 # --- building blocks --------------------------------------------------------------------------------
@@ -69,48 +76,6 @@ class PollRef:
     name: str = ""
     options: tuple[str, ...] = field(default=(), metadata={"many": str})
     selectable_count: int = 1
-
-
-@dataclass(frozen=True)
-class ListRowRef:
-    row_id: str = ""
-    title: str = ""
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class ListSectionRef:
-    title: str = ""
-    rows: tuple[ListRowRef, ...] = field(default=(), metadata={"many": ListRowRef})
-
-
-@dataclass(frozen=True)
-class ListRef:
-    """A `list` message: the button that opens it, its title and footer, its sections of rows (the
-    body is the message's `text`)."""
-
-    button_text: str = ""
-    title: str = ""
-    footer: str = ""
-    sections: tuple[ListSectionRef, ...] = field(default=(), metadata={"many": ListSectionRef})
-
-
-@dataclass(frozen=True)
-class ListResponseRef:
-    """A `list_response` message: the row the customer chose."""
-
-    row_id: str = ""
-    title: str = ""
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class LinkPreviewRef:
-    """The link preview shown with a text (`thumbnail` is not carried: WhatsApp's is a few KiB of JPEG)."""
-
-    url: str = ""
-    title: str = ""
-    description: str = ""
 
 
 @dataclass(frozen=True)
