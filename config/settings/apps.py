@@ -285,3 +285,8 @@ if PONTE_OUTBOX_STORE not in ("", "orm", "postgresql"):
     raise ImproperlyConfigured(
         f'PONTE_OUTBOX_STORE must be "orm" or "postgresql"; got {PONTE_OUTBOX_STORE!r}.'
     )
+
+# Link previews read from a page (`linkPreview: true` on a text send): the page and its Open Graph image
+# together, through net.transport, within this time and size; past either, the text goes without one.
+MESSAGING_LINK_PREVIEW_TIMEOUT = env_int("MESSAGING_LINK_PREVIEW_TIMEOUT", 5)
+MESSAGING_LINK_PREVIEW_MAX_BYTES = env_int("MESSAGING_LINK_PREVIEW_MAX_BYTES", 1024 * 1024)

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from messaging.channels import CHANNEL_NAMES, WHATSAPP_CLOUD
 from messaging.channels.group_admin import GraphGroupAdmin
+from messaging.channels.lists import GraphLists
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import account_of, post, recipient, send, unsupported
 from messaging.channels.window import window_template
@@ -54,7 +55,7 @@ def _cloud_only(account: ChannelAccount, operation: str) -> None:
         raise unsupported(account.session.provider, operation)
 
 
-class GraphChannelEngine(GraphGroupAdmin, Engine):
+class GraphChannelEngine(GraphGroupAdmin, GraphLists, Engine):
     label = "graph"
     reports_own_reads = False  # the Graph API sends no receipt of the session's own reading
     media_by_link = True  # Meta fetches the URL itself

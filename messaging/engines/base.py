@@ -48,8 +48,14 @@ from messaging.values import (  # noqa: F401
     ConnectResult,
     ContactCard,
     ContactStatus,
+    ForwardCard,
+    ForwardContent,
     GroupInfo,
     GroupInvite,
+    LinkPreview,
+    ListMessage,
+    ListRow,
+    ListSection,
     MediaPayload,
     PairingCode,
     Participant,
@@ -327,6 +333,23 @@ class Engine(ABC):
         """Replace the text of one of the session's own text messages. The services record the
         `message_edited` event when the engine's answer carries none."""
         raise EngineUnsupported(f"The {self.label} engine cannot edit messages.")
+
+    # Lists, forwards and link previews (not abstract: engines without them answer 400
+    # OPERATION_NOT_SUPPORTED naming the engine).
+
+    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+        """Send a list message; a customer's choice is reported as a `list_response` message."""
+        raise EngineUnsupported(f"The {self.label} engine cannot send list messages.")
+
+    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+        """Send a copy of a message of the history, marked forwarded (`forwarded` in its echo)."""
+        raise EngineUnsupported(f"The {self.label} engine cannot forward messages.")
+
+    def send_text_preview(
+        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
+    ) -> SentMessage:
+        """Send a text with the link preview `preview` (its `url` is a link of the text)."""
+        raise EngineUnsupported(f"The {self.label} engine cannot send link previews.")
 
     # Group administration, contacts' pictures and the session's settings. Not
     # abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED. Admin-only ones raise

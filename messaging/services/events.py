@@ -113,6 +113,10 @@ _CONTENT_KEYS = (
     "quoted",
     "buttons",
     "poll",
+    "list",
+    "listResponse",
+    "linkPreview",
+    "forwarded",
 )
 
 

@@ -48,6 +48,12 @@ VALUE_TYPES: dict[str, type] = {
         base.GroupInvite,
         base.SessionBehaviour,
         *base.OUTGOING_KINDS,
+        base.ListRow,
+        base.ListSection,
+        base.ListMessage,
+        base.LinkPreview,
+        base.ForwardCard,
+        base.ForwardContent,
     )
 }
 # Errors an engine may answer with, recreated on the caller's side.

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from messaging.engines.base import (
     ContactStatus,
+    ForwardContent,
     GroupInfo,
     OutgoingButtons,
     OutgoingContact,
@@ -22,10 +23,13 @@ from messaging.engines.base import (
     OutgoingPoll,
     OutgoingReaction,
     OutgoingText,
+    LinkPreview,
+    ListMessage,
+    MediaPayload,
     ParticipantResult,
     Sent,
 )
-from messaging.engines.whatsapp import outbound, polls
+from messaging.engines.whatsapp import lists, outbound, polls
 from messaging.engines.whatsapp.errors import library_errors
 
 
@@ -128,3 +132,16 @@ class WhatsAppOperations:
 
     def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
         return self._call(session_id, polls.edit_message, message.to, message.message_id, message.text)
+    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
+        self._call(session_id, polls.edit_message, chat, message_id, text)
+
+    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+        return self._call(session_id, lists.send_list, to, message)
+
+    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+        return self._call(session_id, lists.send_forward, to, content)
+
+    def send_text_preview(
+        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
+    ) -> SentMessage:
+        return self._call(session_id, lists.send_text_preview, to, text, preview, quoted)

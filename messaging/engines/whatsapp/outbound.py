@@ -170,6 +170,11 @@ def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sende
 
 def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> Sent:
     """Upload the bytes (encrypted by the library), then send the message pointing at them."""
+    return _sent(client.send_message(to_jid(to), media_message(client, media, _context(quoted))), to)
+
+
+def media_message(client: Any, media: MediaPayload, context: Any = None) -> Any:
+    """The media message for `media`, its bytes uploaded (`context`: the ContextInfo it carries)."""
     upload = client.upload(media.data, _UPLOAD_TYPES[media.type])
     common = {
         "URL": upload.url,
@@ -180,21 +185,18 @@ def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None)
         "fileLength": upload.FileLength,
         "mimetype": media.mime_type,
     }
-    context = _context(quoted)
     if context is not None:
         common["contextInfo"] = context
     if media.type == "image":
-        message = wa.Message(imageMessage=wa.ImageMessage(caption=media.caption, **common))
-    elif media.type == "video":
-        message = wa.Message(videoMessage=wa.VideoMessage(caption=media.caption, **common))
-    elif media.type in ("audio", "voice"):
-        message = wa.Message(audioMessage=wa.AudioMessage(PTT=media.type == "voice", **common))
-    elif media.type == "sticker":
-        message = wa.Message(stickerMessage=wa.StickerMessage(**common))
-    else:
-        document = wa.DocumentMessage(caption=media.caption, fileName=media.file_name or "file", **common)
-        message = wa.Message(documentMessage=document)
-    return _sent(client.send_message(to_jid(to), message), to)
+        return wa.Message(imageMessage=wa.ImageMessage(caption=media.caption, **common))
+    if media.type == "video":
+        return wa.Message(videoMessage=wa.VideoMessage(caption=media.caption, **common))
+    if media.type in ("audio", "voice"):
+        return wa.Message(audioMessage=wa.AudioMessage(PTT=media.type == "voice", **common))
+    if media.type == "sticker":
+        return wa.Message(stickerMessage=wa.StickerMessage(**common))
+    document = wa.DocumentMessage(caption=media.caption, fileName=media.file_name or "file", **common)
+    return wa.Message(documentMessage=document)
 
 
 def mark_read(client: Any, chat: str, message_ids: list[str], sender: str) -> None:
