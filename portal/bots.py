@@ -15,7 +15,7 @@ from rest_framework.exceptions import ValidationError
 from accounts.models import Account
 from integrations.bots import services
 from integrations.bots.models import Bot
-from integrations.bots.serializers import BotInput, PauseInput, ResumeInput
+from integrations.bots.serializers import BotInput, BotPauseInput, BotResumeInput
 from portal.common import account_required
 from portal.forms import BotForm
 from portal.keys import session_choices
@@ -111,12 +111,12 @@ def bot_chat(request: HttpRequest, account: Account, bot_id: int) -> HttpRespons
     bot = _own_bot(account, bot_id)
     chat = request.POST.get("chat", "")
     if request.POST.get("action") == "pause":
-        data = PauseInput(data={"chatId": chat, "minutes": 60})
+        data = BotPauseInput(data={"chatId": chat, "minutes": 60})
         if data.is_valid():
             services.conversation_pause(bot=bot, chat=data.validated_data["chatId"], minutes=60)
             messages.success(request, gettext("The bot is quiet in this chat for an hour."))
     else:
-        data = ResumeInput(data={"chatId": chat})
+        data = BotResumeInput(data={"chatId": chat})
         if data.is_valid():
             services.conversation_resume(bot=bot, chat=data.validated_data["chatId"])
             messages.success(request, gettext("The bot answers in this chat again."))

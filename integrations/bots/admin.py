@@ -10,7 +10,7 @@ from django.http import HttpRequest
 
 from integrations.bots.jobs import jobs_resend
 from integrations.bots.models import Bot, BotJob, Conversation
-from integrations.bots.serializers import SETTINGS, RulesSerializer
+from integrations.bots.serializers import SETTINGS, BotRulesSerializer
 
 
 class BotForm(forms.ModelForm):
@@ -50,7 +50,7 @@ class BotForm(forms.ModelForm):
             if not checked.is_valid():
                 raise forms.ValidationError(f"settings: {dict(checked.errors)}")
             data["settings"] = dict(checked.validated_data)
-        rules = RulesSerializer(
+        rules = BotRulesSerializer(
             data={
                 "trigger": data.get("trigger"),
                 "operator": data.get("trigger_operator"),

@@ -17,9 +17,9 @@ from integrations.bots import services
 from integrations.bots.serializers import (
     BotInput,
     BotOutput,
-    ConversationOutput,
-    PauseInput,
-    ResumeInput,
+    BotConversationOutput,
+    BotPauseInput,
+    BotResumeInput,
 )
 from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SuccessSerializer
@@ -91,15 +91,15 @@ class BotApi(BotView):
 class BotConversationsApi(BotView):
     """`GET /api/bots/{id}/conversations`: the chats where the bot is talking (paused ones too)."""
 
-    @extend_schema(operation_id="bots_conversations", responses=ConversationOutput(many=True))
+    @extend_schema(operation_id="bots_conversations", responses=BotConversationOutput(many=True))
     def get(self, request: Request, bot_id: str) -> Response:
         return Response(services.conversations_active(self.bot(bot_id)))
 
 
 class BotConversationPauseApi(BotView):
-    @extend_schema(operation_id="bots_conversation_pause", request=PauseInput, responses=SuccessSerializer)
+    @extend_schema(operation_id="bots_conversation_pause", request=BotPauseInput, responses=SuccessSerializer)
     def post(self, request: Request, bot_id: str) -> Response:
-        bot, values = self.bot(bot_id), _valid(PauseInput, request.data)
+        bot, values = self.bot(bot_id), _valid(BotPauseInput, request.data)
         services.conversation_pause(bot=bot, chat=values["chatId"], minutes=values["minutes"])
         return Response(
             {
@@ -110,9 +110,9 @@ class BotConversationPauseApi(BotView):
 
 
 class BotConversationResumeApi(BotView):
-    @extend_schema(operation_id="bots_conversation_resume", request=ResumeInput, responses=SuccessSerializer)
+    @extend_schema(operation_id="bots_conversation_resume", request=BotResumeInput, responses=SuccessSerializer)
     def post(self, request: Request, bot_id: str) -> Response:
-        bot, values = self.bot(bot_id), _valid(ResumeInput, request.data)
+        bot, values = self.bot(bot_id), _valid(BotResumeInput, request.data)
         resumed = services.conversation_resume(bot=bot, chat=values["chatId"])
         message = "Bot answers in this chat again." if resumed else "The bot was not paused in this chat."
         return Response({"success": True, "message": message})

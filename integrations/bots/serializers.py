@@ -9,6 +9,7 @@ from typing import Any
 from rest_framework import serializers
 
 from core.api_fields import StrictBooleanField
+from integrations.bots.models import Bot
 from messaging.api.bases import RecipientField
 from net.transport import validate_target_url
 
@@ -54,9 +55,9 @@ class TypebotSettings(serializers.Serializer):
 SETTINGS = {"http": HttpSettings, "openai": OpenAISettings, "typebot": TypebotSettings}
 
 
-class RulesSerializer(serializers.Serializer):
-    trigger = serializers.ChoiceField(choices=["all", "keyword", "first_message"], default="all")
-    operator = serializers.ChoiceField(choices=["equals", "contains", "regex"], default="contains")
+class BotRulesSerializer(serializers.Serializer):
+    trigger = serializers.ChoiceField(choices=Bot.Trigger.choices, default=Bot.Trigger.ALL)
+    operator = serializers.ChoiceField(choices=Bot.Operator.choices, default=Bot.Operator.CONTAINS)
     value = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
     ignoreGroups = StrictBooleanField(default=True)
     stopKeyword = serializers.CharField(max_length=50, default="#sair", allow_blank=True)
@@ -81,7 +82,7 @@ class RulesSerializer(serializers.Serializer):
 class BotInput(serializers.Serializer):
     sessionId = serializers.CharField(max_length=64)
     name = serializers.CharField(max_length=100)
-    kind = serializers.ChoiceField(choices=list(SETTINGS))
+    kind = serializers.ChoiceField(choices=Bot.Kind.choices)
     enabled = StrictBooleanField(default=True)
     priority = serializers.IntegerField(min_value=0, max_value=1000, default=100)
     settings = serializers.DictField(help_text="The kind's settings (docs/integrations.md).")
@@ -92,7 +93,7 @@ class BotInput(serializers.Serializer):
         help_text="http: the signing secret (16+ characters, required); openai: the API key; typebot: a "
         "token for private bots. Never returned.",
     )
-    rules = RulesSerializer(required=False)
+    rules = BotRulesSerializer(required=False)
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         kind_settings = SETTINGS[data["kind"]](data=data["settings"])
@@ -104,7 +105,7 @@ class BotInput(serializers.Serializer):
                 {"secret": "The http kind's signing secret needs 16+ characters."}
             )
         if "rules" not in data:
-            rules = RulesSerializer(data={})
+            rules = BotRulesSerializer(data={})
             rules.is_valid(raise_exception=True)
             data["rules"] = dict(rules.validated_data)
         return data
@@ -114,12 +115,12 @@ class BotOutput(serializers.Serializer):
     id = serializers.IntegerField()
     sessionId = serializers.CharField()
     name = serializers.CharField()
-    kind = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Bot.Kind.choices)
     enabled = serializers.BooleanField()
     priority = serializers.IntegerField()
     settings = serializers.DictField()
     secretSet = serializers.BooleanField()
-    rules = RulesSerializer()
+    rules = BotRulesSerializer()
     disabledReason = serializers.CharField(help_text="Why Ponte disabled the bot (failing), else empty.")
     lastError = serializers.CharField()
     lastErrorAt = serializers.DateTimeField(allow_null=True)
@@ -127,7 +128,7 @@ class BotOutput(serializers.Serializer):
     updatedAt = serializers.DateTimeField()
 
 
-class ConversationOutput(serializers.Serializer):
+class BotConversationOutput(serializers.Serializer):
     chatId = serializers.CharField()
     status = serializers.ChoiceField(choices=["active", "paused"])
     pausedUntil = serializers.DateTimeField(allow_null=True)
@@ -135,10 +136,10 @@ class ConversationOutput(serializers.Serializer):
     lastActivityAt = serializers.DateTimeField()
 
 
-class PauseInput(serializers.Serializer):
+class BotPauseInput(serializers.Serializer):
     chatId = RecipientField()
     minutes = serializers.IntegerField(min_value=1, max_value=43200)
 
 
-class ResumeInput(serializers.Serializer):
+class BotResumeInput(serializers.Serializer):
     chatId = RecipientField()
