@@ -150,6 +150,12 @@ def _body(
     return body
 
 
+def _changed(bot: Bot, *, secret: str | None, **changes: Any) -> JSON:
+    """The PUT body: what `changes` gives (None: as `bot` has it), the secret only when given."""
+    kept = {name: value if value is not None else getattr(bot, name) for name, value in changes.items()}
+    return _body(bot.session_id, kept.pop("name"), bot.kind, kept.pop("settings"), secret=secret, **kept)
+
+
 def bots_list(session_id: str | None) -> Op[list[Bot]]:
     params = {"sessionId": session_id} if session_id else None
     return Op("GET", "/api/bots", lambda r: [Bot.from_json(item) for item in r.json()], params=params)
@@ -237,16 +243,14 @@ class Bots:
         priority: int | None = None,
     ) -> Bot:
         """Replace what is given, keep the rest as `bot` has it (the secret unless given)."""
-        body = _body(
-            bot.session_id,
-            name if name is not None else bot.name,
-            bot.kind,
-            settings if settings is not None else bot.settings,
-            secret=secret,
-            rules=rules or bot.rules,
-            enabled=enabled if enabled is not None else bot.enabled,
-            priority=priority if priority is not None else bot.priority,
-        )
+        changes = {
+            "name": name,
+            "settings": settings,
+            "rules": rules,
+            "enabled": enabled,
+            "priority": priority,
+        }
+        body = _changed(bot, secret=secret, **changes)
         return self._run(bots_update(bot.id, body))
 
     def delete(self, bot_id: int) -> bool:
@@ -303,16 +307,14 @@ class AsyncBots:
         enabled: bool | None = None,
         priority: int | None = None,
     ) -> Bot:
-        body = _body(
-            bot.session_id,
-            name if name is not None else bot.name,
-            bot.kind,
-            settings if settings is not None else bot.settings,
-            secret=secret,
-            rules=rules or bot.rules,
-            enabled=enabled if enabled is not None else bot.enabled,
-            priority=priority if priority is not None else bot.priority,
-        )
+        changes = {
+            "name": name,
+            "settings": settings,
+            "rules": rules,
+            "enabled": enabled,
+            "priority": priority,
+        }
+        body = _changed(bot, secret=secret, **changes)
         return await self._run(bots_update(bot.id, body))
 
     async def delete(self, bot_id: int) -> bool:
