@@ -6,20 +6,13 @@ class IntegrationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_delete, post_save
-
         from integrations.bots.models import Bot
-        from integrations.bots.sink import bots_changed
+        from integrations.bots.sink import session_bots
         from integrations.chatwoot.models import ChatwootIntegration
-        from integrations.chatwoot.sink import integration_changed
+        from integrations.chatwoot.sink import working_integration
 
-        # The sink keeps which sessions have a working integration (webhooks.lookups): drop it on writes.
-        post_save.connect(
-            integration_changed, sender=ChatwootIntegration, dispatch_uid="chatwoot-lookup-save"
-        )
-        post_delete.connect(
-            integration_changed, sender=ChatwootIntegration, dispatch_uid="chatwoot-lookup-del"
-        )
+        # The sink keeps which sessions have a working integration (webhooks.lookups): dropped on every
+        # write of an integration, whatever API made it.
+        working_integration.watch(ChatwootIntegration)
         # The bots' sink keeps each session's enabled bots the same way.
-        post_save.connect(bots_changed, sender=Bot, dispatch_uid="bots-lookup-save")
-        post_delete.connect(bots_changed, sender=Bot, dispatch_uid="bots-lookup-del")
+        session_bots.watch(Bot)

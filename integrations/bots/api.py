@@ -15,9 +15,9 @@ from accounts.permissions import ReadOrOperate
 from core.errors import ValidationFailed
 from integrations.bots import services
 from integrations.bots.serializers import (
+    BotConversationOutput,
     BotInput,
     BotOutput,
-    BotConversationOutput,
     BotPauseInput,
     BotResumeInput,
 )
@@ -110,7 +110,9 @@ class BotConversationPauseApi(BotView):
 
 
 class BotConversationResumeApi(BotView):
-    @extend_schema(operation_id="bots_conversation_resume", request=BotResumeInput, responses=SuccessSerializer)
+    @extend_schema(
+        operation_id="bots_conversation_resume", request=BotResumeInput, responses=SuccessSerializer
+    )
     def post(self, request: Request, bot_id: str) -> Response:
         bot, values = self.bot(bot_id), _valid(BotResumeInput, request.data)
         resumed = services.conversation_resume(bot=bot, chat=values["chatId"])

@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 
 from core.fields import EncryptedTextField
+from core.writes import WatchedManager
 from jobs.columns import JobColumns
 
 
@@ -57,6 +58,9 @@ class Bot(models.Model):
     last_error_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
+
+    # Every write, whatever API makes it, drops the sink's kept lookup (integrations.bots.sink).
+    objects = WatchedManager()
 
     class Meta:
         ordering = ["session", "priority", "id"]

@@ -18,12 +18,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from core.errors import ApplicationError
-from integrations.bots import jobs
 from integrations.bots.kinds import BotCallFailed, Reply, Turn, http, openai, typebot
 from integrations.bots.models import Bot, BotJob, Conversation
 from integrations.bots.rules import expired
-from jobs import ordered
-from jobs.lease import Keeper
 from jobs.policy import Outcome
 from messaging.services.chats import chat_presence
 from messaging.services.media import message_send_media
@@ -157,34 +154,25 @@ def failure_record(bot_id: int, error: Exception) -> None:
         logger.warning("Bot %s disabled: %s", bot_id, reason)
 
 
-class BotRunner(jobs.BotQueue):
-    schedule = jobs.SCHEDULE
-    keeper = Keeper(jobs.TABLE)
-
-    def attempt(self, job: BotJob) -> None:
-        bot = Bot.objects.select_related("session").get(pk=job.bot_id)
-        if not bot.enabled:
-            return  # disabled since: its waiting answers end unsent
-        try:
-            if job.kind == BotJob.Kind.OUTGOING:
-                outgoing_handle(bot, job)
-            else:
-                answer_handle(bot, job)
-        except Exception as exc:
-            failure_record(bot.pk, exc)
-            raise
-        if bot.consecutive_failures:
-            Bot.objects.filter(pk=bot.pk).update(consecutive_failures=0)
-
-    def judge(self, error: Exception) -> Outcome:
-        if isinstance(error, BotCallFailed) and error.retry:
-            return "retry"
-        return "give_up"
+def job_run(job: BotJob) -> None:
+    """One attempt runs one job (the queue's `attempt`)."""
+    bot = Bot.objects.select_related("session").get(pk=job.bot_id)
+    if not bot.enabled:
+        return  # disabled since: its waiting answers end unsent
+    try:
+        if job.kind == BotJob.Kind.OUTGOING:
+            outgoing_handle(bot, job)
+        else:
+            answer_handle(bot, job)
+    except Exception as exc:
+        failure_record(bot.pk, exc)
+        raise
+    if bot.consecutive_failures:
+        Bot.objects.filter(pk=bot.pk).update(consecutive_failures=0)
 
 
-RUNNER = BotRunner()
-
-
-def chat_drain(bot_id: int, chat: str) -> int:
-    """Run the chat's due bot jobs in order; how many were run."""
-    return ordered.drain(RUNNER, (bot_id, chat))
+def failure_judge(error: Exception) -> Outcome:
+    """A call that may pass is retried on the schedule; anything else is dead at once."""
+    if isinstance(error, BotCallFailed) and error.retry:
+        return "retry"
+    return "give_up"

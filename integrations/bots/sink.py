@@ -41,12 +41,8 @@ def _session_bots_load(session_id: UUID | str) -> tuple[Rules, ...]:
     )
 
 
-# Dropped on every write of a bot, in every process (IntegrationsConfig connects the signals).
+# Dropped on every write of a bot, in every process, whatever API made it (IntegrationsConfig.ready).
 session_bots = Versioned("bots", _session_bots_load)
-
-
-def bots_changed(sender: Any, **kwargs: Any) -> None:
-    session_bots.bump()
 
 
 def message_text(event: MessageEvent) -> str:

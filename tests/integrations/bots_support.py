@@ -8,7 +8,7 @@ from typing import Any
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from integrations.bots import runner
+from integrations.bots import jobs
 from integrations.bots.models import BotJob
 from messaging.models import Message, Session
 
@@ -38,7 +38,7 @@ def drain_bots(*, rounds: int = 10, due_now: bool = False) -> int:
         if not groups:
             return ran
         for bot_id, chat in groups:
-            ran += runner.chat_drain(bot_id, chat)
+            ran += jobs.QUEUE.drain((bot_id, chat))
     return ran
 
 

@@ -37,8 +37,9 @@ VALUE_TYPES: dict[str, type] = {
         base.Quoted,
         base.ContactCard,
         base.Button,
-        base.SentMessage,
+        base.Sent,
         base.SentTemplate,
+        base.Injected,
         base.ContactStatus,
         base.Participant,
         base.GroupInfo,
@@ -46,6 +47,7 @@ VALUE_TYPES: dict[str, type] = {
         base.ParticipantResult,
         base.GroupInvite,
         base.SessionBehaviour,
+        *base.OUTGOING_KINDS,
     )
 }
 # Errors an engine may answer with, recreated on the caller's side.
