@@ -4,6 +4,7 @@
  * header, the bonds statuses and the typed errors.
  */
 
+import { Bots } from "./bots.js";
 import { DeadLetters, Deliveries, type EventType, eventTypes } from "./deliveries.js";
 import { Chats, Contacts, Instance, type Reply } from "./directory.js";
 import { BondsAccessError } from "./errors.js";
@@ -69,6 +70,7 @@ export type WebhookEvent =
   | "message.edited";
 export type WebhookStatus = Schemas["WebhookStatusEnum"];
 export type * from "./deliveries.js";
+export type * from "./bots.js";
 export type Success = Schemas["Success"];
 
 type BondQuery = Query<"listBonds">;
@@ -407,6 +409,8 @@ export class Ponte {
   readonly contacts: Contacts;
   readonly chats: Chats;
   readonly instance: Instance;
+  /** Bots on a session: create, change, their conversations (pause, resume). */
+  readonly bots: Bots;
   private readonly http: Transport;
 
   constructor(options: ClientOptions) {
@@ -421,6 +425,7 @@ export class Ponte {
     this.contacts = new Contacts(this.http);
     this.chats = new Chats(this.http);
     this.instance = new Instance(this.http);
+    this.bots = new Bots(this.http);
   }
 
   /** The rate-limit headers of the last messaging or gateway reply (null before the first). */

@@ -11,6 +11,7 @@ import httpx
 
 from ponte_client import directory, ops
 from ponte_client._http import Op, RetryPolicy, send_async
+from ponte_client.bots import AsyncBots
 from ponte_client.delivery_log import AsyncDeadLetters, AsyncDeliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.lists import AsyncListMessages
@@ -405,6 +406,7 @@ class AsyncClient:
         self.instance = Instance(self._send)
         self.deliveries = AsyncDeliveries(self._send)
         self.dead_letters = AsyncDeadLetters(self._send)
+        self.bots = AsyncBots(self._send)
 
     async def _send(self, op: Op[T]) -> T:
         return await send_async(self._http, op, api_key=self._api_key, retry=self._retry)

@@ -11,6 +11,7 @@ import httpx
 
 from ponte_client import directory, ops
 from ponte_client._http import Op, RetryPolicy, send
+from ponte_client.bots import Bots
 from ponte_client.delivery_log import DeadLetters, Deliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.lists import ListMessages
@@ -402,6 +403,7 @@ class Client:
         self.instance = Instance(self._send)
         self.deliveries = Deliveries(self._send)
         self.dead_letters = DeadLetters(self._send)
+        self.bots = Bots(self._send)
 
     def _send(self, op: Op[T]) -> T:
         return send(self._http, op, api_key=self._api_key, retry=self._retry)
