@@ -23,8 +23,10 @@ from integrations.bots.models import Bot, BotJob, Conversation
 from integrations.bots.rules import expired
 from jobs.policy import Outcome
 from messaging.services.chats import chat_presence
+from messaging.services.lists import message_send_list
 from messaging.services.media import message_send_media
 from messaging.services.messages import message_send_text
+from messaging.values import ListMessage, ListRow, ListSection
 
 logger = logging.getLogger(__name__)
 
@@ -83,17 +85,33 @@ def reply_send(bot: Bot, chat: str, reply: Reply) -> str:
 
 
 def list_send(session: Any, chat: str, listing: dict[str, Any]) -> Any:
-    from messaging.services.lists import message_send_list
-
-    return message_send_list(
-        session=session,
-        to=chat,
+    """A list reply through the list service, which checks its shape as for the API (a wrong one is the
+    turn's error, not retried)."""
+    try:
+        sections = tuple(
+            ListSection(
+                title=str(section.get("title") or ""),
+                rows=tuple(
+                    ListRow(
+                        row_id=str(row["rowId"]),
+                        title=str(row["title"]),
+                        description=str(row.get("description") or ""),
+                    )
+                    for row in section["rows"]
+                ),
+            )
+            for section in listing["sections"]
+        )
+    except (KeyError, TypeError) as exc:
+        raise ReplyRefused(f"a list reply's sections are not in the list format: {exc!r}") from None
+    message = ListMessage(
         text=listing["text"],
         button_text=listing["buttonText"],
+        sections=sections,
         title=listing["title"],
         footer=listing["footer"],
-        sections=listing["sections"],
     )
+    return message_send_list(session=session, to=chat, message=message)
 
 
 def _restart_if_over(bot: Bot, conversation: Conversation) -> None:

@@ -47,7 +47,7 @@ session_bots = Versioned("bots", _session_bots_load)
 
 def message_text(event: MessageEvent) -> str:
     """What the bot reads of a message: its text, a caption, or the title of the option picked."""
-    picked = getattr(event, "selected_title", None) or ""
+    picked = event.list_response.title if event.list_response is not None else event.selected_title
     return event.text or event.caption or picked or ""
 
 

@@ -105,10 +105,13 @@ def test_the_typebot_kind_keeps_its_session_per_chat_and_ends_with_the_flow(
     assert conversation.state["sessionId"].startswith("tb-session-")
     listing = paired_session.messages.filter(from_me=True, type="list").get()
     assert listing.content["text"] == "Sobre o que quer falar?"
-    rows = listing.content["sections"][0]["rows"]
+    assert listing.content["list"]["buttonText"] == "Options"
+    rows = listing.content["list"]["sections"][0]["rows"]
     assert [(row["rowId"], row["title"]) for row in rows] == [("it-plans", "Planos"), ("it-help", "Suporte")]
     assert sent_texts(paired_session, JID)[0] == "Olá! Sou o assistente."
-    inbound(admin_client, paired_session, text="Planos")
+    # The customer picks a row of the list: Typebot gets the choice's text.
+    choice = {"rowId": "it-plans", "title": "Planos"}
+    inbound(admin_client, paired_session, type="list_response", listResponse=choice)
     drain_bots()
     (cont,) = standin.calls_to("/api/v1/sessions/")
     assert cont.path == f"/api/v1/sessions/{conversation.state['sessionId']}/continueChat"
