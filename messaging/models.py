@@ -337,6 +337,10 @@ class Chat(models.Model):
     unread_count = models.PositiveIntegerField(default=0)
     last_message_at = models.DateTimeField(null=True, blank=True)
     archived = models.BooleanField(default=False)
+    # The chat's state on the phone (messaging.services.chat_state): set through the API or reported.
+    pinned = models.BooleanField(default=False)
+    muted_until = models.DateTimeField(null=True, blank=True)
+    marked_unread = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -354,6 +358,7 @@ class Contact(models.Model):
     jid = models.CharField(max_length=100)
     name = models.CharField(max_length=100, blank=True, help_text="A name given in a contact card.")
     push_name = models.CharField(max_length=100, blank=True, help_text="The name the person chose.")
+    blocked = models.BooleanField(default=False, help_text="Blocked by the session (contact_block).")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -381,3 +386,7 @@ class SessionSettings(models.Model):
 
     def __str__(self) -> str:
         return f"settings of {self.session_id}"
+
+
+# Labels (WhatsApp Business) live in a module of their own; imported here so Django finds the models.
+from messaging.models_labels import ChatLabel, Label  # noqa: E402, F401

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from messaging.engines.chat_contract import CHAT_ACTION_COMMANDS, ChatActions
 from messaging.engines.events import EngineEvent
 
 # The values engines take and return (re-exported: engines import them from here).
@@ -56,6 +57,7 @@ GROUP_ADMIN_COMMANDS = (
     "group_join",
     "contact_picture",
     "settings_apply",
+    *CHAT_ACTION_COMMANDS,
 )
 
 
@@ -132,7 +134,7 @@ class EngineCredentialsRevoked(EngineError):
 # --- The contract --------------------------------------------------------------------------------
 
 
-class Engine(ABC):
+class Engine(ChatActions, ABC):
     """One method per operation. `session_id` is the session's UUID as a string."""
 
     #: Short label shown in the admin and the API (`engine` field).

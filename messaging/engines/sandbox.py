@@ -47,6 +47,7 @@ from messaging.engines.events import (
     event_from_data,
 )
 from messaging.engines.sandbox_behaviour import SandboxBehaviour
+from messaging.engines.sandbox_chat_actions import SandboxChatActions
 from messaging.engines.sandbox_group_admin import SandboxGroupAdmin
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
@@ -67,7 +68,14 @@ def _b64(raw: bytes) -> str:
 
 
 class SandboxEngine(
-    SandboxInbound, SandboxBehaviour, SandboxMedia, SandboxPolls, SandboxGroupAdmin, SandboxGroups, Engine
+    SandboxInbound,
+    SandboxBehaviour,
+    SandboxMedia,
+    SandboxPolls,
+    SandboxGroupAdmin,
+    SandboxGroups,
+    SandboxChatActions,
+    Engine,
 ):
     label = "sandbox"
     sandbox = True
