@@ -338,9 +338,9 @@ class Chat(models.Model):
     last_message_at = models.DateTimeField(null=True, blank=True)
     archived = models.BooleanField(default=False)
     # The chat's state on the phone (messaging.services.chat_state): set through the API or reported.
-    pinned = models.BooleanField(default=False)
+    pinned = models.BooleanField(default=False, db_default=False)
     muted_until = models.DateTimeField(null=True, blank=True)
-    marked_unread = models.BooleanField(default=False)
+    marked_unread = models.BooleanField(default=False, db_default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -358,7 +358,9 @@ class Contact(models.Model):
     jid = models.CharField(max_length=100)
     name = models.CharField(max_length=100, blank=True, help_text="A name given in a contact card.")
     push_name = models.CharField(max_length=100, blank=True, help_text="The name the person chose.")
-    blocked = models.BooleanField(default=False, help_text="Blocked by the session (contact_block).")
+    blocked = models.BooleanField(
+        default=False, db_default=False, help_text="Blocked by the session (contact_block)."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

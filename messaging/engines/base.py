@@ -151,6 +151,9 @@ class Engine(ChatActions, ABC):
     #: held while it lasts (messaging.services.messages.message_send).
     local: bool = False
 
+    def unsupported_error(self, what: str) -> EngineUnsupported:
+        return EngineUnsupported(f"The {self.label} engine cannot {what}.")
+
     def report(self, session_id: str, event: EngineEvent) -> None:
         """Tell Ponte that something happened on the session (connected, qr, message, ...)."""
         if self._on_event is not None:

@@ -25,35 +25,33 @@ CHAT_ACTION_COMMANDS = (
 )
 
 
-def unsupported(label: str, what: str) -> Exception:
-    from messaging.engines.base import EngineUnsupported  # base imports this module
-
-    return EngineUnsupported(f"The {label} engine cannot {what}.")
-
-
 class ChatActions:
     label: str = "engine"
 
+    def unsupported_error(self, what: str) -> Exception:
+        """EngineUnsupported naming the engine (messaging.engines.base.Engine gives it)."""
+        raise NotImplementedError
+
     def chat_archive(self, session_id: str, chat: str, archived: bool) -> list[EngineEvent]:
-        raise unsupported(self.label, "archive chats")
+        raise self.unsupported_error("archive chats")
 
     def chat_pin(self, session_id: str, chat: str, pinned: bool) -> list[EngineEvent]:
-        raise unsupported(self.label, "pin chats")
+        raise self.unsupported_error("pin chats")
 
     def chat_mute(self, session_id: str, chat: str, muted_until: str | None) -> list[EngineEvent]:
-        raise unsupported(self.label, "mute chats")
+        raise self.unsupported_error("mute chats")
 
     def chat_unread(self, session_id: str, chat: str, unread: bool) -> list[EngineEvent]:
-        raise unsupported(self.label, "mark chats unread")
+        raise self.unsupported_error("mark chats unread")
 
     def contact_block(self, session_id: str, jid: str, blocked: bool) -> list[EngineEvent]:
-        raise unsupported(self.label, "block contacts")
+        raise self.unsupported_error("block contacts")
 
     def label_edit(
         self, session_id: str, label_id: str, name: str, color: int, deleted: bool = False
     ) -> list[EngineEvent]:
         """Create (a new id), change or delete (`deleted`) a label."""
-        raise unsupported(self.label, "manage labels")
+        raise self.unsupported_error("manage labels")
 
     def chat_label(self, session_id: str, chat: str, label_id: str, labeled: bool) -> list[EngineEvent]:
-        raise unsupported(self.label, "label chats")
+        raise self.unsupported_error("label chats")

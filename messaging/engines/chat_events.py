@@ -3,8 +3,9 @@ what the session's phone (or the API, through the engine) changed about a chat, 
 
 Each carries the new state of the one thing it names, as WhatsApp's app-state sync reports it (whatsmeow's
 `Pin`, `Mute`, `MarkChatAsRead`, `LabelEdit`, `LabelAssociationChat`; `Blocklist` for blocks);
-`chat_archive` (messaging.engines.events) is the fourth chat action. Registered in EVENT_TYPES at the end
-of messaging.engines.events.
+`chat_archive` (messaging.engines.events) is the fourth chat action. Registered in EVENT_TYPES
+by this module, which the package imports (messaging.engines), so they are
+known wherever an event is read.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from messaging.engines.events import EngineEvent
+from messaging.engines.events import EVENT_TYPES, EngineEvent
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,5 @@ CHAT_EVENT_TYPES: tuple[type[EngineEvent], ...] = (
     LabelEditEvent,
     LabelAssociationEvent,
 )
+
+EVENT_TYPES.update({cls.name: cls for cls in CHAT_EVENT_TYPES})

@@ -379,12 +379,6 @@ EVENT_TYPES: dict[str, type[EngineEvent]] = {
 }
 
 
-# Chat and contact actions, labels (issue 41): their own module, imported once the base is defined.
-from messaging.engines.chat_events import CHAT_EVENT_TYPES  # noqa: E402
-
-EVENT_TYPES.update({cls.name: cls for cls in CHAT_EVENT_TYPES})
-
-
 def event_from_data(name: str, data: dict[str, Any]) -> EngineEvent:
     """The typed event stored (or sent) as `data` under `name`. Raises KeyError for an unknown name."""
     return load(EVENT_TYPES[name], data)

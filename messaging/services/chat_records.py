@@ -65,5 +65,8 @@ def label_association_record(session: Session, event: LabelAssociationEvent) -> 
         label = Label.objects.create(session=session, label_id=event.label_id, name="")
     if event.labeled:
         ChatLabel.objects.get_or_create(label=label, chat=event.chat)
+        Chat.objects.get_or_create(
+            session=session, jid=event.chat, defaults={"is_group": is_group(event.chat)}
+        )
     else:
         ChatLabel.objects.filter(label=label, chat=event.chat).delete()

@@ -49,6 +49,7 @@ from messaging.errors import (
     OutsideCustomerWindow,
 )
 from messaging.models import Message, Session
+from messaging.services.chat_state import contact_blocked_check
 from messaging.services.directory import directory_sent
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import echo_record, reporting_for
@@ -122,6 +123,7 @@ def message_send(
     transaction (a job, the Chatwoot mirror), is one transaction: its own, or the caller's with a
     savepoint, none with `savepoint=False` (the caller's transaction fails as a whole on any error)."""
     require_connected(session)
+    contact_blocked_check(session, to)
     quote = message_quote(session, to, quoted)
     engine = engine_for(session)
     nested = transaction_open()
@@ -321,6 +323,7 @@ def message_react(*, session: Session, chat: str, message_id: str, emoji: str) -
     In no transaction: the engine is called first (the Graph API on official channels), then the
     message's reactions saved in one statement."""
     require_connected(session)
+    contact_blocked_check(session, chat)
     message = _find(session, chat, message_id)
     if message.status == Message.Status.DELETED:
         raise MessageAlreadyDeleted("A deleted message cannot be reacted to.")
