@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from messaging.channels import CHANNEL_NAMES, WHATSAPP_CLOUD
+from messaging.channels.chat_actions import GraphChatActions
 from messaging.channels.group_admin import GraphGroupAdmin
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import account_of, post, recipient, send, unsupported
@@ -46,7 +47,7 @@ def _cloud_only(account: ChannelAccount, operation: str) -> None:
         raise unsupported(account.session.provider, operation)
 
 
-class GraphChannelEngine(GraphGroupAdmin, Engine):
+class GraphChannelEngine(GraphGroupAdmin, GraphChatActions, Engine):
     label = "graph"
 
     # Connection ---------------------------------------------------------------------------------
