@@ -1,9 +1,9 @@
 """The sandbox's chat and contact actions and labels (a mixin of SandboxEngine).
 
-Its "WhatsApp" accepts every action on a paired session and answers with the event the phone would
-sync, stamped with the time of the call. Rules: numbers ending in ``0000`` are not on WhatsApp, so they
-cannot be blocked (400); a chat in a group the session is not in cannot be archived, pinned, muted,
-marked or labelled (404, as group operations answer).
+Its "WhatsApp" accepts every action on a paired session and answers with the events the phone would
+sync, stamped with the time of the call (archiving also unpins, as WhatsApp does). Rules: numbers
+ending in ``0000`` are not on WhatsApp, so they cannot be blocked (400); a chat in a group the session
+is not in cannot be archived, pinned, muted, marked or labelled (404, as group operations answer).
 """
 
 from __future__ import annotations
@@ -44,7 +44,10 @@ class SandboxChatActions:
     @transaction.atomic
     def chat_archive(self, session_id: str, chat: str, archived: bool) -> list[EngineEvent]:
         self._chat_known(session_id, chat)
-        return [ChatArchiveEvent(chat_jid=chat, archived=archived, timestamp=_now())]
+        events: list[EngineEvent] = [ChatArchiveEvent(chat_jid=chat, archived=archived, timestamp=_now())]
+        if archived:  # WhatsApp unpins what it archives
+            events.append(ChatPinEvent(chat_jid=chat, pinned=False, timestamp=_now()))
+        return events
 
     @transaction.atomic
     def chat_pin(self, session_id: str, chat: str, pinned: bool) -> list[EngineEvent]:

@@ -19,7 +19,11 @@ from tests.clients.typescript_support import PACKAGE
 from webhooks.catalogue import ALIASES, EVENTS
 
 PYTHON_CLIENT = Path(__file__).resolve().parents[2] / "clients" / "python" / "src" / "ponte_client"
-TYPESCRIPT_SOURCES = [PACKAGE / "src" / "client.ts", PACKAGE / "src" / "directory.ts"]
+TYPESCRIPT_SOURCES = [
+    PACKAGE / "src" / "client.ts",
+    PACKAGE / "src" / "directory.ts",
+    PACKAGE / "src" / "chatActions.ts",
+]
 # The Python client builds these paths from a word: the TypeScript client has one method per word.
 PYTHON_PATH_WORDS = {
     "/api/groups/{}": ("/api/groups/subject", "/api/groups/description", "/api/groups/settings"),
@@ -32,7 +36,7 @@ def _normalised(path: str) -> str:
 
 def python_operations() -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
-    for module in ("ops.py", "directory.py"):
+    for module in ("ops.py", "directory.py", "chat_actions.py"):
         text = (PYTHON_CLIENT / module).read_text()
         for method, path in re.findall(r'Op\(\s*"([A-Z]+)",\s*f?"([^"]+)"', text):
             for each in PYTHON_PATH_WORDS.get(_normalised(path), (path,)):

@@ -38,6 +38,13 @@ def events(session, name):
     return [e.data for e in found]
 
 
+def test_archiving_unpins_the_chat_as_whatsapp_does(admin_client, session):
+    post(admin_client, "chats/pin", session, chatId=CUSTOMER, pinned=True)
+    reply = post(admin_client, "chats/archive", session, chatId=CUSTOMER, archived=True)
+    assert (reply.json()["archived"], reply.json()["pinned"]) == (True, False)
+    assert events(session, "chat_pin")[-1]["pinned"] is False
+
+
 def test_archiving_pinning_and_marking_unread_answer_the_chat_and_emit_events(admin_client, session):
     reply = post(admin_client, "chats/archive", session, chatId=CUSTOMER, archived=True)
     assert reply.status_code == 200, reply.content

@@ -5,6 +5,7 @@
  */
 
 import { DeadLetters, Deliveries, type EventType, eventTypes } from "./deliveries.js";
+import { ChatActions, Labels } from "./chatActions.js";
 import { Chats, Contacts, Instance, type Reply } from "./directory.js";
 import { BondsAccessError } from "./errors.js";
 import type { RateLimit } from "./errors.js";
@@ -57,6 +58,12 @@ export type WebhookEvent =
   | "health"
   | "poll_vote"
   | "message_edited"
+  | "chat_pin"
+  | "chat_mute"
+  | "chat_unread"
+  | "contact_block"
+  | "label_edit"
+  | "label_association"
   | "messages"
   | "message.received"
   | "message.ack"
@@ -65,7 +72,14 @@ export type WebhookEvent =
   | "session.disconnected"
   | "session.qr"
   | "poll.vote"
-  | "message.edited";
+  | "message.edited"
+  | "chat.archive"
+  | "chat.pin"
+  | "chat.mute"
+  | "chat.unread"
+  | "contact.block"
+  | "label.upsert"
+  | "label.chat";
 export type WebhookStatus = Schemas["WebhookStatusEnum"];
 export type * from "./deliveries.js";
 export type Success = Schemas["Success"];
@@ -407,6 +421,8 @@ export class Ponte {
   readonly deadLetters: DeadLetters;
   readonly contacts: Contacts;
   readonly chats: Chats;
+  readonly chatActions: ChatActions;
+  readonly labels: Labels;
   readonly instance: Instance;
   private readonly http: Transport;
 
@@ -421,6 +437,8 @@ export class Ponte {
     this.deadLetters = new DeadLetters(this.http);
     this.contacts = new Contacts(this.http);
     this.chats = new Chats(this.http);
+    this.chatActions = new ChatActions(this.http);
+    this.labels = new Labels(this.http);
     this.instance = new Instance(this.http);
   }
 

@@ -2,6 +2,7 @@
 
 from ponte_client._http import RetryPolicy
 from ponte_client.aio import AsyncClient
+from ponte_client.chat_actions import Label
 from ponte_client.client import Client
 from ponte_client.delivery_log import Delivery, DeliveryAttempt, DeliveryDetail, EventType, Resent
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
@@ -55,6 +56,7 @@ __all__ = [
     "EventType",
     "Group",
     "GroupInvite",
+    "Label",
     "NotFoundError",
     "Page",
     "PairingCode",
