@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from neonize.exc import SendAppStateError
 from neonize.proto import Neonize_pb2 as lib
+from neonize.proto.waHistorySync import WAWebProtobufsHistorySync_pb2 as h
 from neonize.utils.enum import BlocklistAction
 
 from messaging.engines.base import EngineNotConnected
@@ -167,3 +168,21 @@ def test_a_refused_patch_and_a_session_not_connected_raise_engine_errors(connect
     assert type(refused.value).__module__ == "messaging.engines.base"
     with pytest.raises(EngineNotConnected):
         WhatsAppDriver(client_factory=lambda *a: AppStateStandIn(*a)).chat_pin(sid, CUSTOMER, True)
+
+
+def test_a_history_sync_brings_the_phones_chat_state(connected):
+    _, _, client, reported = connected
+    later = int(datetime.now(tz=UTC).timestamp()) + 3600
+    conversations = [
+        h.Conversation(ID=CUSTOMER, archived=True, markedAsUnread=True, muteEndTime=later),
+        h.Conversation(ID=GROUP, pinned=1763800000, muteEndTime=1000),  # a mute long over: not muted
+    ]
+    sync = h.HistorySync(syncType=h.HistorySync.INITIAL_BOOTSTRAP, conversations=conversations)
+    client.fire("HistorySync", lib.HistorySync(Data=sync))
+    until = datetime.fromtimestamp(later, tz=UTC).isoformat()
+    assert [e for e in reported if e.name.startswith("chat_")] == [
+        ChatArchiveEvent(chat_jid=CUSTOMER, archived=True),
+        ChatMuteEvent(chat_jid=CUSTOMER, muted_until=until),
+        ChatUnreadEvent(chat_jid=CUSTOMER, unread=True),
+        ChatPinEvent(chat_jid=GROUP, pinned=True),
+    ]

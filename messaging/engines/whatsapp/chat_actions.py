@@ -12,15 +12,16 @@ sent with `send_app_state(PatchInfo)`, built as whatsmeow's `appstate.Build*` fu
 | label on a chat | REGULAR | `label_jid`, label id, chat | 3 | `labelAssociationAction {labeled}` |
 
 Blocking is not app state: `update_blocklist(jid, BlocklistAction.BLOCK / UNBLOCK)`. The phone's own
-blocks arrive as the library's `Blocklist` event (`blocklist_events`). neonize 0.5.2 does not forward
-whatsmeow's app-state events (Archive, Pin, Mute, MarkChatAsRead, LabelEdit, LabelAssociationChat), so
-those changes made on the phone do not reach a driver session (docs/messaging.md).
+blocks arrive as the library's `Blocklist` event (`blocklist_events`); its chat list's state arrives with
+each history sync (`history_state_events`). neonize 0.5.2 does not forward whatsmeow's live app-state
+events (Archive, Pin, Mute, MarkChatAsRead, LabelEdit, LabelAssociationChat), so those changes made on the
+phone later do not reach a driver session until the next sync (docs/messaging.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.utils import timezone
@@ -110,6 +111,27 @@ def blocklist_events(ev: Any) -> list[EngineEvent]:
         for change in ev.Changes
         if change.JID.User
     ]
+
+
+def history_state_events(ev: Any) -> list[EngineEvent]:
+    """The chat state a history sync carries (the phone's list when the session pairs, and each later
+    sync): archived, pinned, muted until (`muteEndTime`, Unix seconds) and marked unread, as events, for
+    the conversations where they are set."""
+    events: list[EngineEvent] = []
+    for conversation in ev.Data.conversations:
+        chat = conversation.ID
+        if not chat:
+            continue
+        if conversation.archived:
+            events.append(ChatArchiveEvent(chat_jid=chat, archived=True))
+        if conversation.pinned:
+            events.append(ChatPinEvent(chat_jid=chat, pinned=True))
+        if conversation.muteEndTime and conversation.muteEndTime > _now():
+            until = datetime.fromtimestamp(conversation.muteEndTime, tz=UTC).isoformat()
+            events.append(ChatMuteEvent(chat_jid=chat, muted_until=until))
+        if conversation.markedAsUnread:
+            events.append(ChatUnreadEvent(chat_jid=chat, unread=True))
+    return events
 
 
 def _now() -> int:

@@ -36,7 +36,11 @@ from messaging.engines.base import (
 from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, EngineEvent, QrEvent
 from messaging.engines.whatsapp import inbound, polls
-from messaging.engines.whatsapp.chat_actions import WhatsAppChatActions, blocklist_events
+from messaging.engines.whatsapp.chat_actions import (
+    WhatsAppChatActions,
+    blocklist_events,
+    history_state_events,
+)
 from messaging.engines.whatsapp.errors import library_errors
 from messaging.engines.whatsapp.group_admin import WhatsAppBehaviour, WhatsAppGroupAdmin
 from messaging.engines.whatsapp.library import load
@@ -151,9 +155,10 @@ class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, 
                 self.read_at_once(session_id, client, message)
             return [message] if message else []
         if name == "HistorySync":
-            return self.without_ignored(
+            messages = self.without_ignored(
                 session_id, list(inbound.history_events(ev, client.download_any, store))
             )
+            return [*messages, *history_state_events(ev)]
         if name == "Receipt":
             return list(inbound.receipt_events(ev, type(ev).ReceiptType.Name(ev.Type)))
         if name == "Presence":
