@@ -52,6 +52,9 @@ class Session(models.Model):
         "WHATSAPP_PROXY).",
     )
     phone = models.CharField(max_length=30, blank=True)
+    # How many contacts the session blocked (kept by messaging.services.chat_records): sends look for a
+    # blocked recipient only when there is one, so the send path costs no query for it otherwise.
+    blocked_contacts = models.PositiveIntegerField(default=0, db_default=0, editable=False)
     # The instance key is stored as a digest (messaging.instance_keys); `instance_key` holds it in clear
     # only on the object that issued it, in the creating or regenerating request.
     instance_key_prefix = models.CharField(

@@ -43,6 +43,9 @@ def contact_block_record(session: Session, event: ContactBlockEvent) -> None:
         unique_fields=["session", "jid"],
         update_fields=["blocked", "updated_at"],
     )
+    count = Contact.objects.filter(session=session, blocked=True).count()
+    Session.objects.filter(pk=session.pk).update(blocked_contacts=count)
+    session.blocked_contacts = count
 
 
 def label_edit_record(session: Session, event: LabelEditEvent) -> None:
