@@ -84,16 +84,6 @@ class SentTemplate:
 
 
 @dataclass(frozen=True)
-class SentMessage:
-    message_id: str
-    chat: str
-    timestamp: datetime
-    status: str = "sent"
-    #: Set when the channel sent a text as a template: the history records it as that template.
-    template: SentTemplate | None = None
-
-
-@dataclass(frozen=True)
 class ContactStatus:
     number: str
     jid: str

@@ -274,6 +274,9 @@ class MessageDeleteApi(MessageView):
     """Delete a message for everyone (own messages; others' in a group as a group admin), within the
     deletion window."""
 
+    #: The engine is called (an engine process over the bus): no transaction held across it.
+    request_transaction = False
+
     @extend_schema_serializer(component_name="MessageDeleteInput")
     class InputSerializer(SessionInput):
         remoteJid = RecipientField()

@@ -2,8 +2,8 @@
 events that report them, from the API or from the phone.
 
 An action asks the session's engine, which returns the events describing the new state
-(messaging.engines.chat_contract); they are then recorded and emitted like every reported event
-(`engine_event_receive`), in one short transaction of their own. No transaction is held across the
+(messaging.engines.chat_contract); they are then recorded and emitted like every event an engine call
+returns (`event_record`), in one short transaction of their own. No transaction is held across the
 engine's call: for official channels it is a Graph API request (net.guard), for engine processes a
 round trip over Redis. A chat action on a chat Ponte has not seen yet creates its row.
 """
@@ -20,17 +20,20 @@ from messaging.engines.events import EngineEvent
 from messaging.errors import ContactBlocked
 from messaging.models import Chat, Contact, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
-from messaging.services.events import engine_event_receive
+from messaging.services.events import event_record
 
 #: The chat actions of the API and the engine call of each.
 CHAT_ACTIONS = ("archive", "pin", "mute", "unread")
 
 
 def engine_events_record(session: Session, events: Iterable[EngineEvent]) -> None:
-    """Record and emit the events an engine call returned, in one transaction."""
+    """Record and emit the events an engine call returned, in one transaction under the Session row's
+    lock (which orders one session's writes, as for every reported event)."""
     with transaction.atomic():
+        locked = Session.objects.select_for_update().get(pk=session.pk)
         for event in events:
-            engine_event_receive(str(session.pk), event)
+            event_record(locked, event)
+        session.blocked_contacts = locked.blocked_contacts
 
 
 def chat_state_set(*, session: Session, chat: str, action: str, value: bool | str | None) -> Chat:

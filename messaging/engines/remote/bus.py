@@ -39,8 +39,9 @@ VALUE_TYPES: dict[str, type] = {
         base.Quoted,
         base.ContactCard,
         base.Button,
-        base.SentMessage,
+        base.Sent,
         base.SentTemplate,
+        base.Injected,
         base.ContactStatus,
         base.Participant,
         base.GroupInfo,
@@ -48,6 +49,7 @@ VALUE_TYPES: dict[str, type] = {
         base.ParticipantResult,
         base.GroupInvite,
         base.SessionBehaviour,
+        *base.OUTGOING_KINDS,
     )
 }
 # The events the chat actions and labels return (messaging.engines.chat_contract) travel as values too.

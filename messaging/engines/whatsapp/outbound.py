@@ -31,7 +31,7 @@ from messaging.engines.base import (
     Participant,
     ParticipantResult,
     Quoted,
-    SentMessage,
+    Sent,
 )
 from messaging.engines.whatsapp.inbound import jid_str
 
@@ -53,11 +53,11 @@ def to_jid(value: str) -> Any:
     )
 
 
-def _sent(response: Any, chat: str) -> SentMessage:
+def _sent(response: Any, chat: str) -> Sent:
     stamp = int(response.Timestamp)
     seconds = stamp // 1000 if stamp > 10**11 else stamp
     at = datetime.fromtimestamp(seconds, tz=UTC) if seconds else datetime.now(tz=UTC)
-    return SentMessage(message_id=response.ID, chat=chat, timestamp=at)
+    return Sent(message_id=response.ID, chat=chat, timestamp=at)
 
 
 def _context(quoted: Quoted | None) -> Any:
@@ -70,7 +70,7 @@ def _context(quoted: Quoted | None) -> Any:
     )
 
 
-def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
+def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> Sent:
     if quoted is None:
         message = wa.Message(conversation=text)
     else:
@@ -80,7 +80,7 @@ def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> 
     return _sent(client.send_message(to_jid(to), message), to)
 
 
-def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender: str, emoji: str) -> None:
+def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender: str, emoji: str) -> Sent:
     """An empty emoji removes the reaction (WhatsApp's own convention)."""
     target = wa.Message(
         reactionMessage=wa.ReactionMessage(
@@ -89,7 +89,7 @@ def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender
             senderTimestampMS=int(datetime.now(tz=UTC).timestamp() * 1000),
         )
     )
-    client.send_message(to_jid(chat), target)
+    return _sent(client.send_message(to_jid(chat), target), chat)
 
 
 def _key(chat: str, message_id: str, from_me: bool, sender: str) -> Any:
@@ -101,12 +101,12 @@ def _key(chat: str, message_id: str, from_me: bool, sender: str) -> Any:
     return key
 
 
-def send_contact(client: Any, to: str, card: ContactCard) -> SentMessage:
+def send_contact(client: Any, to: str, card: ContactCard) -> Sent:
     message = wa.Message(contactMessage=wa.ContactMessage(displayName=card.display_name, vcard=card.vcard()))
     return _sent(client.send_message(to_jid(to), message), to)
 
 
-def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCard]) -> SentMessage:
+def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCard]) -> Sent:
     contacts = [wa.ContactMessage(displayName=c.display_name, vcard=c.vcard()) for c in cards]
     message = wa.Message(
         contactsArrayMessage=wa.ContactsArrayMessage(displayName=display_name, contacts=contacts)
@@ -116,7 +116,7 @@ def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCa
 
 def send_location(
     client: Any, to: str, latitude: float, longitude: float, name: str, address: str, quoted: Quoted | None
-) -> SentMessage:
+) -> Sent:
     location = wa.LocationMessage(
         degreesLatitude=latitude, degreesLongitude=longitude, name=name, address=address
     )
@@ -155,18 +155,20 @@ def buttons_as_text(text: str, buttons: list[Button], footer: str) -> Any:
 
 def send_buttons(
     client: Any, to: str, text: str, buttons: list[Button], footer: str, *, as_text: bool = False
-) -> SentMessage:
+) -> Sent:
     build = buttons_as_text if as_text else buttons_message
     return _sent(client.send_message(to_jid(to), build(text, buttons, footer)), to)
 
 
-def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sender: str) -> None:
-    """Revoke for everyone; `sender` is the author (a group admin deleting someone's message)."""
+def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sender: str) -> Sent:
+    """Revoke for everyone; `sender` is the author (a group admin deleting someone's message). The
+    revocation's own message is reported by the library like every own message."""
     author = to_jid(sender) if (not from_me and sender) else lib.JID(User="", Server="", IsEmpty=True)
     client.revoke_message(to_jid(chat), author, message_id)
+    return Sent(message_id=message_id, chat=chat, timestamp=datetime.now(tz=UTC))
 
 
-def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> SentMessage:
+def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> Sent:
     """Upload the bytes (encrypted by the library), then send the message pointing at them."""
     upload = client.upload(media.data, _UPLOAD_TYPES[media.type])
     common = {
