@@ -4,6 +4,7 @@ from django.urls import path
 
 from messaging.api import (
     channels,
+    chat_actions,
     chats,
     contacts,
     directory,
@@ -11,6 +12,7 @@ from messaging.api import (
     group_admin,
     groups,
     lists,
+    labels,
     media,
     messages,
     polls,
@@ -102,6 +104,16 @@ urlpatterns = [
         sandbox.SandboxInboundApi.as_view(),
         name="sandbox-inbound",
     ),
+    # Chat and contact actions, labels (issue 41).
+    path("chats/archive", chat_actions.ChatArchiveApi.as_view(), name="chats-archive"),
+    path("chats/pin", chat_actions.ChatPinApi.as_view(), name="chats-pin"),
+    path("chats/mute", chat_actions.ChatMuteApi.as_view(), name="chats-mute"),
+    path("chats/unread", chat_actions.ChatUnreadApi.as_view(), name="chats-unread"),
+    path("contacts/block", chat_actions.ContactBlockApi.as_view(), name="contacts-block"),
+    path("contacts/blocked", chat_actions.ContactBlockedListApi.as_view(), name="contacts-blocked"),
+    path("labels", labels.LabelsApi.as_view(), name="labels"),
+    path("labels/<str:label_id>", labels.LabelApi.as_view(), name="label"),
+    path("chats/labels", labels.ChatLabelApi.as_view(), name="chats-labels"),
 ]
 gateway_urlpatterns = [
     path("sessions", gateway.GatewaySessionListApi.as_view(), name="gateway-sessions"),

@@ -10,6 +10,7 @@ from typing import Any
 from rest_framework import serializers
 
 from core.errors import ValidationFailed, validation_failed
+from messaging.api.sandbox_chat_inbound import CHAT_INBOUND_EVENTS, CHAT_INBOUND_SERIALIZERS
 from messaging.api.sandbox_fields import (
     Flag,
     GroupJid,
@@ -35,6 +36,7 @@ INBOUND_EVENTS = (
     "disconnected",
     "poll_vote",
     "message_edited",
+    *CHAT_INBOUND_EVENTS,
 )
 # Why a connection drops: the reasons the WhatsApp driver reports too.
 DISCONNECT_REASONS = ("logged_out", "replaced", "banned", "stream_error", "connection_lost")
@@ -154,6 +156,7 @@ EVENT_SERIALIZERS: dict[str, type[InboundSerializer]] = {
     "disconnected": DisconnectedInbound,
     "poll_vote": PollVoteInbound,
     "message_edited": MessageEditedInbound,
+    **CHAT_INBOUND_SERIALIZERS,
 }
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from messaging.engines.chat_contract import CHAT_ACTION_COMMANDS, ChatActions
 from messaging.engines.events import EngineEvent
 from messaging.engines.outgoing import (  # noqa: F401 (engines import them from here)
     OUTGOING_KINDS,
@@ -80,6 +81,7 @@ GROUP_ADMIN_COMMANDS = (
     "group_join",
     "contact_picture",
     "settings_apply",
+    *CHAT_ACTION_COMMANDS,
 )
 
 
@@ -156,7 +158,7 @@ class EngineCredentialsRevoked(EngineError):
 # --- The contract --------------------------------------------------------------------------------
 
 
-class Engine(ABC):
+class Engine(ChatActions, ABC):
     """One method per operation. `session_id` is the session's UUID as a string."""
 
     #: Short label shown in the admin and the API (`engine` field).
@@ -172,6 +174,9 @@ class Engine(ABC):
     #: network (an engine process, Meta's Graph API), made outside any transaction, so no row lock is
     #: held while it lasts (messaging.services.messages.message_send).
     local: bool = False
+
+    def unsupported_error(self, what: str) -> EngineUnsupported:
+        return EngineUnsupported(f"The {self.label} engine cannot {what}.")
 
     def report(self, session_id: str, event: EngineEvent) -> None:
         """Tell Ponte that something happened on the session (connected, qr, message, ...)."""

@@ -61,6 +61,7 @@ from messaging.errors import (
     OutsideCustomerWindow,
 )
 from messaging.models import Message, Session
+from messaging.services.chat_state import contact_blocked_check
 from messaging.services.directory import directory_sent
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import echo_emit, event_record
@@ -124,6 +125,7 @@ def message_send(*, session: Session, outgoing: Outgoing, savepoint: bool = True
     A text the channel refused to send (the 24-hour window, no template fits) is recorded as a failed
     message once the send's own writes are rolled back, in a transaction of its own, and the 409 raised."""
     require_connected(session)
+    contact_blocked_check(session, outgoing.to)
     outgoing = _quoted(outgoing, session)
     try:
         return _send(session, engine_for(session), outgoing, savepoint)
@@ -327,6 +329,7 @@ def message_react(*, session: Session, chat: str, message_id: str, emoji: str) -
     In no transaction: the engine is called first (the Graph API on official channels), then the
     message's reactions saved in one statement, with what the engine's answer carries (its echo)."""
     require_connected(session)
+    contact_blocked_check(session, chat)
     message = _find(session, chat, message_id)
     if message.status == Message.Status.DELETED:
         raise MessageAlreadyDeleted("A deleted message cannot be reacted to.")

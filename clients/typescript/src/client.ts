@@ -6,6 +6,7 @@
 
 import { Bots } from "./bots.js";
 import { DeadLetters, Deliveries, type EventType, eventTypes } from "./deliveries.js";
+import { ChatActions, Labels } from "./chatActions.js";
 import { Chats, Contacts, Instance, type Reply } from "./directory.js";
 import { BondsAccessError } from "./errors.js";
 import { ListMessages } from "./lists.js";
@@ -59,6 +60,12 @@ export type WebhookEvent =
   | "health"
   | "poll_vote"
   | "message_edited"
+  | "chat_pin"
+  | "chat_mute"
+  | "chat_unread"
+  | "contact_block"
+  | "label_edit"
+  | "label_association"
   | "messages"
   | "message.received"
   | "message.ack"
@@ -67,7 +74,14 @@ export type WebhookEvent =
   | "session.disconnected"
   | "session.qr"
   | "poll.vote"
-  | "message.edited";
+  | "message.edited"
+  | "chat.archive"
+  | "chat.pin"
+  | "chat.mute"
+  | "chat.unread"
+  | "contact.block"
+  | "label.upsert"
+  | "label.chat";
 export type WebhookStatus = Schemas["WebhookStatusEnum"];
 export type * from "./deliveries.js";
 export type * from "./bots.js";
@@ -408,6 +422,8 @@ export class Ponte {
   readonly deadLetters: DeadLetters;
   readonly contacts: Contacts;
   readonly chats: Chats;
+  readonly chatActions: ChatActions;
+  readonly labels: Labels;
   readonly instance: Instance;
   /** Bots on a session: create, change, their conversations (pause, resume). */
   readonly bots: Bots;
@@ -424,6 +440,8 @@ export class Ponte {
     this.deadLetters = new DeadLetters(this.http);
     this.contacts = new Contacts(this.http);
     this.chats = new Chats(this.http);
+    this.chatActions = new ChatActions(this.http);
+    this.labels = new Labels(this.http);
     this.instance = new Instance(this.http);
     this.bots = new Bots(this.http);
   }

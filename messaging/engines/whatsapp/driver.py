@@ -36,6 +36,11 @@ from messaging.engines.base import (
 from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, EngineEvent, QrEvent
 from messaging.engines.whatsapp import inbound, polls
+from messaging.engines.whatsapp.chat_actions import (
+    WhatsAppChatActions,
+    blocklist_events,
+    history_state_events,
+)
 from messaging.engines.whatsapp.errors import library_errors
 from messaging.engines.whatsapp.group_admin import WhatsAppBehaviour, WhatsAppGroupAdmin
 from messaging.engines.whatsapp.library import load
@@ -60,6 +65,7 @@ _MESSAGE_EVENTS = (
     "CallOffer",
     "CallAccept",
     "CallTerminate",
+    "Blocklist",
 )
 _CONNECTION_EVENTS = (
     "LoggedOut",
@@ -101,7 +107,7 @@ class _Live:
     settled: threading.Event = field(default_factory=threading.Event)  # QR, connected, or ended
 
 
-class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, Engine):
+class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, WhatsAppChatActions, Engine):
     label = "whatsapp"
 
     def __init__(self, on_event: EventCallback | None = None, *, client_factory: ClientFactory | None = None):
@@ -149,9 +155,10 @@ class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, 
                 self.read_at_once(session_id, client, message)
             return [message] if message else []
         if name == "HistorySync":
-            return self.without_ignored(
+            messages = self.without_ignored(
                 session_id, list(inbound.history_events(ev, client.download_any, store))
             )
+            return [*messages, *history_state_events(ev)]
         if name == "Receipt":
             return list(inbound.receipt_events(ev, type(ev).ReceiptType.Name(ev.Type)))
         if name == "Presence":
@@ -169,6 +176,8 @@ class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, 
         if name in ("CallAccept", "CallTerminate"):
             status = {"CallOffer": "offer", "CallAccept": "accept", "CallTerminate": "terminate"}[name]
             return [inbound.call_event(ev, status)]
+        if name == "Blocklist":
+            return blocklist_events(ev)
         if name in _CONNECTION_EVENTS:
             events = inbound.connection_events(name, ev)
             if any(isinstance(e, DisconnectedEvent) for e in events):

@@ -3,6 +3,7 @@
 from ponte_client._http import RetryPolicy
 from ponte_client.aio import AsyncClient
 from ponte_client.bots import Bot, BotConversation, BotRules
+from ponte_client.chat_actions import Label
 from ponte_client.client import Client
 from ponte_client.delivery_log import Delivery, DeliveryAttempt, DeliveryDetail, EventType, Resent
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
@@ -63,6 +64,7 @@ __all__ = [
     "LinkPreview",
     "ListRow",
     "ListSection",
+    "Label",
     "NotFoundError",
     "Page",
     "PairingCode",
