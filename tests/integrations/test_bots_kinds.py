@@ -119,3 +119,16 @@ def test_the_typebot_kind_keeps_its_session_per_chat_and_ends_with_the_flow(
     assert paired_session.messages.filter(from_me=True, type="image").count() == 1
     conversation.refresh_from_db()
     assert conversation.status == Conversation.Status.ENDED and conversation.state == {}
+
+
+def test_typing_shows_while_the_bot_works_where_the_engine_can(admin_client, paired_session, standin):
+    from messaging.models import Session
+    from tests.integrations import engines
+
+    Session.objects.filter(pk=paired_session.pk).update(engine=engines.RECORDING)
+    engines.PRESENCES.clear()
+    bot_create(admin_client, paired_session, "http", {"url": f"{standin.url}/hook"})
+    inbound(admin_client, paired_session, text="oi")
+    drain_bots()
+    assert engines.PRESENCES == [(JID, "composing"), (JID, "paused")]
+    assert sent_texts(paired_session, JID) == ["Recebido!"]
