@@ -72,6 +72,10 @@ class MediaPayload:
     mime_type: str
     file_name: str = ""
     caption: str = ""
+    #: Voice notes (already OGG/Opus, mono, 48 kHz: messaging.services.audio): the length in whole
+    #: seconds and 64 loudness values from 0 to 100, as WhatsApp's clients draw the note.
+    seconds: int = 0
+    waveform: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -143,6 +143,9 @@ class MessageEvent(EngineEvent):
     file_name: str | None = None
     size: int | None = None  # bytes of the stored media (messaging.media)
     voice: bool | None = None
+    #: Voice notes: the length in whole seconds and 64 loudness values from 0 to 100 (as WhatsApp draws).
+    seconds: int | None = None
+    waveform: tuple[int, ...] | None = field(default=None, metadata={"many": int})
     animated: bool | None = None
     view_once: bool | None = None
     sticker_id: str | None = None

@@ -116,6 +116,8 @@ _CONTENT_KEYS = (
     "quoted",
     "buttons",
     "poll",
+    "seconds",
+    "waveform",
 )
 
 

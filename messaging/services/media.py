@@ -20,6 +20,8 @@ from core.errors import ValidationFailed
 from messaging.engines.base import MediaPayload
 from messaging.errors import OperationNotSupported
 from messaging.models import Message, Session
+from messaging.services.audio import MIME as VOICE_MIME
+from messaging.services.audio import voice_note
 from messaging.services.engine import engine_for
 from messaging.services.messages import Dispatched, QuotedInput, message_send
 from net.transport import TransportError, safe_get
@@ -102,14 +104,27 @@ def message_send_media(
         )
     content, declared = media_bytes_load(url=url, data=data)
     mime = media_mime(type_, mime_type, declared, file_name)
-    payload = MediaPayload(type=type_, data=content, mime_type=mime, file_name=file_name, caption=caption)
+    note = None
+    if type_ == "voice":
+        # Before the send opens any transaction: decoding and encoding are CPU work.
+        note = voice_note(content, field="url" if url else "base64")
+        content, mime = note.data, VOICE_MIME
+    payload = MediaPayload(
+        type=type_,
+        data=content,
+        mime_type=mime,
+        file_name=file_name,
+        caption=caption,
+        seconds=note.seconds if note else 0,
+        waveform=note.waveform if note else (),
+    )
     record = {
         "caption": caption,
         "mimeType": mime,
         "fileName": file_name,
         "sha256": hashlib.sha256(content).hexdigest(),
         "size": len(content),
-        **({"voice": True} if type_ == "voice" else {}),
+        **({"voice": True, "seconds": note.seconds, "waveform": list(note.waveform)} if note else {}),
     }
 
     def recorded(done: Dispatched) -> dict[str, Any]:

@@ -85,6 +85,8 @@ class MessageData(TypedDict):
     fileName: NotRequired[str]
     size: NotRequired[int]
     voice: NotRequired[bool]
+    seconds: NotRequired[int]
+    waveform: NotRequired[list[int]]
     animated: NotRequired[bool]
     viewOnce: NotRequired[bool]
     stickerId: NotRequired[str]
