@@ -177,8 +177,12 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
     def send_media_link(
         self, session_id: str, to: str, kind: str, link: str, caption: str = "", file_name: str = ""
     ) -> SentMessage:
-        """Media by URL: Meta fetches `link` itself."""
+        """Media by URL: Meta fetches `link` itself. `voice`: an OGG/Opus voice note (converted by the
+        services), sent as `audio` with `voice: true` on the Cloud API, as audio on the page channels."""
         account = account_of(session_id)
+        if kind == "voice" and account.session.provider == WHATSAPP_CLOUD:
+            return send(account, to, "audio", {"link": link, "voice": True})
+        kind = "audio" if kind == "voice" else kind
         if account.session.provider == WHATSAPP_CLOUD:
             media: dict[str, Any] = {"link": link}
             if caption and kind in ("image", "video", "document"):

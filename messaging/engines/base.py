@@ -266,7 +266,8 @@ class Engine(ABC):
     def send_media_link(
         self, session_id: str, to: str, kind: str, link: str, caption: str = "", file_name: str = ""
     ) -> SentMessage:
-        """Media the platform fetches from `link` itself (official channels; others take the bytes)."""
+        """Media the platform fetches from `link` itself (official channels; others take the bytes).
+        `kind` is a MEDIA_SEND_TYPES value; `voice` links to an OGG/Opus note Ponte converted and serves."""
         raise EngineUnsupported(f"The {self.label} engine sends media as bytes, not by link.")
 
     def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:

@@ -19,6 +19,7 @@ from django.conf import settings
 from core.errors import ValidationFailed
 from messaging.engines.base import MediaPayload
 from messaging.errors import OperationNotSupported
+from messaging.media import media_save
 from messaging.models import Message, Session
 from messaging.services.audio import MIME as VOICE_MIME
 from messaging.services.audio import voice_note
@@ -98,6 +99,8 @@ def message_send_media(
     savepoint: bool = True,
 ) -> Message:
     """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send)."""
+    if session.official and type_ == "voice":
+        return _official_voice_send(session=session, to=to, url=url, data=data)
     if session.official:
         return _official_media_send(
             session=session, to=to, type_=type_, url=url, caption=caption, file_name=file_name
@@ -172,4 +175,30 @@ def _official_media_send(
             session_id, to, kind, url, caption, file_name
         ),
         content=lambda _: content,
+    )
+
+
+def _official_voice_send(*, session: Session, to: str, url: str, data: str) -> Message:
+    """A voice note on an official channel: converted here like on every engine, stored, and given to
+    Meta as a signed Ponte link (`GET /api/media/<token>`, the address Meta already calls back), so any
+    format uploaded by `url` or `base64` plays as a voice note. WhatsApp Cloud sends it as `audio` with
+    `voice: true`; Messenger and Instagram as an audio attachment."""
+    content, _declared = media_bytes_load(url=url, data=data)
+    note = voice_note(content, field="url" if url else "base64")
+    stored = media_save(str(session.pk), note.data, VOICE_MIME, "voice.ogg")
+    record = {
+        "mediaUrl": stored.url,
+        "mimeType": VOICE_MIME,
+        "sha256": stored.sha256,
+        "size": stored.size,
+        "voice": True,
+        "seconds": note.seconds,
+        "waveform": list(note.waveform),
+    }
+    return message_send(
+        session=session,
+        to=to,
+        type_="audio",
+        send=lambda engine, session_id, _: engine.send_media_link(session_id, to, "voice", stored.url),
+        content=lambda _: record,
     )

@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.messaging.audio_inputs import audio_facts, tone
+from messaging.models import Message
+from tests.messaging.channel_webhooks import PSID
 from tests.messaging.contract import CUSTOMER
 from tests.messaging.test_engine_conformance import (  # noqa: F401 - fixtures
     engine,
@@ -21,6 +23,17 @@ from tests.messaging.test_engine_conformance import (  # noqa: F401 - fixtures
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def media_dir(settings, tmp_path):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "messaging_media": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "media")},
+        },
+    }
 
 
 def test_a_voice_note_crosses_every_engine_converted_with_its_length_and_waveform(
@@ -40,3 +53,41 @@ def test_a_voice_note_crosses_every_engine_converted_with_its_length_and_wavefor
     response = client.get(urlsplit(echo["mediaUrl"]).path)
     facts = audio_facts(b"".join(response.streaming_content))
     assert (facts.codec, facts.channels, facts.rate) == ("opus", 1, 48_000)
+
+
+@pytest.mark.parametrize("provider", ["whatsapp_cloud", "messenger"])
+def test_official_channels_get_the_converted_note_as_a_ponte_link(
+    admin_client, client, graph, official_session, provider
+):
+    session = official_session(provider)
+    to = CUSTOMER if provider == "whatsapp_cloud" else PSID
+    body = {
+        "sessionId": str(session.pk),
+        "to": to,
+        "type": "voice",
+        "base64": base64.b64encode(tone("mp3")).decode(),
+    }
+    response = admin_client.post("/api/messages/media", body, format="json")
+    assert response.status_code == 200, response.json()
+    sent = graph.sends()[0].body
+    if provider == "whatsapp_cloud":
+        assert sent["type"] == "audio" and sent["audio"]["voice"] is True
+        link = sent["audio"]["link"]
+    else:
+        assert sent["message"]["attachment"]["type"] == "audio"
+        link = sent["message"]["attachment"]["payload"]["url"]
+    response_file = client.get(urlsplit(link).path)  # what Meta fetches: the converted note
+    facts = audio_facts(b"".join(response_file.streaming_content))
+    assert (facts.codec, facts.channels, facts.rate) == ("opus", 1, 48_000)
+    stored = Message.objects.get(message_id=response.json()["messageId"])
+    assert (stored.type, stored.content["voice"], stored.content["seconds"]) == ("audio", True, 2)
+
+
+def test_an_official_channel_refuses_undecodable_audio_before_calling_meta(
+    admin_client, graph, official_session
+):
+    session = official_session("whatsapp_cloud")
+    body = {"sessionId": str(session.pk), "to": CUSTOMER, "type": "voice", "base64": "aGVsbG8="}
+    response = admin_client.post("/api/messages/media", body, format="json")
+    assert response.status_code == 400 and "not audio" in response.json()["message"]
+    assert graph.sends() == []
