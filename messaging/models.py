@@ -381,3 +381,7 @@ class SessionSettings(models.Model):
 
     def __str__(self) -> str:
         return f"settings of {self.session_id}"
+
+
+# Status (stories) and channels (newsletters) live in their own module; imported here for Django.
+from messaging.status_models import StatusPost  # noqa: E402, F401

@@ -16,6 +16,7 @@ from messaging.api import (
     sandbox,
     session_settings,
     sessions,
+    status,
 )
 
 urlpatterns = [
@@ -99,6 +100,12 @@ urlpatterns = [
         sandbox.SandboxInboundApi.as_view(),
         name="sandbox-inbound",
     ),
+    # Status (stories).
+    path("status", status.StatusListApi.as_view(), name="status"),
+    path("status/contacts", status.StatusContactsApi.as_view(), name="status-contacts"),
+    path("status/text", status.StatusTextApi.as_view(), name="status-text"),
+    path("status/media", status.StatusMediaApi.as_view(), name="status-media"),
+    path("status/delete", status.StatusDeleteApi.as_view(), name="status-delete"),
 ]
 gateway_urlpatterns = [
     path("sessions", gateway.GatewaySessionListApi.as_view(), name="gateway-sessions"),

@@ -151,3 +151,16 @@ class SessionBehaviour:
     read_messages: bool = False
     always_online: bool = False
     sync_full_history: bool = False
+
+
+#: The fonts of a text status (`font` 0 to 5 of `POST /api/status/text`), in WhatsApp's order.
+STATUS_FONTS = 6
+
+
+@dataclass(frozen=True)
+class StatusPosted:
+    """A status the session posted: its id and when WhatsApp took it (stored media: the echo's link)."""
+
+    status_id: str
+    timestamp: datetime
+    media_url: str = ""

@@ -27,6 +27,7 @@ EVENTS: dict[str, str] = {
     "health": gettext_noop("Whether the account can send (AVAILABLE, LIMITED, BLOCKED)."),
     "poll_vote": gettext_noop("A vote in a poll (the voter's whole choice; empty when cleared)."),
     "message_edited": gettext_noop("A text message was edited (by the session or the other side)."),
+    "status": gettext_noop("A contact posted a status (story) the session saw, or deleted one."),
 }
 
 # Operational events (webhooks.outbox.operational): about the account's webhooks rather than a session's

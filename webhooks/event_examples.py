@@ -20,6 +20,7 @@ from messaging.engines.events import (
     PollVoteEvent,
     PresenceEvent,
     QrEvent,
+    StatusEvent,
 )
 
 SESSION_ID = "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10"
@@ -80,6 +81,16 @@ EXAMPLES: dict[str, EngineEvent] = {
         text="Olá, tudo bem?",
         edited_at=TIMESTAMP,
         sender=_CONTACT,
+    ),
+    "status": StatusEvent(
+        id="3EB0C431A2B5D6E7F8A0",
+        sender=_CONTACT,
+        push_name="Maria",
+        type="text",
+        text="Bom dia!",
+        timestamp=_AT,
+        background_color="#25D366",
+        font=2,
     ),
 }
 

@@ -21,6 +21,7 @@ from messaging.api.sandbox_fields import (
     optional_text,
 )
 from messaging.api.sandbox_messages import MESSAGE_SERIALIZERS, MESSAGE_TYPES
+from messaging.api.sandbox_status import StatusInbound
 
 INBOUND_EVENTS = (
     "message",
@@ -35,6 +36,7 @@ INBOUND_EVENTS = (
     "disconnected",
     "poll_vote",
     "message_edited",
+    "status",
 )
 # Why a connection drops: the reasons the WhatsApp driver reports too.
 DISCONNECT_REASONS = ("logged_out", "replaced", "banned", "stream_error", "connection_lost")
@@ -154,6 +156,7 @@ EVENT_SERIALIZERS: dict[str, type[InboundSerializer]] = {
     "disconnected": DisconnectedInbound,
     "poll_vote": PollVoteInbound,
     "message_edited": MessageEditedInbound,
+    "status": StatusInbound,
 }
 
 

@@ -40,6 +40,7 @@ from messaging.values import (  # noqa: F401
     SentMessage,
     SentTemplate,
     SessionBehaviour,
+    StatusPosted,
 )
 
 EventCallback = Callable[[str, EngineEvent], None]
@@ -57,6 +58,8 @@ GROUP_ADMIN_COMMANDS = (
     "contact_picture",
     "settings_apply",
 )
+#: Status (stories), optional like group administration (issue 41).
+STATUS_COMMANDS = ("status_text", "status_media", "status_delete")
 
 
 # --- Exceptions ----------------------------------------------------------------------------------
@@ -373,3 +376,18 @@ class Engine(ABC):
     def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
         """Something arrives from "WhatsApp"; returns the event data reported."""
         raise EngineNotFound("Not a sandbox session.", kind="session")
+
+    # Status (stories). Not abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED
+    # (messaging.services.status). The services record the session's own statuses from the answers.
+
+    def status_text(self, session_id: str, text: str, background_color: str, font: int) -> StatusPosted:
+        """Post a text status (`background_color` `#RRGGBB`, `font` 0 to 5) to the session's contacts."""
+        raise EngineUnsupported(f"The {self.label} engine cannot post statuses.")
+
+    def status_media(self, session_id: str, media: MediaPayload) -> StatusPosted:
+        """Post an image or video status (`media.type`), with `media.caption`."""
+        raise EngineUnsupported(f"The {self.label} engine cannot post statuses.")
+
+    def status_delete(self, session_id: str, status_id: str) -> None:
+        """Delete one of the session's own statuses for everyone who could see it."""
+        raise EngineUnsupported(f"The {self.label} engine cannot delete statuses.")

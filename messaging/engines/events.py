@@ -361,6 +361,37 @@ class MessageEditedEvent(EngineEvent):
         return self.chat_jid
 
 
+STATUS_TYPES = ("text", "image", "video", "revoked")
+
+
+@dataclass(frozen=True)
+class StatusEvent(EngineEvent):
+    """A status (story): a contact's, seen by the session, or the session's own posted from the phone
+    (`from_me`); `revoked`: its author deleted the status `id`. Text statuses carry `backgroundColor`
+    (`#RRGGBB`) and `font` (0 to 5); media ones `caption` and the stored media's link and facts."""
+
+    name: ClassVar[str] = "status"
+
+    id: str = ""
+    sender: str = ""
+    push_name: str = ""
+    type: str = field(default="text", metadata={"choices": STATUS_TYPES})
+    text: str = ""
+    timestamp: int = 0
+    from_me: bool = False
+    background_color: str | None = None
+    font: int | None = None
+    caption: str | None = None
+    media_url: str | None = None
+    mime_type: str | None = None
+    sha256: str | None = None
+    size: int | None = None
+
+    @property
+    def chat(self) -> str:
+        return "status@broadcast"
+
+
 EVENT_TYPES: dict[str, type[EngineEvent]] = {
     cls.name: cls
     for cls in (
@@ -378,6 +409,7 @@ EVENT_TYPES: dict[str, type[EngineEvent]] = {
         HealthEvent,
         PollVoteEvent,
         MessageEditedEvent,
+        StatusEvent,
     )
 }
 

@@ -52,6 +52,7 @@ from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
 from messaging.engines.sandbox_media import SandboxMedia
 from messaging.engines.sandbox_polls import SandboxPolls
+from messaging.engines.sandbox_status import SandboxStatus
 from messaging.models import SandboxDevice
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
@@ -67,7 +68,14 @@ def _b64(raw: bytes) -> str:
 
 
 class SandboxEngine(
-    SandboxInbound, SandboxBehaviour, SandboxMedia, SandboxPolls, SandboxGroupAdmin, SandboxGroups, Engine
+    SandboxInbound,
+    SandboxBehaviour,
+    SandboxMedia,
+    SandboxPolls,
+    SandboxGroupAdmin,
+    SandboxGroups,
+    SandboxStatus,
+    Engine,
 ):
     label = "sandbox"
     sandbox = True

@@ -75,6 +75,8 @@ class SandboxInbound:
             reported = self.inject_poll_or_edit(device, event, data)
         elif event == "call":
             reported = self._call(data, now, behaviour)
+        elif event == "status":
+            reported = self._inject_status(device, data, now)
         else:
             reported = event_from_data(event, {**data, "timestamp": now})
         self.report(str(session_id), reported)

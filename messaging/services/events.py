@@ -38,6 +38,7 @@ from messaging.engines.events import (
 from messaging.models import Group, Message, Session
 from messaging.services.directory import directory_record
 from messaging.services.poll_edit_records import message_edited_record, poll_record, poll_vote_record
+from messaging.services.status_records import status_record
 
 logger = logging.getLogger(__name__)
 
@@ -221,6 +222,7 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
     "health": _health,
     "poll_vote": poll_vote_record,
     "message_edited": message_edited_record,
+    "status": status_record,
 }
 
 

@@ -33,6 +33,7 @@ from messaging.engines.events import (
     QrEvent,
     QuotedRef,
     Reaction,
+    StatusEvent,
     event_from_data,
 )
 from messaging.models import Session
@@ -86,6 +87,13 @@ EVERY_EVENT = [
     ),
     PollVoteEvent(poll_message_id="P1", voter=CONTACT),
     MessageEditedEvent(message_id="M1", chat_jid=CONTACT, text="new", edited_at="2025-11-22T00:00:00+00:00"),
+    StatusEvent(
+        id="S1", sender=CONTACT, type="text", text="Oi", timestamp=1, background_color="#000000", font=3
+    ),
+    StatusEvent(
+        id="S2", sender=CONTACT, type="image", caption="c", media_url="https://x", mime_type="image/jpeg"
+    ),
+    MessageEvent(id="V1", chat_jid=CONTACT, type="audio", voice=True, seconds=3, waveform=(0, 50, 100)),
 ]
 
 

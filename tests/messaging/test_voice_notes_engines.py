@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.messaging.audio_inputs import audio_facts, tone
 from messaging.models import Message
+from tests.messaging.audio_inputs import audio_facts, tone
 from tests.messaging.channel_webhooks import PSID
 from tests.messaging.contract import CUSTOMER
 from tests.messaging.test_engine_conformance import (  # noqa: F401 - fixtures

@@ -115,6 +115,14 @@ def _other_inbound(poll_id: str) -> list[dict]:
         {"event": "health", "status": "LIMITED", "reason": "too many messages"},
         {"event": "poll_vote", "from": CUSTOMER, "pollMessageId": poll_id, "options": ["Yes"]},
         {"event": "message_edited", "from": CUSTOMER, "messageId": "IN-TEXT", "text": "olá!"},
+        {"event": "status", "from": CUSTOMER, "text": "Bom dia", "backgroundColor": "#112233", "font": 1},
+        {
+            "event": "status",
+            "from": CUSTOMER,
+            "type": "image",
+            "media": {"base64": PNG, "mimeType": "image/png"},
+        },
+        {"event": "status", "from": CUSTOMER, "type": "revoked", "statusId": "ST1"},
         {"event": "disconnected", "reason": "logged_out"},
     ]
 

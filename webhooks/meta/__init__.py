@@ -42,6 +42,7 @@ from webhooks.meta.states import (
     qrcode_value,
     statuses_value,
 )
+from webhooks.meta.status import status_value
 from webhooks.models import Event
 
 _VALUES = {
@@ -58,6 +59,7 @@ _VALUES = {
     "health": health_value,
     "poll_vote": poll_vote_value,
     "message_edited": message_edited_value,
+    "status": status_value,
 }
 
 

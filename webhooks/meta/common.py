@@ -46,6 +46,8 @@ FIELDS = {
     # Ponte's extension (webhooks.meta.polls_edits): the cloud API has no polls and reports no edits.
     "poll_vote": "messages",
     "message_edited": "messages",
+    # Ponte's extension (webhooks.meta.status): the cloud API has no statuses (stories).
+    "status": "status",
 }
 
 

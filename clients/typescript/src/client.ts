@@ -57,6 +57,7 @@ export type WebhookEvent =
   | "health"
   | "poll_vote"
   | "message_edited"
+  | "status"
   | "messages"
   | "message.received"
   | "message.ack"

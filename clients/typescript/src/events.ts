@@ -34,6 +34,7 @@ export type ChatArchiveBody = WebhookBodyOf<"chat_archive">;
 export type HealthBody = WebhookBodyOf<"health">;
 export type PollVoteBody = WebhookBodyOf<"poll_vote">;
 export type MessageEditedBody = WebhookBodyOf<"message_edited">;
+export type StatusBody = WebhookBodyOf<"status">;
 export type WebhookDisabledBody = WebhookBodyOf<"webhook.disabled">;
 export type WebhookDeadLetterBody = WebhookBodyOf<"webhook.dead_letter">;
 export type WebhookTestBody = WebhookBodyOf<"webhook.test">;

@@ -46,6 +46,7 @@ VALUE_TYPES: dict[str, type] = {
         base.ParticipantResult,
         base.GroupInvite,
         base.SessionBehaviour,
+        base.StatusPosted,
     )
 }
 # Errors an engine may answer with, recreated on the caller's side.
@@ -58,6 +59,7 @@ ERROR_TYPES: dict[str, type[base.EngineError]] = {
         base.EngineNotAllowed,
         base.EngineRefused,
         base.EngineRateLimited,
+        base.EngineUnsupported,
     )
 }
 

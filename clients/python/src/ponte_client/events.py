@@ -21,6 +21,7 @@ from ponte_client.event_data import (
     PollVoteData,
     PresenceData,
     QrData,
+    StatusData,
     WebhookDeadLetterData,
     WebhookDisabledData,
     WebhookTestData,
@@ -41,6 +42,7 @@ EventName = Literal[
     "health",
     "poll_vote",
     "message_edited",
+    "status",
     "webhook.disabled",
     "webhook.dead_letter",
     "webhook.test",
@@ -60,6 +62,7 @@ EVENT_NAMES: tuple[EventName, ...] = (
     "health",
     "poll_vote",
     "message_edited",
+    "status",
     "webhook.disabled",
     "webhook.dead_letter",
     "webhook.test",
@@ -192,6 +195,15 @@ class MessageEditedBody(TypedDict):
     timestamp: str  # ISO 8601, UTC
 
 
+class StatusBody(TypedDict):
+    """`status`: A contact posted a status (story) the session saw, or deleted one."""
+
+    event: Literal["status"]
+    session_id: str
+    data: StatusData
+    timestamp: str  # ISO 8601, UTC
+
+
 class WebhookTestBody(TypedDict):
     """`webhook.test`: A test event sent on request to one webhook (POST /gateway/webhooks/{id}/test)."""
 
@@ -234,6 +246,7 @@ WebhookBody = (
     | HealthBody
     | PollVoteBody
     | MessageEditedBody
+    | StatusBody
     | WebhookDisabledBody
     | WebhookDeadLetterBody
     | WebhookTestBody
@@ -254,6 +267,7 @@ BODY_TYPES: dict[EventName, type] = {
     "health": HealthBody,
     "poll_vote": PollVoteBody,
     "message_edited": MessageEditedBody,
+    "status": StatusBody,
     "webhook.disabled": WebhookDisabledBody,
     "webhook.dead_letter": WebhookDeadLetterBody,
     "webhook.test": WebhookTestBody,
