@@ -9,8 +9,6 @@ from datetime import datetime, timedelta
 from django.db import models
 from django.utils import timezone
 
-from messaging.models import Session
-
 #: Where WhatsApp posts statuses: every status is a message of this chat.
 STATUS_CHAT = "status@broadcast"
 #: A status is shown for this long after it was posted.
@@ -26,7 +24,7 @@ class StatusPost(models.Model):
         IMAGE = "image"
         VIDEO = "video"
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="statuses")
+    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="statuses")
     status_id = models.CharField(max_length=128)
     sender = models.CharField(max_length=100)
     push_name = models.CharField(max_length=100, blank=True)

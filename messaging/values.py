@@ -153,6 +153,8 @@ class SessionBehaviour:
     sync_full_history: bool = False
 
 
+#: A status event's kinds (`revoked`: its author deleted it).
+STATUS_TYPES = ("text", "image", "video", "revoked")
 #: The fonts of a text status (`font` 0 to 5 of `POST /api/status/text`), in WhatsApp's order.
 STATUS_FONTS = 6
 

@@ -9,8 +9,7 @@ from rest_framework import serializers
 
 from messaging.api.sandbox_fields import InboundSerializer, Jid, Named, OptionalText, optional_text
 from messaging.api.sandbox_messages import InboundMedia
-from messaging.engines.events import STATUS_TYPES
-from messaging.values import STATUS_FONTS
+from messaging.values import STATUS_FONTS, STATUS_TYPES
 
 COLOR = r"^#[0-9A-Fa-f]{6}$"
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from messaging.engines.wire import dump_fields, load
+from messaging.values import STATUS_TYPES
 
 # --- building blocks --------------------------------------------------------------------------------
 
@@ -359,9 +360,6 @@ class MessageEditedEvent(EngineEvent):
     @property
     def chat(self) -> str:
         return self.chat_jid
-
-
-STATUS_TYPES = ("text", "image", "video", "revoked")
 
 
 @dataclass(frozen=True)
