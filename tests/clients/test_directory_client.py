@@ -16,6 +16,7 @@ from ponte_client import (
     ParticipantStatus,
     PermissionDeniedError,
     SessionSettings,
+    Status,
 )
 
 from messaging.models import Session as SessionRow
@@ -86,3 +87,26 @@ def test_group_administration_and_settings_are_typed(client, paired, key_of_role
                 await viewer.groups.set_subject(paired, group["id"], "x")
 
     asyncio.run(viewer_scenario())
+
+
+def test_status_posts_deletes_and_lists_are_typed(client, paired, ponte, admin_key) -> None:
+    posted = client.status.post_text(paired, "Bom dia", background_color="#112233", font=4)
+    assert isinstance(posted, Status) and (posted.type, posted.font, posted.from_me) == ("text", 4, True)
+    image = client.status.post_media(paired, "image", base64="/9j/4AAQSkZJRg==", caption="Nova")
+    assert image.media_url and image.background_color is None
+    assert [s.id for s in client.status.list(paired).items] == [image.id, posted.id]
+    row = SessionRow.objects.get(pk=paired)
+    sandbox_inject(
+        session=row, event="status", data={"from": f"{ANA}@s.whatsapp.net", "type": "text", "text": "oi"}
+    )
+    (seen,) = client.status.contacts(paired).items
+    assert (seen.sender, seen.text, seen.from_me) == (f"{ANA}@s.whatsapp.net", "oi", False)
+    client.status.delete(paired, posted.id)
+    with pytest.raises(NotFoundError):
+        client.status.delete(paired, posted.id)
+
+    async def twin() -> None:
+        async with AsyncClient(base_url=ponte, api_key=admin_key) as aio:
+            assert (await aio.status.list(paired)).total == 1
+
+    asyncio.run(twin())

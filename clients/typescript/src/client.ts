@@ -10,6 +10,7 @@ import { BondsAccessError } from "./errors.js";
 import type { RateLimit } from "./errors.js";
 import { type ClientOptions, type QueryValue, sleep, Transport } from "./http.js";
 import type { components, operations } from "./schema.js";
+import { Status } from "./status.js";
 
 type Schemas = components["schemas"];
 /** The JSON request body of an operation, by its OpenAPI operation id. */
@@ -409,6 +410,8 @@ export class Ponte {
   readonly contacts: Contacts;
   readonly chats: Chats;
   readonly instance: Instance;
+  /** Status (stories): post, delete, list the own and the contacts' of the last 24 hours. */
+  readonly status: Status;
   private readonly http: Transport;
 
   constructor(options: ClientOptions) {
@@ -422,6 +425,7 @@ export class Ponte {
     this.deadLetters = new DeadLetters(this.http);
     this.contacts = new Contacts(this.http);
     this.chats = new Chats(this.http);
+    this.status = new Status(this.http);
     this.instance = new Instance(this.http);
   }
 

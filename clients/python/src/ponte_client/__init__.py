@@ -32,6 +32,7 @@ from ponte_client.models import (
 )
 from ponte_client.ops import NO_RATE_LIMIT, BondFilterWarning
 from ponte_client.signatures import WebhookVerificationError, verify_webhook
+from ponte_client.status import Status
 
 __all__ = [
     "EVENT_NAMES",
@@ -71,6 +72,7 @@ __all__ = [
     "ServerError",
     "Session",
     "SessionSettings",
+    "Status",
     "Webhook",
     "WebhookBody",
     "WebhookVerificationError",

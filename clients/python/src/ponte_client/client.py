@@ -24,6 +24,7 @@ from ponte_client.models import (
     Session,
     Webhook,
 )
+from ponte_client.status import StatusResource
 
 T = TypeVar("T")
 Run = Callable[[Op[Any]], Any]
@@ -401,6 +402,7 @@ class Client:
         self.instance = Instance(self._send)
         self.deliveries = Deliveries(self._send)
         self.dead_letters = DeadLetters(self._send)
+        self.status = StatusResource(self._send)
 
     def _send(self, op: Op[T]) -> T:
         return send(self._http, op, api_key=self._api_key, retry=self._retry)
