@@ -384,4 +384,4 @@ class SessionSettings(models.Model):
 
 
 # Status (stories) and channels (newsletters) live in their own module; imported here for Django.
-from messaging.status_models import StatusPost  # noqa: E402, F401
+from messaging.status_models import Newsletter, SandboxNewsletter, StatusPost  # noqa: E402, F401

@@ -59,3 +59,46 @@ class StatusPost(models.Model):
     @property
     def mime_type(self) -> str | None:
         return self.media.get("mimeType") or None
+
+
+class Newsletter(models.Model):
+    """A channel (newsletter) the session owns or follows, as its engine last listed it."""
+
+    class Role(models.TextChoices):
+        OWNER = "owner"
+        FOLLOWER = "follower"
+
+    session = models.ForeignKey("messaging.Session", on_delete=models.CASCADE, related_name="newsletters")
+    jid = models.CharField(max_length=100)
+    name = models.CharField(max_length=200, blank=True)
+    description = models.TextField(blank=True)
+    invite = models.CharField(max_length=100, blank=True)
+    role = models.CharField(max_length=8, choices=Role.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "jid"], name="one_newsletter_row_per_session")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name or self.jid} ({self.role})"
+
+
+class SandboxNewsletter(models.Model):
+    """The sandbox's "WhatsApp" side of channels: those a sandbox device created or follows."""
+
+    session_id = models.UUIDField(db_index=True)
+    jid = models.CharField(max_length=100)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    invite = models.CharField(max_length=100)
+    role = models.CharField(max_length=8)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session_id", "jid"], name="one_sandbox_newsletter_per_session")
+        ]
+
+    def __str__(self) -> str:
+        return self.jid

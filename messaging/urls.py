@@ -12,6 +12,7 @@ from messaging.api import (
     groups,
     media,
     messages,
+    newsletters,
     polls,
     sandbox,
     session_settings,
@@ -106,6 +107,11 @@ urlpatterns = [
     path("status/text", status.StatusTextApi.as_view(), name="status-text"),
     path("status/media", status.StatusMediaApi.as_view(), name="status-media"),
     path("status/delete", status.StatusDeleteApi.as_view(), name="status-delete"),
+    # Channels (WhatsApp's newsletters; the official channels are /channels/, outside /api).
+    path("channels", newsletters.ChannelsApi.as_view(), name="channels"),
+    path("channels/follow", newsletters.ChannelFollowApi.as_view(), name="channels-follow"),
+    path("channels/unfollow", newsletters.ChannelUnfollowApi.as_view(), name="channels-unfollow"),
+    path("channels/messages", newsletters.ChannelMessagesApi.as_view(), name="channels-messages"),
 ]
 gateway_urlpatterns = [
     path("sessions", gateway.GatewaySessionListApi.as_view(), name="gateway-sessions"),

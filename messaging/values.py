@@ -166,3 +166,19 @@ class StatusPosted:
     status_id: str
     timestamp: datetime
     media_url: str = ""
+
+
+#: Where WhatsApp's channels (newsletters) live: `<digits>@newsletter`.
+NEWSLETTER_SUFFIX = "newsletter"
+
+
+@dataclass(frozen=True)
+class NewsletterInfo:
+    """A channel (newsletter): its JID, name, description, invite code and the session's `role` in it
+    (`owner` or `follower`)."""
+
+    jid: str
+    name: str
+    description: str = ""
+    invite: str = ""
+    role: str = "follower"

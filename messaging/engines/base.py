@@ -32,6 +32,7 @@ from messaging.values import (  # noqa: F401
     GroupInfo,
     GroupInvite,
     MediaPayload,
+    NewsletterInfo,
     PairingCode,
     Participant,
     ParticipantResult,
@@ -60,6 +61,8 @@ GROUP_ADMIN_COMMANDS = (
 )
 #: Status (stories), optional like group administration (issue 41).
 STATUS_COMMANDS = ("status_text", "status_media", "status_delete")
+#: Channels (newsletters), optional too.
+NEWSLETTER_COMMANDS = ("newsletter_list", "newsletter_create", "newsletter_follow", "newsletter_unfollow")
 
 
 # --- Exceptions ----------------------------------------------------------------------------------
@@ -391,3 +394,21 @@ class Engine(ABC):
     def status_delete(self, session_id: str, status_id: str) -> None:
         """Delete one of the session's own statuses for everyone who could see it."""
         raise EngineUnsupported(f"The {self.label} engine cannot delete statuses.")
+
+    # Channels (newsletters). Not abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED.
+    # Messages are sent to a channel's JID like to any chat (messaging.services.newsletters checks that
+    # the session owns it); a channel's posts arrive as `message` events of that chat.
+
+    def newsletter_list(self, session_id: str) -> list[NewsletterInfo]:
+        """The channels the session owns or follows."""
+        raise EngineUnsupported(f"The {self.label} engine has no channels.")
+
+    def newsletter_create(self, session_id: str, name: str, description: str) -> NewsletterInfo:
+        raise EngineUnsupported(f"The {self.label} engine cannot create channels.")
+
+    def newsletter_follow(self, session_id: str, jid: str = "", invite: str = "") -> NewsletterInfo:
+        """Follow a channel by JID or invite code; EngineNotFound(kind="channel") when there is none."""
+        raise EngineUnsupported(f"The {self.label} engine cannot follow channels.")
+
+    def newsletter_unfollow(self, session_id: str, jid: str) -> None:
+        raise EngineUnsupported(f"The {self.label} engine cannot unfollow channels.")

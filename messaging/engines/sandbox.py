@@ -51,6 +51,7 @@ from messaging.engines.sandbox_group_admin import SandboxGroupAdmin
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
 from messaging.engines.sandbox_media import SandboxMedia
+from messaging.engines.sandbox_newsletters import SandboxNewsletters
 from messaging.engines.sandbox_polls import SandboxPolls
 from messaging.engines.sandbox_status import SandboxStatus
 from messaging.models import SandboxDevice
@@ -75,6 +76,7 @@ class SandboxEngine(
     SandboxGroupAdmin,
     SandboxGroups,
     SandboxStatus,
+    SandboxNewsletters,
     Engine,
 ):
     label = "sandbox"

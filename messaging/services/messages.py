@@ -52,6 +52,7 @@ from messaging.models import Message, Session
 from messaging.services.directory import directory_sent
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import echo_record, reporting_for
+from messaging.services.newsletters import newsletter_send_check
 from messaging.services.quota import quota_held, quota_take
 
 
@@ -122,6 +123,7 @@ def message_send(
     transaction (a job, the Chatwoot mirror), is one transaction: its own, or the caller's with a
     savepoint, none with `savepoint=False` (the caller's transaction fails as a whole on any error)."""
     require_connected(session)
+    newsletter_send_check(session, to)  # a channel takes posts from its owner only
     quote = message_quote(session, to, quoted)
     engine = engine_for(session)
     nested = transaction_open()

@@ -33,6 +33,7 @@ OPTIONAL_COMMANDS = (
     "edit_message",
     *base.GROUP_ADMIN_COMMANDS,
     *base.STATUS_COMMANDS,
+    *base.NEWSLETTER_COMMANDS,
 )
 COMMANDS = (*sorted(base.Engine.__abstractmethods__), *OPTIONAL_COMMANDS, "scan", "inject")
 # A process that is draining or full answers "ask another": the caller routes again this many times.

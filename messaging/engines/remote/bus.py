@@ -47,6 +47,7 @@ VALUE_TYPES: dict[str, type] = {
         base.GroupInvite,
         base.SessionBehaviour,
         base.StatusPosted,
+        base.NewsletterInfo,
     )
 }
 # Errors an engine may answer with, recreated on the caller's side.

@@ -40,6 +40,7 @@ from messaging.engines.whatsapp import status as stories
 from messaging.engines.whatsapp.errors import library_errors
 from messaging.engines.whatsapp.group_admin import WhatsAppBehaviour, WhatsAppGroupAdmin
 from messaging.engines.whatsapp.library import load
+from messaging.engines.whatsapp.newsletters import WhatsAppNewsletters
 from messaging.engines.whatsapp.operations import WhatsAppOperations
 from messaging.engines.whatsapp.status import WhatsAppStatus
 from messaging.engines.whatsapp.store import device_delete, device_jid_str, parse_device_jid, store_dsn
@@ -103,7 +104,9 @@ class _Live:
     settled: threading.Event = field(default_factory=threading.Event)  # QR, connected, or ended
 
 
-class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, WhatsAppStatus, Engine):
+class WhatsAppDriver(
+    WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, WhatsAppStatus, WhatsAppNewsletters, Engine
+):
     label = "whatsapp"
 
     def __init__(self, on_event: EventCallback | None = None, *, client_factory: ClientFactory | None = None):

@@ -21,11 +21,12 @@ from neonize.utils.enum import (
     ReceiptType,
 )
 
-from messaging.addressing import is_group
+from messaging.addressing import is_group, is_newsletter
 from messaging.engines.base import (
     Button,
     ContactCard,
     ContactStatus,
+    EngineUnsupported,
     GroupInfo,
     MediaPayload,
     Participant,
@@ -168,6 +169,9 @@ def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sende
 
 def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> SentMessage:
     """Upload the bytes (encrypted by the library), then send the message pointing at them."""
+    if is_newsletter(to):
+        # whatsmeow needs the upload's media handle in the send request; neonize 0.5.2 cannot pass it.
+        raise EngineUnsupported("The WhatsApp driver posts text to channels, not media (neonize 0.5.2).")
     upload = client.upload(media.data, _UPLOAD_TYPES[media.type])
     common = {
         "URL": upload.url,
