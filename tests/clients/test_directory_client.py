@@ -8,6 +8,7 @@ import asyncio
 import pytest
 from ponte_client import (
     AsyncClient,
+    Channel,
     Chat,
     Contact,
     Group,
@@ -110,3 +111,16 @@ def test_status_posts_deletes_and_lists_are_typed(client, paired, ponte, admin_k
             assert (await aio.status.list(paired)).total == 1
 
     asyncio.run(twin())
+
+
+def test_channels_are_typed(client, paired) -> None:
+    created = client.channels.create(paired, "Ofertas", description="As melhores")
+    assert isinstance(created, Channel) and created.role == "owner" and created.jid.endswith("@newsletter")
+    assert client.channels.list(paired) == [created]
+    sent = client.messages.send_text(paired, created.jid, "Abrimos às 9h")
+    posts = client.channels.messages(paired, created.jid)
+    assert [post["messageId"] for post in posts.items] == [sent.message_id]
+    with pytest.raises(NotFoundError):
+        client.channels.follow(paired, invite="NOPE")
+    with pytest.raises(PermissionDeniedError):
+        client.channels.unfollow(paired, created.jid)  # an owner cannot

@@ -1,7 +1,8 @@
 # ruff: noqa: F811 - the conformance fixtures are imported and used as arguments
-"""Status (stories) on every engine of the conformance suite (the in-process sandbox, and on PostgreSQL
-the sandbox hosted by real `run_engine` processes): posts and deletes travel as engine commands, and a
-contact's status comes back as a `status` event that the web side lists."""
+"""Status (stories) and channels (newsletters) on every engine of the conformance suite (the in-process
+sandbox, and on PostgreSQL the sandbox hosted by real `run_engine` processes): posts, deletes and the
+channel operations travel as engine commands, and a contact's status comes back as a `status` event
+that the web side lists."""
 
 from __future__ import annotations
 
@@ -51,3 +52,17 @@ def test_statuses_are_posted_listed_deleted_and_seen_on_every_engine(paired, adm
     contacts = admin_client.get("/api/status/contacts", {"sessionId": str(paired.pk)}).json()["data"]
     assert [(s["sender"], s["text"], s["font"]) for s in contacts] == [(CUSTOMER_JID, "Bom dia", 5)]
     assert Event.objects.filter(session_id=paired.pk, name="status").count() == 1
+
+
+def test_channels_are_created_followed_and_posted_to_on_every_engine(paired, admin_client):
+    created = admin_client.post(
+        "/api/channels", {"sessionId": str(paired.pk), "name": "Ofertas"}, format="json"
+    )
+    assert created.status_code == 201, created.json()
+    jid = created.json()["jid"]
+    listed = admin_client.get("/api/channels", {"sessionId": str(paired.pk)}).json()["data"]
+    assert [(c["jid"], c["role"]) for c in listed] == [(jid, "owner")]
+    sent = post(admin_client, "messages/send", paired, to=jid, text="Abrimos às 9h")
+    assert sent.status_code == 200, sent.json()
+    posts = admin_client.get("/api/channels/messages", {"sessionId": str(paired.pk), "jid": jid}).json()
+    assert [m["messageId"] for m in posts["data"]] == [sent.json()["messageId"]]

@@ -10,6 +10,7 @@ import { BondsAccessError } from "./errors.js";
 import type { RateLimit } from "./errors.js";
 import { type ClientOptions, type QueryValue, sleep, Transport } from "./http.js";
 import type { components, operations } from "./schema.js";
+import { Channels } from "./newsletters.js";
 import { Status } from "./status.js";
 
 type Schemas = components["schemas"];
@@ -412,6 +413,8 @@ export class Ponte {
   readonly instance: Instance;
   /** Status (stories): post, delete, list the own and the contacts' of the last 24 hours. */
   readonly status: Status;
+  /** Channels (WhatsApp's newsletters): owned and followed, create, follow, unfollow, posts. */
+  readonly channels: Channels;
   private readonly http: Transport;
 
   constructor(options: ClientOptions) {
@@ -426,6 +429,7 @@ export class Ponte {
     this.contacts = new Contacts(this.http);
     this.chats = new Chats(this.http);
     this.status = new Status(this.http);
+    this.channels = new Channels(this.http);
     this.instance = new Instance(this.http);
   }
 

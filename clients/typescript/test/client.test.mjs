@@ -115,6 +115,23 @@ test("status: a text status posted, listed, deleted; a contact's status listed",
   await ponte.sessions.delete(session.id);
 });
 
+test("channels: created, listed, posted to by the owner, posts read back", async () => {
+  const session = await ponte.sessions.create("channel");
+  await ponte.sessions.connect(session.id);
+  await ponte.sessions.sandboxScan(session.id, { phone: "5511999990005" });
+  const channel = await ponte.channels.create(session.id, "Ofertas");
+  assert.equal(channel.role, "owner");
+  assert.deepEqual((await ponte.channels.list(session.id)).map((c) => c.jid), [channel.jid]);
+  const sent = await ponte.messages.sendText(session.id, channel.jid, "Abrimos às 9h");
+  const posts = await ponte.channels.messages(session.id, channel.jid);
+  assert.deepEqual(posts.data.map((m) => m.messageId), [sent.messageId]);
+  await assert.rejects(ponte.channels.follow(session.id, { invite: "NOPE" }), (error) => {
+    assert.ok(error instanceof NotFoundError);
+    return true;
+  });
+  await ponte.sessions.delete(session.id);
+});
+
 test("webhooks: created, listed, updated and deleted through the gateway", async () => {
   const session = await ponte.sessions.create("hooks");
   const hook = await ponte.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"], {

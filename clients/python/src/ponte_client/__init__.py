@@ -30,6 +30,7 @@ from ponte_client.models import (
     Session,
     Webhook,
 )
+from ponte_client.newsletters import Channel
 from ponte_client.ops import NO_RATE_LIMIT, BondFilterWarning
 from ponte_client.signatures import WebhookVerificationError, verify_webhook
 from ponte_client.status import Status
@@ -44,6 +45,7 @@ __all__ = [
     "BondFilterWarning",
     "BondList",
     "BondsAccessError",
+    "Channel",
     "Chat",
     "Client",
     "ConflictError",
