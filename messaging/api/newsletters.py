@@ -41,10 +41,11 @@ class ChannelListSerializer(serializers.Serializer):
 
 
 class ChannelInput(SessionInput):
-    jid = serializers.RegexField(JID, required=False, default="", help_text="`<digits>@newsletter`")
-    invite = serializers.CharField(max_length=200, required=False, default="", help_text="code or link")
+    jid = serializers.RegexField(JID, required=False, help_text="`<digits>@newsletter`")
+    invite = serializers.CharField(max_length=200, required=False, help_text="code or link")
 
     def validate(self, attrs: dict) -> dict:
+        attrs = {**attrs, "jid": attrs.get("jid", ""), "invite": attrs.get("invite", "")}
         if bool(attrs["jid"]) == bool(attrs["invite"]):
             raise serializers.ValidationError("Give exactly one of `jid` or `invite`.")
         return attrs
