@@ -14,6 +14,12 @@ from accounts.models import ApiKey
 from accounts.permissions import require_session_allowed
 from accounts.ratelimit import EndpointRateThrottle, PlanRateThrottle, ratelimit_headers
 
+# Content negotiation's answers per (view class, Accept header, format suffix), for calls without a query
+# string: parsing Accept and matching it against the renderers cost a keyed call a twentieth of its CPU,
+# and a client sends the same header on every call. Bounded: past it, new headers are negotiated each time.
+_NEGOTIATED: dict[tuple[type, str | None, str | None], tuple[type, str]] = {}
+_NEGOTIATED_MAX = 256
+
 
 class KeyedAPIView(APIView):
     """An APIView authenticated by `X-API-Key`, rate limited per key, with rate-limit headers on
@@ -43,6 +49,18 @@ class KeyedAPIView(APIView):
             return
         self._throttles_checked = True
         super().check_throttles(request)
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple[Any, str]:
+        if request._request.META.get("QUERY_STRING"):  # a `?format=` would change the answer
+            return super().perform_content_negotiation(request, force)
+        memo = (type(self), request._request.META.get("HTTP_ACCEPT"), self.format_kwarg)
+        known = _NEGOTIATED.get(memo)
+        if known is not None:
+            return known[0](), known[1]
+        renderer, media_type = super().perform_content_negotiation(request, force)
+        if not force and len(_NEGOTIATED) < _NEGOTIATED_MAX:
+            _NEGOTIATED[memo] = (type(renderer), media_type)
+        return renderer, media_type
 
     def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)

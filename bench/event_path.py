@@ -18,6 +18,11 @@ throw-away SQLite file and the filesystem broker). It starts a local receiver, P
 
 Targets (issue 29): CPU <= 3 ms per event; send >= 0.5 x me; inbound >= 0.4 x raw; statements <= 8 per
 send and <= 5 per inbound event; p99 at half load <= 5 x raw.
+
+Issue 44's yardstick, measured in the same run: the client-side CPU of one request of a raw pooled POST
+loop (this process, one thread, one `requests.Session` with keep-alive, a prebuilt JSON body, against the
+same local receiver; `time.process_time`). Ponte's CPU per event (web + worker) is printed as a ratio of
+it, for a send and for a sandbox inbound event (target <= 5), and the worker's share alone (target <= 2).
 """
 
 from __future__ import annotations
@@ -114,6 +119,36 @@ def me(key: str):
             raise SystemExit(f"/api/me answered {reply.status}")
 
     return call
+
+
+def raw_post_cpu(receiver, *, requests: int) -> float:
+    """Client CPU ms per request of a raw pooled POST loop: this process, one thread, one keep-alive
+    `requests.Session`, a prebuilt JSON body of an event's size, to `receiver` (the yardstick of issue 44).
+    Nothing else runs in this process meanwhile."""
+    import requests as http
+
+    body = json.dumps({"event": "message", "session_id": "x", "data": {"text": "t" * 40}, "timestamp": "t"})
+    headers = {"Content-Type": "application/json"}
+    with http.Session() as session:
+        session.post(receiver.url, data=body, headers=headers, timeout=10).close()  # connect outside
+        started = time.process_time()
+        for _ in range(requests):
+            reply = session.post(receiver.url, data=body, headers=headers, timeout=10)
+            reply.close()
+            if reply.status_code >= 300:
+                raise SystemExit(f"the receiver answered {reply.status_code}")
+        return (time.process_time() - started) / requests * 1000
+
+
+def print_yardstick(label: str, result: dict, web: int, worker: int, raw_cpu: float) -> None:
+    """Ponte's CPU per event, web + worker, as a ratio of the raw loop's CPU per request."""
+    total = result["cpu"][web] + result["cpu"][worker]
+    print(
+        f"    {label:<7} Ponte CPU per event {total:6.2f} ms = {total / raw_cpu:5.1f} x raw POST"
+        " (target <= 5); "
+        f"web {result['cpu'][web]:.2f} ms, worker {result['cpu'][worker]:.2f} ms = "
+        f"{result['cpu'][worker] / raw_cpu:4.1f} x raw POST (target <= 2)"
+    )
 
 
 def end_to_end(receiver, port, key, call, *, events: int, clients: int, pids: list[int]) -> dict:
@@ -229,6 +264,10 @@ def main() -> None:
         print(
             f"  raw pooled POST loop : {raw_rate:8.1f} req/s    p50 {raw_p50:6.1f} ms  p99 {raw_p99:6.1f} ms"
         )
+        raw_cpu = raw_post_cpu(receiver, requests=args.events)
+        print(
+            f"  raw POST, client CPU : {raw_cpu:.3f} ms per request (one thread, keep-alive: the yardstick)"
+        )
         sent = end_to_end(receiver, port, key, send, events=args.events, clients=args.clients, pids=pids)
         cpu = sum(sent["cpu"].values())
         print(
@@ -239,15 +278,20 @@ def main() -> None:
             f"    Ponte CPU per event: {cpu:.2f} ms (web {sent['cpu'][web.pid]:.2f}, worker "
             f"{sent['cpu'][worker.pid]:.2f})  target <= 3"
         )
+        print_yardstick("send", sent, web.pid, worker.pid, raw_cpu)
         me_rate = hammer(port, key, requests=args.events, clients=args.clients, call=whoami)
         print(f"  GET /api/me          : {me_rate:8.1f} req/s")
         print(f"  ratio send / me      : {sent['api'] / me_rate:.2f}  (target >= 0.5)")
+        # Measured again next to the inbound phase: on a shared machine the yardstick moves with the load.
+        raw_cpu = raw_post_cpu(receiver, requests=args.events)
+        print(f"  raw POST, client CPU : {raw_cpu:.3f} ms per request (again, for the inbound phase)")
         got = end_to_end(receiver, port, key, receive, events=args.events, clients=args.clients, pids=pids)
         print(
             f"  inbound → receipt    : {got['rate']:8.1f} events/s   p50 {got['p50']:6.1f} ms  "
             f"p99 {got['p99']:6.1f} ms  (API {got['api']:.1f} req/s; Ponte CPU "
             f"{sum(got['cpu'].values()):.2f} ms per event)"
         )
+        print_yardstick("inbound", got, web.pid, worker.pid, raw_cpu)
         print(f"  ratio inbound / raw  : {got['rate'] / raw_rate:.2f}  (target >= 0.4)")
         half_p50, half_p99 = paced(receiver, port, key, send, events=args.events // 2, rate=sent["rate"] / 2)
         print(

@@ -221,9 +221,7 @@ def claim_buffers(session_id) -> int | None:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from webhooks.models import Delivery
-    from webhooks.outbox import sql
-    from webhooks.outbox.rows import to_db
+    from webhooks.outbox import store_pg
     from webhooks.services import emit
 
     if connection.vendor != "postgresql":
@@ -233,13 +231,15 @@ def claim_buffers(session_id) -> int | None:
             emit(session_id=session_id, name="message", data={"id": f"B{index}"}, chat=f"old-{index}")
         now = timezone.now()
         params = {
-            **sql._claimable_params(TARGET, now, now - timedelta(seconds=8)),
-            "claimed_at": to_db(Delivery, "claimed_at", now),
+            "target": TARGET,
+            "now": now,
+            "lease_cutoff": now - timedelta(seconds=8),
+            "sending": "sending",
             "token": "explain",
             "limit": BATCH,
         }
         with connection.cursor() as cursor:
-            statement = sql._worker_statements(connection.vendor)["claim"]
+            statement = store_pg._claim_sql()  # the one-statement store's claim (webhooks.outbox.store_pg)
             cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + statement, params)
             plan = cursor.fetchone()[0]
             plan = json.loads(plan) if isinstance(plan, str) else plan

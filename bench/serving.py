@@ -23,7 +23,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for_port(port: int, *, seconds: float = 20, what: str = "the server") -> None:
+def wait_for_port(port: int, *, seconds: float = 60, what: str = "the server") -> None:
     """Return once 127.0.0.1:`port` accepts a connection; stop the bench if it does not within `seconds`."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -45,7 +45,7 @@ def start_web(env: dict[str, str], *, log: IO[bytes] | None = None) -> tuple[sub
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT if log else None,
     )  # fmt: skip
     try:
-        wait_for_port(port, what="the web process")
+        wait_for_port(port, seconds=90, what="the web process")  # a loaded machine starts slowly
     except SystemExit:
         process.kill()  # never listened: not left behind the bench
         raise

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import subprocess
 import sys
@@ -36,9 +37,16 @@ from serving import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 # (numerator, denominator) of the ratios printed per case; the target is ponte / gunicorn-sync >= 0.8.
-RATIOS = [("ponte", "gunicorn-sync"), ("ponte", "gunicorn-gthread"), ("django-asgi", "gunicorn-sync")]
+RATIOS = [
+    ("ponte", "gunicorn-sync"),
+    ("ponte", "gunicorn-gthread"),
+    ("django-asgi", "gunicorn-sync"),
+    ("granian-asgi", "ponte"),
+    ("granian-wsgi", "ponte"),
+]
 UVICORN = [sys.executable, "-m", "uvicorn", "--no-access-log", "--log-level", "warning"]
 GUNICORN = [sys.executable, "-m", "gunicorn", "--log-level", "warning", "config.wsgi:application"]
+GRANIAN = [sys.executable, "-m", "granian", "--log-level", "warning", "--no-access-log"]
 
 
 def bench_database() -> str | None:
@@ -143,7 +151,40 @@ def server_command(name: str, port: int, processes: int, threads: int) -> list[s
         "django-asgi": [*UVICORN, *bind, "bench.web_apps:django_asgi"],
         "gunicorn-sync": [*GUNICORN, *gunicorn_bind, "-k", "sync"],
         "gunicorn-gthread": [*GUNICORN, *gunicorn_bind, "-k", "gthread", "--threads", str(threads)],
-    }[name]
+        # The same ASGI entry point as `ponte` (the bridge inside), under granian instead of uvicorn.
+        "granian-asgi": [*GRANIAN, *bind, "--interface", "asgi", "config.asgi:application"],
+        # Django's WSGI handler on granian's own blocking threads: no bridge, no /ws, no /bonds/mcp.
+        "granian-wsgi": [*GRANIAN, *bind, "--interface", "wsgi", "--blocking-threads", str(threads),
+                         "config.wsgi:application"],
+    }[name]  # fmt: skip
+
+
+def serves_asgi_paths(port: int) -> str:
+    """Whether a server answers the two routes only the ASGI entry point serves: a WebSocket handshake
+    on /ws (101) and an MCP `initialize` on /bonds/mcp (a JSON-RPC reply)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request(
+        "GET",
+        "/ws",
+        headers={"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                 "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="},
+    )  # fmt: skip
+    websocket = connection.getresponse().status == 101
+    connection.close()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "bench", "version": "1"}}}  # fmt: skip
+    connection.request(
+        "POST",
+        "/bonds/mcp",
+        body=json.dumps(initialize),
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+    )
+    reply = connection.getresponse()
+    mcp = b'"jsonrpc"' in reply.read(4096)
+    connection.close()
+    return f"/ws {'yes' if websocket else 'no'}, /bonds/mcp {'yes' if mcp else 'no'}"
 
 
 def start(name: str, processes: int, threads: int) -> tuple[subprocess.Popen, int]:
@@ -245,6 +286,8 @@ def main() -> None:
               f"{os.cpu_count()} CPUs")  # fmt: skip
         # All servers run at once and take turns.
         started = {name: start(name, args.processes, threads) for name in [*servers, "raw-asgi"]}
+        for name in servers:
+            print(f"  {name:<18} serves {serves_asgi_paths(started[name][1])}")
         results: dict[str, dict[str, list[float]]] = {name: {case: [] for case in cases} for name in servers}
         # Per server and case, per round: CPU seconds of the server's processes and requests answered.
         cpu: dict[str, dict[str, list[list[float]]]] = {n: {case: [] for case in cases} for n in servers}

@@ -14,13 +14,16 @@ are kept for a few seconds only, and atomic claims and counters (`add`, `incr`: 
 5-second rule, send slots) hold per process. Deletes made meanwhile (a revoked key, a bond refresh) are
 replayed on Redis once it answers again, so a stale entry does not outlive the outage.
 
-`cache_count_and_get` counts and reads several keys in one round trip (a pipeline): a keyed call's rate
-limits and its key token (accounts.admission) cost one trip to Redis, not four (docs/decisions/0019).
+`cache_count_and_get` counts and reads several keys in one round trip (one Lua script): a keyed call's
+rate limits and its key token (accounts.admission) cost one trip to Redis, not four (docs/decisions/0019,
+0030).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,6 +45,28 @@ logger = logging.getLogger(__name__)
 UNREACHABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 # Deletes remembered for replay; past this many the oldest are dropped (and the loss is logged).
 _PENDING_DELETES_MAX = 10_000
+
+# KEYS: the counters, then the keys to read. ARGV: the number of counters n, each counter's seconds, then
+# each counter's increment flag ("1": INCR, else GET). Returns the counts (a missing counter reads 0) then
+# the values read (false, a nil reply, when missing). No hole in the array: Redis stops a Lua array at nil.
+_COUNT_AND_GET = """
+local n = tonumber(ARGV[1])
+local out = {}
+for i = 1, n do
+  redis.call('SET', KEYS[i], 0, 'EX', ARGV[1 + i], 'NX')
+  if ARGV[1 + n + i] == '1' then
+    out[i] = redis.call('INCR', KEYS[i])
+  else
+    out[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
+  end
+end
+for i = n + 1, #KEYS do
+  out[i] = redis.call('GET', KEYS[i])
+end
+return out
+"""
+# The script's id in Redis (EVALSHA).
+_COUNT_AND_GET_SHA = hashlib.sha1(_COUNT_AND_GET.encode(), usedforsecurity=False).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -73,6 +98,7 @@ class PooledRedisCacheClient(RedisCacheClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
+        self._local = threading.local()
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         index = self._get_connection_pool_index(write)
@@ -83,18 +109,47 @@ class PooledRedisCacheClient(RedisCacheClient):
         return client
 
     def count_and_get(self, counters: Sequence[tuple[str, int, bool]], reads: Sequence[str]) -> list[Any]:
-        """One pipeline (one round trip): per counter `SET key 0 EX seconds NX` then `INCR` (or `GET`),
-        then a `GET` per read. `counters` and `reads` hold made keys; returns the counts, then the values."""
-        pipe = self.get_client(write=True).pipeline(transaction=False)
-        for key, seconds, increment in counters:
-            pipe.set(key, 0, ex=seconds, nx=True)
-            pipe.incr(key) if increment else pipe.get(key)
-        for key in reads:
-            pipe.get(key)
-        replies = pipe.execute()
-        counts = [int(reply) for reply in replies[1 : 2 * len(counters) : 2]]
-        values = replies[2 * len(counters) :]
+        """One script call (one round trip, one command to pack and one reply to parse): per counter
+        `SET key 0 EX seconds NX` then `INCR` (or `GET`), then a `GET` per read. `counters` and `reads`
+        hold made keys; returns the counts, then the values."""
+        keys = [key for key, _, _ in counters] + list(reads)
+        args = [len(counters)]
+        args += [seconds for _, seconds, _ in counters]
+        args += [int(increment) for _, _, increment in counters]
+        replies = self._run_script(keys, args)
+        counts = [int(reply or 0) for reply in replies[: len(counters)]]
+        values = replies[len(counters) :]
         return [*counts, *(None if value is None else self._serializer.loads(value) for value in values)]
+
+    def _run_script(self, keys: list[str], args: list[int]) -> list[Any]:
+        """`_COUNT_AND_GET` by its digest, loaded with `EVAL` when this Redis does not know it yet (a
+        restart, a flush), on this thread's own connection: taking one from the pool and giving it back
+        (a lock and a health-check poll each) cost as much client CPU as the call itself. A connection
+        that fails is dropped and the call made once more on a fresh one (the server closed it
+        meanwhile), as redis-py does for pooled commands."""
+        for attempt in (1, 2):
+            connection = self._script_connection()
+            try:
+                try:
+                    connection.send_command("EVALSHA", _COUNT_AND_GET_SHA, len(keys), *keys, *args)
+                    return connection.read_response()
+                except redis.exceptions.NoScriptError:
+                    connection.send_command("EVAL", _COUNT_AND_GET, len(keys), *keys, *args)
+                    return connection.read_response()
+            except UNREACHABLE:
+                connection.disconnect()  # reconnects on its next command
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _script_connection(self) -> Any:
+        """This thread's connection for scripts, made by the write pool (its address and options); a new
+        one in a forked child, which must not share its parent's socket."""
+        held = getattr(self._local, "connection", None)
+        if held is None or held[0] != os.getpid():
+            pool = self.get_client(write=True).connection_pool
+            held = self._local.connection = (os.getpid(), pool.connection_class(**pool.connection_kwargs))
+        return held[1]
 
 
 _clients: dict[tuple[tuple[str, ...], str], PooledRedisCacheClient] = {}
@@ -272,10 +327,10 @@ class RedisCache(DjangoRedisCache):
         self._call("clear")
 
     def count_and_get(self, counters: Sequence[Counter], reads: Sequence[str]) -> tuple[list[int], list[Any]]:
-        made = [(self.make_and_validate_key(c.key), c.seconds, c.increment) for c in counters]
-        done, replies = self._attempt(
-            self._cache.count_and_get, made, [self.make_and_validate_key(k) for k in reads]
-        )
+        # make_key, not make_and_validate_key: validation only warns about keys memcached would refuse,
+        # a loop over every character, on every keyed call; these keys are a hash and a key prefix.
+        made = [(self.make_key(c.key), c.seconds, c.increment) for c in counters]
+        done, replies = self._attempt(self._cache.count_and_get, made, [self.make_key(k) for k in reads])
         if not done:
             return count_and_get_on(self._fallback, counters, reads)
         return replies[: len(counters)], replies[len(counters) :]

@@ -36,10 +36,6 @@ class ApplicationError(Exception):
 
     status_code: int = 500
     code: str = "Internal Server Error"
-    #: What must be kept although the request fails (a send recorded as failed, a session disconnected
-    #: by its channel): run by the exception handler after the service's savepoint was rolled back, in
-    #: the request's transaction, which then commits instead of rolling back.
-    record: Callable[[], None] | None = None
     gateway_text: str = "Internal server error"
     #: The gateway shows `message` instead of `gateway_text` (validation errors, which name their field).
     gateway_shows_message: bool = False
@@ -368,9 +364,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     # here: rest_framework.views loads the authentication classes, which import this module.
     from rest_framework.views import set_rollback
 
-    if error.record is not None:
-        error.record()
-    elif getattr(context.get("view"), "request_transaction", True):
+    if getattr(context.get("view"), "request_transaction", True):
         # A view with no request transaction (core.transactions) has none to roll back: its
         # services' own blocks rolled back on the way out (and, in a test, the innermost block open
         # is the test case's, which must not be marked).

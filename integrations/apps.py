@@ -6,15 +6,9 @@ class IntegrationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_delete, post_save
-
         from integrations.chatwoot.models import ChatwootIntegration
-        from integrations.chatwoot.sink import integration_changed
+        from integrations.chatwoot.sink import working_integration
 
-        # The sink keeps which sessions have a working integration (webhooks.lookups): drop it on writes.
-        post_save.connect(
-            integration_changed, sender=ChatwootIntegration, dispatch_uid="chatwoot-lookup-save"
-        )
-        post_delete.connect(
-            integration_changed, sender=ChatwootIntegration, dispatch_uid="chatwoot-lookup-del"
-        )
+        # The sink keeps which sessions have a working integration (webhooks.lookups): dropped on every
+        # write of an integration, whatever API made it.
+        working_integration.watch(ChatwootIntegration)

@@ -1,7 +1,7 @@
 """A job's schedule: timeout, attempts, backoff and what counts as success (`DeliveryPolicy`), and
 `settle`, which turns a client's verdict into the job's end (delivered, retried later, dead), the same
 for every client of the job system. Each client names its own schedule (the webhooks' in
-webhooks.outbox.policy, the Chatwoot mirror's in integrations.chatwoot.runner).
+webhooks.outbox.policy, the Chatwoot mirror's in integrations.chatwoot.jobs).
 
 `PONTE_WEBHOOK_RETRY_DELAY_SCALE` multiplies every delay (tests run the schedule at 1/100 speed).
 A schedule with `jitter` (a fraction, e.g. 0.1) moves each delay by up to that share either way, so
@@ -48,7 +48,7 @@ class DeliveryPolicy:
     ) -> Settled:
         """What attempt `number` of a job comes to, judged `verdict` by its client: delivered, retried
         after a delay on this schedule, or dead (attempts used up; `last_chance`: a resend, which is one
-        attempt and never starts a new retry chain). The same for every client of the outbox."""
+        attempt and never starts a new retry chain). The same for every client of the job system."""
         if verdict == "retry" and (last_chance or number >= max_attempts):
             verdict = "give_up"
         if verdict == "delivered":

@@ -43,6 +43,8 @@ class SessionNotConnected(Conflict):
 
 class OutsideCustomerWindow(Conflict):
     code = "OUTSIDE_CUSTOMER_WINDOW"
+    #: The id of the text recorded as a failed message, when the channel refused to send it at all.
+    unsent_id: str = ""
     gateway_text = "Outside the customer service window"
     default_message = (
         "More than 24 hours have passed since the customer's last message: only an approved template "

@@ -19,17 +19,17 @@ def inbound_drain(session_id: str) -> int:
 
 @shared_task(name=calls.DRAIN_TASK, acks_late=True, ignore_result=True)
 def call_drain(session_id: str, chat: str) -> int:
-    return calls.chat_drain(session_id, chat)
+    return calls.QUEUE.drain((session_id, chat))
 
 
 @shared_task(name=queue.SWEEP_TASK, ignore_result=True)
 def inbound_sweep(grace_seconds: float = 15) -> int:
-    return queue.sweep(grace_seconds=grace_seconds) + calls.sweep(grace_seconds=grace_seconds)
+    return queue.QUEUE.sweep(grace_seconds=grace_seconds) + calls.QUEUE.sweep(grace_seconds=grace_seconds)
 
 
 @shared_task(name=queue.PURGE_TASK, ignore_result=True)
 def inbound_purge() -> int:
-    return queue.batches_purge() + calls.calls_purge()
+    return queue.QUEUE.purge() + calls.QUEUE.purge()
 
 
 @worker_ready.connect
@@ -41,7 +41,9 @@ def _sweep_on_start(sender=None, **kwargs) -> None:
 
     try:
         inbound_sweep.apply_async(kwargs={"grace_seconds": 0})
-        lapses = [lapse for lapse in (queue.next_lapse_in(), calls.next_lapse_in()) if lapse is not None]
+        lapses = [
+            lapse for lapse in (queue.QUEUE.next_lapse_in(), calls.QUEUE.next_lapse_in()) if lapse is not None
+        ]
         if lapses:
             lapse = min(lapses)
             inbound_sweep.apply_async(kwargs={"grace_seconds": 0}, countdown=lapse + 0.5)

@@ -88,16 +88,6 @@ class SentTemplate:
 
 
 @dataclass(frozen=True)
-class SentMessage:
-    message_id: str
-    chat: str
-    timestamp: datetime
-    status: str = "sent"
-    #: Set when the channel sent a text as a template: the history records it as that template.
-    template: SentTemplate | None = None
-
-
-@dataclass(frozen=True)
 class ContactStatus:
     number: str
     jid: str
@@ -151,6 +141,70 @@ class SessionBehaviour:
     read_messages: bool = False
     always_online: bool = False
     sync_full_history: bool = False
+
+
+@dataclass(frozen=True)
+class ListRow:
+    """One choice of a list message: `row_id` comes back in the customer's `list_response`."""
+
+    row_id: str
+    title: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ListSection:
+    title: str
+    rows: tuple[ListRow, ...] = ()
+
+
+@dataclass(frozen=True)
+class ListMessage:
+    """A list message (`POST /api/messages/list`): the text, the button that opens the list, its
+    sections of rows (1 to 10 sections, at most 10 rows in all, row ids unique: checked by the API)."""
+
+    text: str
+    button_text: str
+    sections: tuple[ListSection, ...] = ()
+    title: str = ""
+    footer: str = ""
+
+
+@dataclass(frozen=True)
+class LinkPreview:
+    """The preview card shown above a text with a link: given by the caller, or read from the page's
+    Open Graph tags (messaging.services.link_preview). `thumbnail`: JPEG or PNG bytes, if any."""
+
+    url: str
+    title: str
+    description: str = ""
+    thumbnail: bytes = b""
+
+
+@dataclass(frozen=True)
+class ForwardCard:
+    """A contact card of a forwarded message, as the history keeps it (the vCard is what travels)."""
+
+    display_name: str
+    vcard: str
+
+
+@dataclass(frozen=True)
+class ForwardContent:
+    """A message of the history sent again, marked forwarded (`POST /api/messages/forward`). `type` is
+    `text`, `media` (with `media`), `location`, `contacts` or `poll`; the fields of that kind are set."""
+
+    type: str
+    text: str = ""
+    media: MediaPayload | None = None
+    latitude: float = 0.0
+    longitude: float = 0.0
+    name: str = ""  # a location's name, or a poll's question
+    address: str = ""
+    display_name: str = ""
+    cards: tuple[ForwardCard, ...] = ()
+    options: tuple[str, ...] = ()
+    selectable_count: int = 1
 
 
 #: A status event's kinds (`revoked`: its author deleted it).

@@ -4,18 +4,18 @@ Chatwoot mirror's sink, which sessions have a working integration.
 
 Every event asked the database for these, though they change only when someone edits a webhook or an
 integration. Each lookup here has a version number in the shared cache (Redis), bumped by every write
-of its models (post_save/post_delete, and again once the writing transaction commits, so no process
-re-reads the old rows in between and keeps them). A process reads the version before it uses what it
+of the rows it reads, whatever API made it (core.writes: save and delete, and a queryset's update,
+bulk_create, bulk_update and delete), and again once the writing transaction commits, so no process
+re-reads the old rows in between and keeps them. A process reads the version before it uses what it
 kept (or at most once per PONTE_LOOKUP_CHECK_SECONDS, when set above its default 0) and drops what it
 kept when the version moved: a committed write is seen by the next event in every process, as when
 every event read the database. The check is one Redis GET in place of a database query (the session's
 targets: three sub-selects and a join).
 
 With a per-process cache (locmem, the embedded default) other processes could never see a bump, so
-nothing is kept there: every call asks the database, as before. A connection that wrote one of these
-models in its open transaction reads the database itself until it ends. Writes that bypass the models' signals
-(a queryset's update()) are not seen until the next bump; the services never write so. While Redis is
-unreachable (core.cache's per-process fallback) nothing is kept either.
+nothing is kept there: every call asks the database, as before. A thread whose connection wrote one of
+these rows in its open transaction reads the database itself until that transaction commits. While Redis
+is unreachable (core.cache's per-process fallback) nothing is kept either.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models import Model
 
 from core.cache import cache_degraded
+from core.writes import on_write
 
 
 def shared_cache() -> bool:
@@ -48,13 +49,30 @@ class Versioned:
         self._version: int | None = None
         self._checked = 0.0  # monotonic
         self._generation = 0  # counts the drops
-        # Set on the outermost transaction of a connection that wrote and has not committed yet.
-        self._mark = f"ponte_lookups_written_{name.replace('-', '_')}"
+        # Per thread (as Django's connections are): this thread's connection wrote rows the lookup
+        # reads in a transaction that has not committed yet.
+        self._written = threading.local()
+
+    def watch(self, model: type[Model], *, fields: tuple[str, ...] | None = None) -> None:
+        """Bump on every write of `model`'s rows (of one of `fields`, when given), whatever API made it
+        (core.writes: the model's manager must be core.writes.WatchedManager)."""
+        on_write(model, self.bump, fields=fields)
 
     def _written_here(self) -> bool:
         """This thread's connection wrote in its open transaction: it alone sees those rows, so it reads
-        the database itself and keeps nothing (a rollback could take them back)."""
-        return connection.in_atomic_block and getattr(connection.atomic_blocks[0], self._mark, False)
+        the database itself and keeps nothing (a rollback could take them back). The mark goes at the
+        next commit; one left by a rollback goes at the first call outside a transaction, or at the
+        commit of the next transaction that calls (a transaction in between reads the database)."""
+        if not getattr(self._written, "pending", False):
+            return False
+        if not connection.in_atomic_block:
+            self._written.pending = False
+            return False
+        transaction.on_commit(self._written_committed)
+        return True
+
+    def _written_committed(self) -> None:
+        self._written.pending = False
 
     def get(self, key: Any) -> Any:
         if not shared_cache() or self._written_here():
@@ -96,7 +114,8 @@ class Versioned:
         read by others meanwhile are the committed rows, dropped then). Until it commits, the writing
         connection reads the database itself (`_written_here`)."""
         if connection.in_atomic_block:
-            setattr(connection.atomic_blocks[0], self._mark, True)
+            self._written.pending = True
+            transaction.on_commit(self._written_committed)
         self._bump_now()
         transaction.on_commit(self._bump_now, robust=True)
 
@@ -128,14 +147,17 @@ def _session_targets_load(session_id: str) -> Any:
 session_targets = Versioned("session-targets", _session_targets_load)
 
 
-def _targets_changed(sender: Any, **kwargs: Any) -> None:
-    session_targets.bump()
+# The rows the session's targets are read from (webhooks.outbox.store: session_targets): a write of a
+# webhook's failure count (each batch's record) leaves them as they were.
+TARGET_FIELDS = (
+    "id", "session", "url", "events", "retry_count", "retry_schedule", "filter", "ordering", "status",
+    "created_at",
+)  # fmt: skip
 
 
 def connect() -> None:
     """Drop the kept targets on every write of a webhook or an instance-webhook setting (AppConfig)."""
     from webhooks.models import InstanceWebhookConfig, Webhook
 
-    for model in (Webhook, InstanceWebhookConfig):
-        post_save.connect(_targets_changed, sender=model, dispatch_uid=f"lookups-{model.__name__}-save")
-        post_delete.connect(_targets_changed, sender=model, dispatch_uid=f"lookups-{model.__name__}-delete")
+    session_targets.watch(Webhook, fields=TARGET_FIELDS)
+    session_targets.watch(InstanceWebhookConfig)

@@ -12,18 +12,23 @@ from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndex
 from django.db import migrations
 
 
+def _concurrently(schema_editor) -> bool:
+    """Whether the database builds and drops indexes without holding writes (PostgreSQL's CONCURRENTLY)."""
+    return schema_editor.connection.vendor == "postgresql"
+
+
 class _ConcurrentlyOnPostgres:
     """The concurrent operation on PostgreSQL; `plain`, its ordinary counterpart, elsewhere."""
 
     plain: type[migrations.operations.base.Operation]
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
+        if _concurrently(schema_editor):
             return super().database_forwards(app_label, schema_editor, from_state, to_state)
         return self.plain.database_forwards(self, app_label, schema_editor, from_state, to_state)
 
     def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
+        if _concurrently(schema_editor):
             return super().database_backwards(app_label, schema_editor, from_state, to_state)
         return self.plain.database_backwards(self, app_label, schema_editor, from_state, to_state)
 
@@ -47,7 +52,7 @@ def default_index_name(schema_editor, table: str, column: str, suffix: str = "")
 
 
 def drop_index(schema_editor, name: str) -> None:
-    concurrently = " CONCURRENTLY" if schema_editor.connection.vendor == "postgresql" else ""
+    concurrently = " CONCURRENTLY" if _concurrently(schema_editor) else ""
     schema_editor.execute(f"DROP INDEX{concurrently} IF EXISTS {schema_editor.quote_name(name)}")
 
 

@@ -98,8 +98,8 @@ def emit(
     if connection.in_atomic_block:  # the caller's transaction (no savepoint: it rolls back as one)
         return _emit(*args)
     alone = not targets.instance_webhooks_enabled and not stream.enabled() and not _fifo_ids(targets, chat)
-    if connection.vendor == "postgresql" and alone:
-        return _emit(*args)  # one statement (webhooks.outbox.emit_sql.event_insert): atomic by itself
+    if alone and emit_sql.event_insert_is_atomic():
+        return _emit(*args)  # one statement (webhooks.outbox.store_pg): atomic by itself
     with transaction.atomic():
         return _emit(*args)
 

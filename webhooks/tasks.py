@@ -50,9 +50,9 @@ def purge_delivered() -> int:
 
     idempotency_purge()
     purged = retention.deliveries_purge(dead_letters=False, max_seconds=PURGE_SECONDS_PER_RUN).total
-    return purged + stream.jobs_purge()
+    return purged + stream.QUEUE.purge()
 
 
 @shared_task(name=stream.DRAIN_TASK, acks_late=True, ignore_result=True)
 def stream_drain(session_id: str, chat: str) -> int:
-    return stream.chat_drain(session_id, chat)
+    return stream.QUEUE.drain((session_id, chat))

@@ -281,3 +281,15 @@ BONDS_REPLY_CACHE_SECONDS = env_int("BONDS_REPLY_CACHE_SECONDS", 300)
 # Rows per rendered piece of a full list on a cache miss: a list longer than this is streamed (pieces
 # pulled from a database cursor as the client takes them), a shorter one is answered whole.
 BONDS_STREAM_ROWS = env_int("BONDS_STREAM_ROWS", 500)
+# The deliveries' job store (webhooks.outbox.store): "orm" (any database) or "postgresql" (its three
+# hottest operations as one statement each); empty picks "postgresql" on PostgreSQL, "orm" elsewhere.
+PONTE_OUTBOX_STORE = env_str("PONTE_OUTBOX_STORE", "")
+if PONTE_OUTBOX_STORE not in ("", "orm", "postgresql"):
+    raise ImproperlyConfigured(
+        f'PONTE_OUTBOX_STORE must be "orm" or "postgresql"; got {PONTE_OUTBOX_STORE!r}.'
+    )
+
+# Link previews read from a page (`linkPreview: true` on a text send): the page and its Open Graph image
+# together, through net.transport, within this time and size; past either, the text goes without one.
+MESSAGING_LINK_PREVIEW_TIMEOUT = env_int("MESSAGING_LINK_PREVIEW_TIMEOUT", 5)
+MESSAGING_LINK_PREVIEW_MAX_BYTES = env_int("MESSAGING_LINK_PREVIEW_MAX_BYTES", 1024 * 1024)

@@ -134,8 +134,8 @@ DATABASES = {
 # Every request runs in one transaction, so an error rolls back everything the request wrote.
 DATABASES["default"]["ATOMIC_REQUESTS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# The outbox's hot statements are prepared once per PostgreSQL connection (webhooks.outbox.rows). Off behind a
-# pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
+# The outbox's hot statements are prepared once per PostgreSQL connection (webhooks.outbox.store_pg).
+# Off behind a pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
 PONTE_DB_PREPARE = env_bool("DB_PREPARE", True)
 # A full bond list missing from the reply cache is streamed from a server-side cursor (bonds.replies),
 # which a pooler in transaction mode cannot keep between fetches: there, DB_SERVER_SIDE_CURSORS=false

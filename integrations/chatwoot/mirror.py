@@ -22,6 +22,7 @@ from django.conf import settings
 
 from integrations.chatwoot.client import ChatwootClient, ChatwootError, Upload
 from integrations.chatwoot.config import client_for
+from integrations.chatwoot.mirror_lists import forwarded_text, list_text
 from integrations.chatwoot.mirror_polls_edits import poll_text
 from integrations.chatwoot.models import ChatLink, ChatwootIntegration, MessageLink
 from messaging.addressing import is_group, user_suffix
@@ -175,6 +176,13 @@ def _notice(event: MessageEvent, why: str) -> str:
 
 
 def _text_of(event: MessageEvent) -> str:
+    return forwarded_text(event, _kind_text(event))
+
+
+def _kind_text(event: MessageEvent) -> str:
+    listed = list_text(event)
+    if listed is not None:
+        return listed
     kind, where = event.type, event.location
     if kind == "location" and where is not None:
         label = " ".join(part for part in (where.name, where.address) if part).strip()

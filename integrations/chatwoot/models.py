@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from accounts.keys import digest_of
 from core.fields import EncryptedTextField
+from core.writes import WatchedManager
 from jobs.columns import JobColumns
 
 TOKEN_PREFIX_LENGTH = 8
@@ -68,6 +69,9 @@ class ChatwootIntegration(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     webhook_token: str | None = None
+
+    # Its writes, whatever API makes them, drop the sink's kept answer (integrations.chatwoot.sink).
+    objects = WatchedManager()
 
     def __str__(self) -> str:
         return f"Chatwoot for {self.session_id} ({self.status})"

@@ -1,5 +1,6 @@
 """What each kind of mirror job does, and how a failure is judged: the mirror's part as a client of the
-job system (jobs.ordered runs the jobs, on a worker)."""
+job system (its queue, integrations.chatwoot.jobs.QUEUE, names these two functions; jobs.drain runs them
+on a worker)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ from typing import TypeVar
 from integrations.chatwoot import calls, inbound, jobs, mirror, mirror_polls_edits
 from integrations.chatwoot.client import ChatwootError
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
-from jobs import ordered
-from jobs.lease import Keeper
-from jobs.policy import DeliveryPolicy, Outcome
+from jobs.policy import Outcome
 from messaging.engines.events import (
     CallEvent,
     EngineEvent,
@@ -26,13 +25,6 @@ from messaging.engines.events import (
 
 logger = logging.getLogger(__name__)
 
-# The registered webhooks' schedule (webhooks.outbox.policy.REGISTERED), the mirror's own copy so the
-# integration needs nothing of the webhooks' outbox: 10 s, 5 attempts after 0, 1, 4, 16, 64 s.
-MIRROR_SCHEDULE = DeliveryPolicy(
-    timeout_seconds=10.0, default_attempts=5, delays=(0, 1, 4, 16, 64), retry_client_errors=True
-)
-
-
 E = TypeVar("E", bound=EngineEvent)
 
 
@@ -43,7 +35,8 @@ def _typed(kind: type[E], job: MirrorJob) -> E:
     return event
 
 
-def _run(job: MirrorJob) -> None:
+def job_run(job: MirrorJob) -> None:
+    """One attempt runs one job."""
     integration = ChatwootIntegration.objects.select_related("session").get(pk=job.integration_id)
     if not integration.enabled or integration.status != ChatwootIntegration.Status.OK:
         raise jobs.JobRefused(
@@ -69,28 +62,11 @@ def _run(job: MirrorJob) -> None:
     handler()
 
 
-class MirrorJobs(jobs.MirrorQueue):
-    """The mirror's jobs as a client of the job system: one attempt runs one job; a refusal repeating cannot
-    change (a 4xx, a disabled integration, an unknown kind) is dead at once, anything else retried on
-    the registered-webhook schedule."""
-
-    schedule = MIRROR_SCHEDULE
-    keeper = Keeper(jobs.TABLE)
-
-    def attempt(self, job: MirrorJob) -> None:
-        _run(job)
-
-    def judge(self, error: Exception) -> Outcome:
-        if isinstance(error, jobs.JobRefused) or (isinstance(error, ChatwootError) and error.final):
-            return "give_up"
-        if not isinstance(error, (ChatwootError, jobs.JobRefused)):
-            logger.error("Chatwoot mirror job failed", exc_info=error)
-        return "retry"
-
-
-CLIENT = MirrorJobs()
-
-
-def chat_drain(integration_id: int, chat: str) -> int:
-    """Run the chat's due jobs in order, one at a time; how many were run."""
-    return ordered.drain(CLIENT, (integration_id, chat))
+def failure_judge(error: Exception) -> Outcome:
+    """A refusal repeating cannot change (a 4xx, a disabled integration, an unknown kind) is dead at
+    once, anything else retried on the registered-webhook schedule."""
+    if isinstance(error, jobs.JobRefused) or (isinstance(error, ChatwootError) and error.final):
+        return "give_up"
+    if not isinstance(error, (ChatwootError, jobs.JobRefused)):
+        logger.error("Chatwoot mirror job failed", exc_info=error)
+    return "retry"

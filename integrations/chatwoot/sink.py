@@ -5,7 +5,6 @@ Chatwoot integration. Runs in the transaction of the event, so a rolled-back eve
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 from uuid import UUID
 
 from django.db import connection
@@ -56,10 +55,6 @@ def _working_integration_load(session_id: UUID | str) -> int | None:
 
 # Dropped on every write of an integration, in every process (webhooks.lookups; IntegrationsConfig).
 working_integration = Versioned("chatwoot-integrations", _working_integration_load)
-
-
-def integration_changed(sender: Any, **kwargs: Any) -> None:
-    working_integration.bump()
 
 
 def event_received(

@@ -7,22 +7,22 @@ import logging
 from celery import shared_task
 from celery.signals import worker_ready
 
-from integrations.chatwoot import jobs, runner
+from integrations.chatwoot import jobs
 
 
 @shared_task(name=jobs.DRAIN_TASK, acks_late=True, ignore_result=True)
 def drain(integration_id: int, chat: str) -> int:
-    return runner.chat_drain(integration_id, chat)
+    return jobs.QUEUE.drain((integration_id, chat))
 
 
 @shared_task(name=jobs.SWEEP_TASK, ignore_result=True)
 def sweep(grace_seconds: float = 15) -> int:
-    return jobs.sweep(grace_seconds=grace_seconds)
+    return jobs.QUEUE.sweep(grace_seconds=grace_seconds)
 
 
 @shared_task(name="integrations.chatwoot.purge", ignore_result=True)
 def purge() -> int:
-    return jobs.jobs_purge()
+    return jobs.QUEUE.purge()
 
 
 @worker_ready.connect
@@ -35,7 +35,7 @@ def _sweep_on_start(sender=None, **kwargs) -> None:
 
     try:
         sweep.apply_async(kwargs={"grace_seconds": 0})
-        lapse = jobs.next_lapse_in()
+        lapse = jobs.QUEUE.next_lapse_in()
         if lapse is not None:
             sweep.apply_async(kwargs={"grace_seconds": 0}, countdown=lapse + 0.5)
     except Exception:  # the broker or the database is away: beat sweeps once they are back

@@ -85,6 +85,9 @@ class ProfilePictureApi(MessageView):
 class ProfileStatusApi(MessageView):
     """Set the own status ("about"), at most 139 characters."""
 
+    #: The engine is called (an engine process over the bus): no transaction held across it.
+    request_transaction = False
+
     @extend_schema_serializer(component_name="ProfileStatusInput")
     class InputSerializer(SessionInput):
         status = serializers.CharField(max_length=139, allow_blank=True, trim_whitespace=False)
@@ -100,6 +103,9 @@ class ProfileStatusApi(MessageView):
 
 class ProfileNameApi(MessageView):
     """Set the own display name, 1 to 25 characters."""
+
+    #: The engine is called (an engine process over the bus): no transaction held across it.
+    request_transaction = False
 
     @extend_schema_serializer(component_name="ProfileNameInput")
     class InputSerializer(SessionInput):

@@ -15,10 +15,12 @@ from core.errors import ValidationFailed
 from messaging.addressing import normalize_number
 from messaging.api.bases import MessageView, PagedListView, RecipientField, SendView, SessionInput
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
+from messaging.api.link_preview import LinkPreviewField
 from messaging.filters import MessageFilterSet
 from messaging.models import Message
 from messaging.selectors import message_history
 from messaging.services import messages as services
+from messaging.services.link_preview import message_send_text_preview
 from messaging.values import Button, ContactCard
 
 MAX_TEXT = 4096
@@ -75,14 +77,28 @@ class MessageSendApi(SendView):
         to = RecipientField()
         text = serializers.CharField(max_length=MAX_TEXT, trim_whitespace=False)
         quoted = QuotedSerializer(required=False, allow_null=True)
+        linkPreview = LinkPreviewField(
+            required=False,
+            help_text="`true`: Ponte reads the first link's Open Graph tags (no preview if it cannot); or "
+            "the preview `{url, title, description?, thumbnailBase64?}`, whose `url` is a link of the text.",
+        )
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            _read, given = attrs.get("linkPreview") or (False, None)
+            if given is not None and given.url not in attrs["text"]:
+                raise serializers.ValidationError({"linkPreview": "`url` must be a link of the text."})
+            return attrs
 
     @extend_schema(request=InputSerializer, responses=SentSerializer, operation_id="messages_send")
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
-        message = services.message_send_text(
+        read, given = data.get("linkPreview") or (False, None)
+        message = message_send_text_preview(
             session=session,
             to=data["to"],
             text=data["text"],
+            preview=given,
+            read=read,
             quoted=quoted_input(data.get("quoted")),
             savepoint=False,
         )
@@ -274,6 +290,9 @@ class MessageDeleteApi(MessageView):
     """Delete a message for everyone (own messages; others' in a group as a group admin), within the
     deletion window."""
 
+    #: The engine is called (an engine process over the bus): no transaction held across it.
+    request_transaction = False
+
     @extend_schema_serializer(component_name="MessageDeleteInput")
     class InputSerializer(SessionInput):
         remoteJid = RecipientField()
@@ -309,9 +328,13 @@ class MessageOutputSerializer(serializers.Serializer):
     reactions = serializers.DictField()
     edited = serializers.SerializerMethodField()
     editedAt = serializers.DateTimeField(source="edited_at", allow_null=True)
+    forwarded = serializers.SerializerMethodField()
 
     def get_edited(self, message: Message) -> bool:
         return message.edited_at is not None
+
+    def get_forwarded(self, message: Message) -> bool:
+        return bool(message.content.get("forwarded"))
 
 
 class MessageListApi(PagedListView):

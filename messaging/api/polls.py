@@ -100,6 +100,9 @@ class MessageEditApi(MessageView):
     """Edit the text of a text message this session sent, within 15 minutes of sending (403
     NOT_MESSAGE_AUTHOR for others' messages, 409 EDIT_WINDOW_EXPIRED after). Emits `message_edited`."""
 
+    #: The engine is called (an engine process over the bus): no transaction held across it.
+    request_transaction = False
+
     @extend_schema_serializer(component_name="MessageEditInput")
     class InputSerializer(SessionInput):
         to = RecipientField(help_text="The chat of the message.")

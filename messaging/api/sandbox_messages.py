@@ -33,6 +33,7 @@ MESSAGE_TYPES = (
     "location",
     "contacts",
     "reaction",
+    "list_response",
 )
 # Why a connection drops: the reasons the WhatsApp driver reports too.
 
@@ -51,6 +52,7 @@ class MessageInbound(InboundSerializer):
     text = optional_text(4096)
     messageId = OptionalText(max_length=100)
     isHistory = Flag(required=False, help_text="A message of the history sync (sent to `webhookHistory`).")
+    forwarded = Flag(required=False, help_text="The message was forwarded from another chat.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         type_ = attrs["type"]
@@ -63,6 +65,8 @@ class MessageInbound(InboundSerializer):
         data.update(self.kind_data(attrs))
         if "isHistory" in attrs:
             data["isHistory"] = attrs["isHistory"]
+        if attrs.get("forwarded"):
+            data["forwarded"] = True
         return data
 
     def kind_data(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -90,11 +94,21 @@ def _jid(value: str, field: str, *, allow_group: bool = True) -> str:
     return normalize_jid(value, allow_group=allow_group, field=field)
 
 
+class InboundLinkPreview(serializers.Serializer):
+    url = serializers.URLField(max_length=2000)
+    title = Text(max_length=200)
+    description = optional_text(500)
+
+
 class TextMessageInbound(MessageInbound):
-    """A text message."""
+    """A text message (with the preview WhatsApp shows for its link, `linkPreview`)."""
 
     type = Named("text", default="text")
     text = Text(max_length=4096)
+    linkPreview = InboundLinkPreview(required=False)
+
+    def kind_data(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        return {"linkPreview": dict(attrs["linkPreview"])} if attrs.get("linkPreview") else {}
 
 
 class InboundMedia(serializers.Serializer):
@@ -226,6 +240,27 @@ class ReactionMessageInbound(MessageInbound):
         return {"reaction": {"messageId": attrs["reactionTo"], "emoji": attrs["emoji"]}}
 
 
+class InboundListResponse(serializers.Serializer):
+    rowId = Text(max_length=200)
+    title = Text(max_length=100)
+    description = optional_text(100)
+
+
+class ListResponseMessageInbound(MessageInbound):
+    """The customer's choice in a list message (`listMessageId`: the list answered, if known)."""
+
+    type = Named("list_response")
+    listResponse = InboundListResponse()
+    listMessageId = OptionalText(max_length=100)
+
+    def kind_data(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        choice = dict(attrs["listResponse"])
+        data: dict[str, Any] = {"listResponse": choice, "text": attrs["text"] or choice["title"]}
+        if attrs.get("listMessageId"):
+            data["quoted"] = {"messageId": attrs["listMessageId"]}
+        return data
+
+
 # The serializer of each `type`.
 MESSAGE_SERIALIZERS: dict[str, type[MessageInbound]] = {
     "text": TextMessageInbound,
@@ -238,4 +273,5 @@ MESSAGE_SERIALIZERS: dict[str, type[MessageInbound]] = {
     "location": LocationMessageInbound,
     "contacts": ContactsMessageInbound,
     "reaction": ReactionMessageInbound,
+    "list_response": ListResponseMessageInbound,
 }

@@ -16,21 +16,30 @@ from django.utils import timezone
 
 from messaging.channels import CHANNEL_NAMES, WHATSAPP_CLOUD
 from messaging.channels.group_admin import GraphGroupAdmin
+from messaging.channels.lists import GraphLists
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import account_of, post, recipient, send, unsupported
 from messaging.channels.window import window_template
 from messaging.engines.base import (
-    Button,
     ConnectResult,
     ContactCard,
     ContactStatus,
     Engine,
     GroupInfo,
+    OutgoingButtons,
+    OutgoingContact,
+    OutgoingContacts,
+    OutgoingDelete,
+    OutgoingEdit,
+    OutgoingLocation,
+    OutgoingMediaLink,
+    OutgoingPoll,
+    OutgoingReaction,
+    OutgoingText,
     PairingCode,
     ParticipantResult,
     QrCode,
-    Quoted,
-    SentMessage,
+    Sent,
     SentTemplate,
 )
 from messaging.engines.events import DisconnectedEvent
@@ -46,8 +55,11 @@ def _cloud_only(account: ChannelAccount, operation: str) -> None:
         raise unsupported(account.session.provider, operation)
 
 
-class GraphChannelEngine(GraphGroupAdmin, Engine):
+class GraphChannelEngine(GraphGroupAdmin, GraphLists, Engine):
     label = "graph"
+    reports_own_reads = False  # the Graph API sends no receipt of the session's own reading
+    media_by_link = True  # Meta fetches the URL itself
+    unsupported_settings = ("reject_calls", "always_online", "sync_full_history")
 
     # Connection ---------------------------------------------------------------------------------
 
@@ -88,41 +100,46 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
 
     # Messages -----------------------------------------------------------------------------------
 
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
+    def send_text(self, session_id: str, message: OutgoingText) -> Sent:
         """Text within the 24-hour window; outside it, as the approved template it matches (or nothing
         is sent: EngineOutsideWindow, `unsent`). See window.py."""
-        account = account_of(session_id)
+        account, to, text = account_of(session_id), message.to, message.text
         match = window_template(session_id, to, text)
         if match is not None:
             template = match.template
             sent = self._template(account, to, template.name, template.language, match.parameters)
             used = SentTemplate(template.name, template.language, tuple(match.parameters))
             return dataclasses.replace(sent, template=used)
-        context = quoted.message_id if quoted else ""
+        context = message.quoted.message_id if message.quoted else ""
         if account.session.provider == WHATSAPP_CLOUD:
             return send(account, to, "text", {"body": text, "preview_url": False}, context_id=context)
         return send(account, to, "text", {"text": text}, context_id=context)
 
-    def send_reaction(
-        self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
-    ) -> None:
-        account = account_of(session_id)
+    def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:
+        account, chat = account_of(session_id), message.to
+        reacted = {"message_id": message.message_id, "emoji": message.emoji}
         if account.session.provider == WHATSAPP_CLOUD:
-            send(account, chat, "reaction", {"message_id": message_id, "emoji": emoji})
-            return
+            return send(account, chat, "reaction", reacted)
         body: dict[str, Any] = {
             "recipient": {"id": recipient(chat)},
-            "sender_action": "react" if emoji else "unreact",
-            "payload": {"message_id": message_id, **({"reaction": emoji} if emoji else {})},
+            "sender_action": "react" if message.emoji else "unreact",
+            "payload": {
+                "message_id": message.message_id,
+                **({"reaction": message.emoji} if message.emoji else {}),
+            },
         }
         post(account, body)
+        return Sent(message_id="", chat=chat, timestamp=timezone.now())
 
-    def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage:
-        return self.send_contacts(session_id, to, card.display_name, [card])
+    def send_contact(self, session_id: str, message: OutgoingContact) -> Sent:
+        card = message.card
+        return self._contacts(session_id, message.to, [card])
 
-    def send_contacts(
-        self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
-    ) -> SentMessage:
+    def send_contacts(self, session_id: str, message: OutgoingContacts) -> Sent:
+        return self._contacts(session_id, message.to, list(message.cards))
+
+    @staticmethod
+    def _contacts(session_id: str, to: str, cards: list[ContactCard]) -> Sent:
         account = account_of(session_id)
         _cloud_only(account, "send contact cards")
         contacts = [
@@ -135,29 +152,19 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
         ]
         return send(account, to, "contacts", contacts)
 
-    def send_location(
-        self,
-        session_id: str,
-        to: str,
-        latitude: float,
-        longitude: float,
-        name: str = "",
-        address: str = "",
-        quoted: Quoted | None = None,
-    ) -> SentMessage:
+    def send_location(self, session_id: str, message: OutgoingLocation) -> Sent:
         account = account_of(session_id)
         _cloud_only(account, "send locations")
-        place = {"latitude": latitude, "longitude": longitude, "name": name, "address": address}
-        return send(account, to, "location", place, context_id=quoted.message_id if quoted else "")
+        m = message
+        place = {"latitude": m.latitude, "longitude": m.longitude, "name": m.name, "address": m.address}
+        return send(account, m.to, "location", place, context_id=m.quoted.message_id if m.quoted else "")
 
-    def send_buttons(
-        self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
-    ) -> SentMessage:
-        account = account_of(session_id)
+    def send_buttons(self, session_id: str, message: OutgoingButtons) -> Sent:
+        account, to, buttons = account_of(session_id), message.to, message.buttons
         if account.session.provider == WHATSAPP_CLOUD:
             interactive: dict[str, Any] = {
                 "type": "button",
-                "body": {"text": text},
+                "body": {"text": message.text},
                 "action": {
                     "buttons": [
                         {"type": "reply", "reply": {"id": b.button_id, "title": b.button_text[:20]}}
@@ -165,48 +172,44 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
                     ]
                 },
             }
-            if footer:
-                interactive["footer"] = {"text": footer}
+            if message.footer:
+                interactive["footer"] = {"text": message.footer}
             return send(account, to, "interactive", interactive)
         # Messenger and Instagram: quick replies, answered as postback-like `quick_reply` payloads.
         replies = [
             {"content_type": "text", "title": b.button_text[:20], "payload": b.button_id} for b in buttons
         ]
-        return send(account, to, "text", {"text": text, "quick_replies": replies})
+        return send(account, to, "text", {"text": message.text, "quick_replies": replies})
 
-    def send_media_link(
-        self, session_id: str, to: str, kind: str, link: str, caption: str = "", file_name: str = ""
-    ) -> SentMessage:
+    def send_media_link(self, session_id: str, message: OutgoingMediaLink) -> Sent:
         """Media by URL: Meta fetches `link` itself. `voice`: an OGG/Opus voice note (converted by the
         services), sent as `audio` with `voice: true` on the Cloud API, as audio on the page channels."""
-        account = account_of(session_id)
+        account, to, kind = account_of(session_id), message.to, message.media_kind
         if kind == "voice" and account.session.provider == WHATSAPP_CLOUD:
-            return send(account, to, "audio", {"link": link, "voice": True})
+            return send(account, to, "audio", {"link": message.link, "voice": True})
         kind = "audio" if kind == "voice" else kind
         if account.session.provider == WHATSAPP_CLOUD:
-            media: dict[str, Any] = {"link": link}
-            if caption and kind in ("image", "video", "document"):
-                media["caption"] = caption
-            if file_name and kind == "document":
-                media["filename"] = file_name
+            media: dict[str, Any] = {"link": message.link}
+            if message.caption and kind in ("image", "video", "document"):
+                media["caption"] = message.caption
+            if message.file_name and kind == "document":
+                media["filename"] = message.file_name
             return send(account, to, kind, media)
         page_kind = {"document": "file", "sticker": "image"}.get(kind, kind)
         return send(
             account,
             to,
             kind,
-            {"attachment": {"type": page_kind, "payload": {"url": link, "is_reusable": True}}},
+            {"attachment": {"type": page_kind, "payload": {"url": message.link, "is_reusable": True}}},
         )
 
     def send_template(
         self, session_id: str, to: str, name: str, language: str, parameters: list[str]
-    ) -> SentMessage:
+    ) -> Sent:
         return self._template(account_of(session_id), to, name, language, parameters)
 
     @staticmethod
-    def _template(
-        account: ChannelAccount, to: str, name: str, language: str, parameters: list[str]
-    ) -> SentMessage:
+    def _template(account: ChannelAccount, to: str, name: str, language: str, parameters: list[str]) -> Sent:
         _cloud_only(account, "send templates")
         template: dict[str, Any] = {"name": name, "language": {"code": language}}
         if parameters:
@@ -238,7 +241,7 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
         if typing:
             post(account, {"recipient": {"id": recipient(chat)}, "sender_action": "typing_on"})
 
-    def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
+    def send_delete(self, session_id: str, message: OutgoingDelete) -> Sent:
         raise unsupported(account_of(session_id).session.provider, "delete messages for everyone")
 
     # Contacts and profile -------------------------------------------------------------------------
@@ -259,18 +262,10 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
 
     # Polls and edits: none of the three channels' send APIs has them.
 
-    def send_poll(
-        self,
-        session_id: str,
-        to: str,
-        name: str,
-        options: list[str],
-        selectable_count: int = 1,
-        quoted: Quoted | None = None,
-    ) -> SentMessage:
+    def send_poll(self, session_id: str, message: OutgoingPoll) -> Sent:
         raise unsupported(account_of(session_id).session.provider, "send polls")
 
-    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
+    def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
         raise unsupported(account_of(session_id).session.provider, "edit sent messages")
 
     def _no_groups(self, session_id: str) -> Exception:

@@ -25,6 +25,7 @@ from messaging.channels import WHATSAPP_CLOUD
 from messaging.engines.events import (
     Card,
     EngineEvent,
+    ListResponseRef,
     Location,
     MessageAckEvent,
     MessageEditedEvent,
@@ -139,6 +140,8 @@ def _cloud_base(item: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
         base["quoted"] = QuotedRef(
             message_id=str(context["id"]), participant=jid(context.get("from") or sender)
         )
+    if context.get("forwarded") or context.get("frequently_forwarded"):
+        base["forwarded"] = True
     return base
 
 
@@ -183,10 +186,16 @@ def _cloud_reply(base: dict[str, Any], kind: str, body: dict[str, Any]) -> Messa
     reply = _dict(body.get("button_reply") or body.get("list_reply"))
     if kind == "button":  # a template's quick-reply button
         reply = {"id": body.get("payload"), "title": body.get("text")}
-    list_reply = body.get("type") == "list_reply"
+    if body.get("type") == "list_reply":  # a row of an interactive list: Ponte's `list_response`
+        choice = ListResponseRef(
+            row_id=str(reply.get("id") or ""),
+            title=str(reply.get("title") or ""),
+            description=str(reply.get("description") or ""),
+        )
+        return MessageEvent(**base, type="list_response", text=choice.title, list_response=choice)
     return MessageEvent(
         **base,
-        type="list_reply" if list_reply else "button_reply",
+        type="button_reply",
         selected_id=str(reply.get("id") or ""),
         selected_title=str(reply.get("title") or ""),
     )

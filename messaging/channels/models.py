@@ -99,7 +99,7 @@ class ChannelInboundBatch(JobColumns):
         db_table = "messaging_channelinboundbatch"
         ordering = ["id"]
         indexes = [
-            # A session's head (jobs.ordered.claim_head): only unfinished rows.
+            # A session's head (jobs.queue.Queue.claim): only unfinished rows.
             models.Index(
                 fields=["session", "id"],
                 condition=models.Q(status__in=["pending", "failed", "sending"]),
@@ -122,10 +122,12 @@ class ChannelInboundBatch(JobColumns):
 class ChannelCall(JobColumns):
     """A Graph API call an inbound message asks for, made after the message was recorded
     (messaging.channels.calls): never inside the recording transaction nor under the session's row lock.
-    Today one kind: `mark_read`, the read receipt of a session that reads messages at once."""
+    `mark_read`: the read receipt of a session that reads messages at once; `profile`: the name of a
+    Messenger or Instagram customer not known yet (messaging.channels.profiles)."""
 
     class Kind(models.TextChoices):
         MARK_READ = "mark_read"
+        PROFILE = "profile"
 
     class Status(models.TextChoices):
         PENDING = "pending"

@@ -20,7 +20,7 @@ from messaging.engines.base import (
     EngineRefused,
     EngineUnavailableError,
     EngineUnsupported,
-    SentMessage,
+    Sent,
 )
 
 DEFAULT_RETRY_AFTER = 60
@@ -78,7 +78,7 @@ def recipient(jid: str) -> str:
     return jid.split("@", 1)[0]
 
 
-def send(account: ChannelAccount, to: str, kind: str, payload: Any, *, context_id: str = "") -> SentMessage:
+def send(account: ChannelAccount, to: str, kind: str, payload: Any, *, context_id: str = "") -> Sent:
     """Send one message: `kind` and `payload` in the Cloud API's terms (`text` → `{"body": ...}`)."""
     if account.session.provider == WHATSAPP_CLOUD:
         body: dict[str, Any] = {
@@ -98,4 +98,4 @@ def send(account: ChannelAccount, to: str, kind: str, payload: Any, *, context_i
             body["message"] = {**payload, "reply_to": {"mid": context_id}}
         reply = post(account, body)
         message_id = str(reply.get("message_id") or "")
-    return SentMessage(message_id=message_id, chat=to, timestamp=datetime.now(tz=UTC))
+    return Sent(message_id=message_id, chat=to, timestamp=datetime.now(tz=UTC))

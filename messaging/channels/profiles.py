@@ -2,8 +2,11 @@
 
 Asked once per contact and day (`GET /{user-id}?fields=name,profile_pic`), cached. A refusal (the user's
 privacy settings, a missing permission) is logged and the message goes on without a name: a refused
-profile never holds up an event. Looked up before the items are recorded (`items_named`, by the inbound
-queue's worker outside any transaction), so no row is locked while the Graph API answers.
+profile never holds up an event. The recording turn puts a cached name on the message (`items_named`,
+no call); a customer not known yet gets a `profile` call (messaging.channels.calls), a job made after the
+turn commits and retried while the Graph API is away: its name then fills the customer's messages, contact
+and chat, and is on every later message's event. So a slow Graph API delays no item of the session
+(issue 40 item 4); the first message of a new customer is reported without a name.
 """
 
 from __future__ import annotations
@@ -16,16 +19,24 @@ from django.core.cache import cache
 from messaging.channels import PAGE_PROVIDERS, graph
 from messaging.channels.inbound import Inbound
 from messaging.channels.models import ChannelAccount
+from messaging.channels.outbound import translate
 from messaging.engines.events import MessageEvent
 from messaging.models import Session
+from messaging.services.directory import directory_named
 
 logger = logging.getLogger(__name__)
 
 CACHE_SECONDS = 24 * 60 * 60
 
 
+def _key(session_id: object, user_id: str) -> str:
+    return f"ponte:channels:profile:{session_id}:{user_id}"
+
+
 def contact_name(account: ChannelAccount, user_id: str) -> str:
-    key = f"ponte:channels:profile:{account.session_id}:{user_id}"
+    """The customer's name, asked of the Graph API unless cached (a refusal caches "" as well; the Graph
+    API away or throttling raises the engine contract's error, for the caller to retry)."""
+    key = _key(account.session_id, user_id)
     cached = cache.get(key)
     if cached is not None:
         return str(cached)
@@ -34,6 +45,8 @@ def contact_name(account: ChannelAccount, user_id: str) -> str:
             "GET", user_id, account.credential("pageAccessToken"), params={"fields": "name,profile_pic"}
         )
     except graph.GraphError as exc:
+        if exc.unreachable or exc.status == 429 or exc.code in graph.RATE_LIMIT_CODES:
+            raise translate(exc, account) from None  # away or throttling: the `profile` call retries
         logger.warning(
             "Profile (name, picture) of contact %s refused for session %s: %s",
             user_id,
@@ -47,20 +60,50 @@ def contact_name(account: ChannelAccount, user_id: str) -> str:
     return name
 
 
+def _unnamed(event: object) -> bool:
+    return (
+        isinstance(event, MessageEvent) and not event.from_me and not event.push_name and bool(event.sender)
+    )
+
+
 def items_named(session: Session, items: list[Inbound]) -> list[Inbound]:
-    """Messenger/Instagram customers' messages with the customer's name (when the profile is given);
-    other items as they are. Makes the Graph API calls: call it outside any transaction."""
+    """Messenger/Instagram customers' messages with the customer's name when it is cached; other items
+    as they are. No Graph API call (`profiles_ask` asks for the others, after the turn)."""
     if session.provider not in PAGE_PROVIDERS:
         return items
-    account = ChannelAccount.objects.filter(session=session).first()
-    if account is None:
+    keys = {_key(session.pk, _user(item.event)) for item in items if _unnamed(item.event)}
+    if not keys:
         return items
-    return [_named(account, item) for item in items]
+    known = cache.get_many(list(keys))
+    return [_named(session, item, known) for item in items]
 
 
-def _named(account: ChannelAccount, item: Inbound) -> Inbound:
+def _user(event: MessageEvent) -> str:
+    return event.sender.split("@", 1)[0]
+
+
+def _named(session: Session, item: Inbound, known: dict[str, object]) -> Inbound:
     event = item.event
-    if not isinstance(event, MessageEvent) or event.from_me or event.push_name:
+    if not _unnamed(event):
         return item
-    name = contact_name(account, event.sender.split("@", 1)[0])
+    name = str(known.get(_key(session.pk, _user(event))) or "")
     return dataclasses.replace(item, event=dataclasses.replace(event, push_name=name)) if name else item
+
+
+def profile_unknown(session: Session, event: object) -> bool:
+    """Whether `event` is a customer's message whose name is not cached yet (its `profile` call is due)."""
+    if session.provider not in PAGE_PROVIDERS or not _unnamed(event):
+        return False
+    return cache.get(_key(session.pk, _user(event))) is None  # type: ignore[arg-type]
+
+
+def profile_fetch(session_id: object, chat: str) -> None:
+    """The `profile` call of a customer's chat (a Messenger or Instagram chat is the customer's own: its
+    JID is theirs): the name from the Graph API (cached), onto their messages, contact and chat that have
+    none yet. In no transaction while the Graph API answers; the writes after it, in one of their own."""
+    account = ChannelAccount.objects.select_related("session").filter(session_id=session_id).first()
+    if account is None or not account.credentials:
+        return
+    name = contact_name(account, chat.split("@", 1)[0])
+    if name:
+        directory_named(account.session, jid=chat, name=name)

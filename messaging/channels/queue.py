@@ -10,7 +10,7 @@ A worker records a session's rows in order, one row per turn (`session_drain`): 
 cleaned (core.signed_json), parsed (inbound.py) and recorded through `receive.channel_events_receive` in
 one transaction, then the session is hinted again if rows remain, so its next turn queues behind the
 hints of every other session: one session's 9,000 items cannot starve another's. A row is a job of the
-job system (jobs.ordered, per session): claimed with a short lease renewed while it runs, retried on
+job system (jobs.queue.Queue, per session): claimed with a short lease renewed while it runs, retried on
 `SCHEDULE`, dead after `max_attempts`, swept (beat, and a starting worker) when a hint was lost, purged
 a day after it was done. Processing is at least once: a row run twice (its worker killed between commit
 and settle) records no message twice, because the receive path skips a message it already has.
@@ -20,19 +20,12 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import timedelta
 from typing import Any
-from uuid import UUID
-
-from celery import signature
-from django.db import transaction
 
 from core.metrics import Reading
 from core.signed_json import signed_json_load
-from jobs import ordered
-from jobs.lease import Keeper
-from jobs.metrics import table_readings
 from jobs.policy import DeliveryPolicy, Outcome
+from jobs.queue import Gauges, Kept, Queue
 from jobs.table import JobTable
 from messaging.channels.inbound import parse
 from messaging.channels.models import ChannelInboundBatch
@@ -63,27 +56,9 @@ SCHEDULE = DeliveryPolicy(
     timeout_seconds=60.0, default_attempts=10, delays=(0, 1, 4, 16, 64), retry_client_errors=True
 )
 
-TABLE = JobTable(
-    ChannelInboundBatch,
-    finished=ChannelInboundBatch.Status.DONE,
-    finished_at="finished_at",
-    lease_setting="PONTE_CHANNEL_INBOUND_CLAIM_LEASE_SECONDS",
-    name="channel-inbound",
-)
-
 
 class TooManyItems(Exception):
     """A body with more than MAX_ITEMS_PER_BODY items."""
-
-
-def hint(session_id: Any, *, countdown: float = 0) -> None:
-    """Ask a worker for the session's next turn. A failed publish is logged: the sweeper finds the rows."""
-    try:
-        signature(DRAIN_TASK, args=[str(session_id)]).apply_async(
-            countdown=countdown if countdown > 0 else None
-        )
-    except Exception:  # the broker is away: the rows wait in the database for the sweeper
-        logger.warning("Could not hint the inbound items of session %s", session_id)
 
 
 def items_store(*, session: Session, body: Any) -> int:
@@ -105,81 +80,56 @@ def items_store(*, session: Session, body: Any) -> int:
         )
         for part, count in parts
     ]
-    ChannelInboundBatch.objects.bulk_create(rows)
-    transaction.on_commit(lambda: hint(session.pk), robust=True)
+    QUEUE.enqueue_many(rows)
     return total
 
 
-class InboundQueue:
-    """The inbound rows as the job system sees them: their table, a group is a session."""
-
-    table = TABLE
-    group_by = ("session_id",)
-
-    def hint(self, group: tuple[Any, ...], *, countdown: float = 0) -> None:
-        hint(group[0], countdown=countdown)
+def _attempt(job: ChannelInboundBatch) -> None:
+    """One attempt records one row's items (receive.channel_events_receive, one transaction)."""
+    session = Session.objects.get(pk=job.session_id)
+    body = signed_json_load(job.body.encode(), source=f"{session.provider} webhook of {session.pk}")
+    items = items_named(session, parse(session.provider, body))  # cached names; no Graph API call
+    channel_events_receive(session=session, items=items)
 
 
-class InboundRecorder(InboundQueue):
-    """One attempt records one row's items (receive.channel_events_receive, one transaction); every
-    failure is retried on the schedule."""
-
-    schedule = SCHEDULE
-    keeper = Keeper(TABLE)
-
-    def attempt(self, job: ChannelInboundBatch) -> None:
-        session = Session.objects.get(pk=job.session_id)
-        body = signed_json_load(job.body.encode(), source=f"{session.provider} webhook of {session.pk}")
-        items = items_named(session, parse(session.provider, body))  # Graph API calls: no transaction open
-        channel_events_receive(session=session, items=items)
-
-    def judge(self, error: Exception) -> Outcome:
-        logger.warning("Recording inbound items failed, will retry: %s", error)
-        return "retry"
+def _judge(error: Exception) -> Outcome:
+    """Every failure is retried on the schedule."""
+    logger.warning("Recording inbound items failed, will retry: %s", error)
+    return "retry"
 
 
-QUEUE = InboundQueue()
-RECORDER = InboundRecorder()
+QUEUE = Queue(
+    table=JobTable(
+        ChannelInboundBatch,
+        finished=ChannelInboundBatch.Status.DONE,
+        finished_at="finished_at",
+        lease_setting="PONTE_CHANNEL_INBOUND_CLAIM_LEASE_SECONDS",
+        name="channel-inbound",
+    ),
+    group_by=("session_id",),  # a session, in order
+    schedule=SCHEDULE,
+    drain_task=DRAIN_TASK,
+    attempt=_attempt,
+    judge=_judge,
+    gauges=Gauges(
+        "ponte_channel_inbound",
+        due_help="Inbound channel item batches due and not yet recorded.",
+        dead_help="Inbound channel item batches given up (7 days).",
+    ),
+    kept=Kept(),  # done rows a day, dead letters 7 days
+    turn=1,  # one row per turn: the session is hinted again behind every other session's hints
+)
 
 
 def session_drain(session_id: str) -> int:
     """One turn of the session: record its oldest due row; hinted again while rows remain."""
-    key = UUID(str(session_id))
-    handled = ordered.drain(RECORDER, (key,), limit=1)
-    pending = ChannelInboundBatch.objects.filter(session_id=key, status=ChannelInboundBatch.Status.PENDING)
-    if handled and pending.exists():  # a row waiting for its retry is hinted by its own settle
-        hint(key)
-    return handled
-
-
-def sweep(*, grace_seconds: float = 15) -> int:
-    """Hint every session with a row due for longer than the grace period or held past its lease."""
-    return ordered.sweep(QUEUE, grace_seconds=grace_seconds)
-
-
-def next_lapse_in() -> float | None:
-    return TABLE.next_lapse_in()
-
-
-DONE_RETENTION = timedelta(days=1)
-DEAD_RETENTION = timedelta(days=7)
-
-
-def batches_purge() -> int:
-    """Delete rows done more than a day ago and dead letters kept more than 7 days; how many."""
-    return ordered.purge(QUEUE, finished_kept=DONE_RETENTION, dead_kept=DEAD_RETENTION)
+    return QUEUE.drain((session_id,))
 
 
 def batches_resend(batch_ids: list[int]) -> int:
     """Give dead letters one more attempt each (in their session's order); how many were queued."""
-    return ordered.resend(QUEUE, batch_ids)
+    return QUEUE.resend(batch_ids)
 
 
 def collect() -> list[Reading]:
-    """The inbound queue's gauges at scrape time (PONTE_METRICS_COLLECTORS)."""
-    return table_readings(
-        TABLE,
-        "ponte_channel_inbound",
-        due_help="Inbound channel item batches due and not yet recorded.",
-        dead_help="Inbound channel item batches given up (7 days).",
-    )
+    return QUEUE.collect()

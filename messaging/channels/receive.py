@@ -1,7 +1,7 @@
 """Recording what an official channel's webhook reports: windows, read watermarks, then the events.
 
-Makes no outside call: customers' names are looked up before (profiles.items_named, outside any
-transaction) and read receipts are calls recorded here and made after commit (calls.py)."""
+Makes no outside call: customers' names come from the cache (profiles.items_named), and the lookups of
+names not known yet and read receipts are calls recorded here and made after commit (calls.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 
-from messaging.channels.behaviour import read_at_once
+from messaging.channels.behaviour import profile_ask, read_at_once
 from messaging.channels.inbound import Inbound
 from messaging.channels.models import ChannelConversation
 from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import EngineEvent, MessageAckEvent, MessageEvent
 from messaging.models import Message, Session
-from messaging.services.events import engine_event_receive, reporting_for
+from messaging.services.events import event_record
 
 
 def _window_open(session: Session, chat: str, customer_ms: int) -> None:
@@ -98,9 +98,10 @@ def channel_events_receive(*, session: Session, items: list[Inbound]) -> int:
     session = Session.objects.select_for_update().get(pk=session.pk)
     reads_messages = behaviour_of(str(session.pk)).read_messages
     _windows_open(session, items)
-    with reporting_for(session):
-        for item in items:
-            emitted += _record(session, item, reads_messages=reads_messages)
+    asked: set[str] = set()
+    for item in items:
+        emitted += _record(session, item, reads_messages=reads_messages)
+        profile_ask(session, item.event, asked)
     return emitted
 
 
@@ -117,7 +118,7 @@ def _record(session: Session, item: Inbound, *, reads_messages: bool) -> int:
                 status=Message.Status.FAILED
             )
     for one in events:
-        engine_event_receive(str(session.pk), one, event_ms=item.event_ms or None)
+        event_record(session, one, event_ms=item.event_ms or None)
         if reads_messages:
             read_at_once(session, one)
     return len(events)

@@ -1,8 +1,10 @@
 """The contract every messaging engine honours.
 
 Engines take and return plain data (ids, strings, numbers and the frozen dataclasses of
-messaging.values), never ORM objects or requests, so the same contract can travel over a command bus to
-engine processes.
+messaging.values and messaging.engines.outgoing), never ORM objects or requests, so the same contract can
+travel over a command bus to engine processes. A send is one value (`Outgoing`) and its answer (`Sent`)
+carries the events the send produced, which the calling service records: a call never reports back into
+the services while it runs (docs/decisions/0028).
 Things that happen on their own (a new QR code, a pairing, an inbound message, an ack, a group change)
 are reported as typed events (messaging.engines.events) through one callback, ``on_event(session_id,
 event)``; the messaging services record them and hand them to the event sink named in settings
@@ -20,6 +22,23 @@ from datetime import datetime
 from typing import Any
 
 from messaging.engines.events import EngineEvent
+from messaging.engines.outgoing import (  # noqa: F401 (engines import them from here)
+    OUTGOING_KINDS,
+    Injected,
+    Outgoing,
+    OutgoingButtons,
+    OutgoingContact,
+    OutgoingContacts,
+    OutgoingDelete,
+    OutgoingEdit,
+    OutgoingLocation,
+    OutgoingMedia,
+    OutgoingMediaLink,
+    OutgoingPoll,
+    OutgoingReaction,
+    OutgoingText,
+    Sent,
+)
 
 # The values engines take and return (re-exported: engines import them from here).
 from messaging.values import (  # noqa: F401
@@ -29,8 +48,14 @@ from messaging.values import (  # noqa: F401
     ConnectResult,
     ContactCard,
     ContactStatus,
+    ForwardCard,
+    ForwardContent,
     GroupInfo,
     GroupInvite,
+    LinkPreview,
+    ListMessage,
+    ListRow,
+    ListSection,
     MediaPayload,
     NewsletterInfo,
     PairingCode,
@@ -38,7 +63,6 @@ from messaging.values import (  # noqa: F401
     ParticipantResult,
     QrCode,
     Quoted,
-    SentMessage,
     SentTemplate,
     SessionBehaviour,
     StatusPosted,
@@ -187,42 +211,38 @@ class Engine(ABC):
 
     # Messages -----------------------------------------------------------------------------------
 
-    @abstractmethod
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage: ...
+    def send(self, session_id: str, message: Outgoing) -> Sent:
+        """Send one message (messaging.engines.outgoing): its id, chat and time, and the events the send
+        produced (the services record both). Each kind goes to the engine's `send_<kind>` method; an
+        engine without one cannot send that kind (400 OPERATION_NOT_SUPPORTED)."""
+        handler = getattr(self, f"send_{message.kind}", None)
+        if handler is None:
+            raise EngineUnsupported(
+                f"The {self.label} engine cannot send {message.kind.replace('_', ' ')} messages."
+            )
+        return handler(session_id, message)
 
     @abstractmethod
-    def send_reaction(
-        self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
-    ) -> None:
+    def send_text(self, session_id: str, message: OutgoingText) -> Sent: ...
+
+    @abstractmethod
+    def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:
         """React to a message; an empty `emoji` removes the reaction."""
 
     @abstractmethod
-    def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage: ...
+    def send_contact(self, session_id: str, message: OutgoingContact) -> Sent: ...
 
     @abstractmethod
-    def send_contacts(
-        self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
-    ) -> SentMessage: ...
+    def send_contacts(self, session_id: str, message: OutgoingContacts) -> Sent: ...
 
     @abstractmethod
-    def send_location(
-        self,
-        session_id: str,
-        to: str,
-        latitude: float,
-        longitude: float,
-        name: str = "",
-        address: str = "",
-        quoted: Quoted | None = None,
-    ) -> SentMessage: ...
+    def send_location(self, session_id: str, message: OutgoingLocation) -> Sent: ...
 
     @abstractmethod
-    def send_buttons(
-        self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
-    ) -> SentMessage: ...
+    def send_buttons(self, session_id: str, message: OutgoingButtons) -> Sent: ...
 
     @abstractmethod
-    def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
+    def send_delete(self, session_id: str, message: OutgoingDelete) -> Sent:
         """Revoke a message for everyone (others' messages only as a group admin)."""
 
     # Contacts and profile -------------------------------------------------------------------------
@@ -264,16 +284,12 @@ class Engine(ABC):
     # Media, chats and the connection. Not abstract, so engines written before them (and channels that
     # lack one) still load; each says plainly that it cannot.
 
-    def send_media(
-        self, session_id: str, to: str, media: MediaPayload, quoted: Quoted | None = None
-    ) -> SentMessage:
+    def send_media(self, session_id: str, message: OutgoingMedia) -> Sent:
         raise EngineNotAllowed(f"The {self.label} engine cannot send media.")
 
-    def send_media_link(
-        self, session_id: str, to: str, kind: str, link: str, caption: str = "", file_name: str = ""
-    ) -> SentMessage:
+    def send_media_link(self, session_id: str, message: OutgoingMediaLink) -> Sent:
         """Media the platform fetches from `link` itself (official channels; others take the bytes).
-        `kind` is a MEDIA_SEND_TYPES value; `voice` links to an OGG/Opus note Ponte converted and serves."""
+        `media_kind` is a MEDIA_SEND_TYPES value; `voice` links to an OGG/Opus note Ponte converted."""
         raise EngineUnsupported(f"The {self.label} engine sends media as bytes, not by link.")
 
     def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
@@ -294,6 +310,15 @@ class Engine(ABC):
         have nothing to record."""
         return None
 
+    #: Whether the platform reports the session's own reading (a receipt event after `mark_read`); when
+    #: not (the Graph API), the services mark the messages read in the history themselves.
+    reports_own_reads: bool = True
+    #: Whether media is sent by link, fetched by the platform itself (`send_media_link`: the Graph API),
+    #: rather than as bytes the services fetch or decode (`send_media`).
+    media_by_link: bool = False
+    #: The session settings (SessionBehaviour's fields) the channel cannot honour: refused when set.
+    unsupported_settings: tuple[str, ...] = ()
+
     def channel_name(self, provider: str) -> str:
         """The session's channel as people name it, in messages (`whatsapp_cloud` → "WhatsApp Cloud
         API"); every engine but the official channels' plays WhatsApp."""
@@ -307,23 +332,31 @@ class Engine(ABC):
 
     # Polls and edits (not abstract either: engines without them answer 400 OPERATION_NOT_SUPPORTED).
 
-    def send_poll(
-        self,
-        session_id: str,
-        to: str,
-        name: str,
-        options: list[str],
-        selectable_count: int = 1,
-        quoted: Quoted | None = None,
-    ) -> SentMessage:
-        """Send a poll (`options`: 2 to 12 unique names; a voter may choose up to `selectable_count`).
-        Votes are reported as `poll_vote` events naming the options chosen."""
+    def send_poll(self, session_id: str, message: OutgoingPoll) -> Sent:
+        """Send a poll. Votes are reported as `poll_vote` events naming the options chosen."""
         raise EngineUnsupported(f"The {self.label} engine cannot send polls.")
 
-    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
-        """Replace the text of one of the session's own text messages (the services have checked the
-        author and the 15-minute window). The services report the `message_edited` event."""
+    def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
+        """Replace the text of one of the session's own text messages. The services record the
+        `message_edited` event when the engine's answer carries none."""
         raise EngineUnsupported(f"The {self.label} engine cannot edit messages.")
+
+    # Lists, forwards and link previews (not abstract: engines without them answer 400
+    # OPERATION_NOT_SUPPORTED naming the engine).
+
+    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+        """Send a list message; a customer's choice is reported as a `list_response` message."""
+        raise EngineUnsupported(f"The {self.label} engine cannot send list messages.")
+
+    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+        """Send a copy of a message of the history, marked forwarded (`forwarded` in its echo)."""
+        raise EngineUnsupported(f"The {self.label} engine cannot forward messages.")
+
+    def send_text_preview(
+        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
+    ) -> SentMessage:
+        """Send a text with the link preview `preview` (its `url` is a link of the text)."""
+        raise EngineUnsupported(f"The {self.label} engine cannot send link previews.")
 
     # Group administration, contacts' pictures and the session's settings. Not
     # abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED. Admin-only ones raise
@@ -376,8 +409,8 @@ class Engine(ABC):
         """The phone scans the QR code (or types the pairing code); returns the session's JID."""
         raise EngineNotFound("Not a sandbox session.", kind="session")
 
-    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Something arrives from "WhatsApp"; returns the event data reported."""
+    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> Injected:
+        """Something arrives from "WhatsApp"; returns the event's data and the events to record."""
         raise EngineNotFound("Not a sandbox session.", kind="session")
 
     # Status (stories). Not abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED

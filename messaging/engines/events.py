@@ -19,6 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from messaging.engines.message_parts import (  # noqa: F401 (re-exported: the contract's one import)
+    LinkPreviewRef,
+    ListRef,
+    ListResponseRef,
+    ListRowRef,
+    ListSectionRef,
+)
 from messaging.engines.wire import dump_fields, load
 from messaging.values import STATUS_TYPES
 
@@ -109,6 +116,8 @@ MESSAGE_TYPES = (
     "button",
     "revoked",
     "poll",
+    "list",
+    "list_response",
 )
 MEDIA_TYPES = ("image", "video", "audio", "document", "sticker")
 
@@ -119,7 +128,8 @@ class MessageEvent(EngineEvent):
 
     `type` is one of MESSAGE_TYPES; the fields of its kind are set (media: `media_url`, `mime_type`,
     `sha256`, `caption`, `file_name`, `size`, `voice`, `animated`; `location`; `contacts`; `reaction`;
-    replies: `selected_*`; `revoked`: `revoked_*`)."""
+    replies: `selected_*`; `revoked`: `revoked_*`; `list`: `list_message`; `list_response`:
+    `list_response`). Any message may carry `forwarded` and a text its `link_preview`."""
 
     name: ClassVar[str] = "message"
 
@@ -165,6 +175,10 @@ class MessageEvent(EngineEvent):
     revoked_sender: str | None = None
     revoked_from_me: bool | None = None
     poll: PollRef | None = field(default=None, metadata={"nested": PollRef})
+    list_message: ListRef | None = field(default=None, metadata={"nested": ListRef, "key": "list"})
+    list_response: ListResponseRef | None = field(default=None, metadata={"nested": ListResponseRef})
+    link_preview: LinkPreviewRef | None = field(default=None, metadata={"nested": LinkPreviewRef})
+    forwarded: bool | None = None
 
     @property
     def chat(self) -> str:

@@ -27,7 +27,6 @@ from django.utils import timezone
 
 from messaging.addressing import is_group, user_suffix
 from messaging.engines.base import (
-    Button,
     ConnectResult,
     ContactCard,
     ContactStatus,
@@ -35,14 +34,22 @@ from messaging.engines.base import (
     EngineNotAllowed,
     EngineNotConnected,
     EngineRefused,
+    OutgoingButtons,
+    OutgoingContact,
+    OutgoingContacts,
+    OutgoingDelete,
+    OutgoingLocation,
+    OutgoingReaction,
+    OutgoingText,
     PairingCode,
     QrCode,
     Quoted,
-    SentMessage,
+    Sent,
 )
 from messaging.engines.events import (
     ConnectedEvent,
     DisconnectedEvent,
+    EngineEvent,
     QrEvent,
     event_from_data,
 )
@@ -50,6 +57,7 @@ from messaging.engines.sandbox_behaviour import SandboxBehaviour
 from messaging.engines.sandbox_group_admin import SandboxGroupAdmin
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
+from messaging.engines.sandbox_lists import SandboxLists
 from messaging.engines.sandbox_media import SandboxMedia
 from messaging.engines.sandbox_newsletters import SandboxNewsletters
 from messaging.engines.sandbox_polls import SandboxPolls
@@ -75,6 +83,7 @@ class SandboxEngine(
     SandboxPolls,
     SandboxGroupAdmin,
     SandboxGroups,
+    SandboxLists,
     SandboxStatus,
     SandboxNewsletters,
     Engine,
@@ -152,22 +161,23 @@ class SandboxEngine(
             self._announce_ok(device, chat)  # in the group, and an admin if only admins send
         return device
 
-    def _sent(self, device: SandboxDevice, chat: str, type_: str, **fields: Any) -> SentMessage:
+    def _sent(self, device: SandboxDevice, chat: str, type_: str, **fields: Any) -> Sent:
         """Send: the device's new message id, and the message echoed as a `fromMe` `message` event, the
-        way real gateways report the account's own messages (same data shape as an inbound message)."""
-        sent = SentMessage(message_id=self._message_id(device), chat=chat, timestamp=timezone.now())
-        self._echo(device, sent.message_id, chat, type_, sent.timestamp, fields)
-        return sent
+        way real gateways report the account's own messages (same data shape as an inbound message),
+        returned with the answer for the services to record."""
+        message_id, at = self._message_id(device), timezone.now()
+        echo = self._echo(device, message_id, chat, type_, at, fields)
+        return Sent(message_id=message_id, chat=chat, timestamp=at, events=(echo,))
 
+    @staticmethod
     def _echo(
-        self,
         device: SandboxDevice,
         message_id: str,
         chat: str,
         type_: str,
         at: datetime,
         fields: dict[str, Any],
-    ) -> None:
+    ) -> EngineEvent:
         data = {
             "id": message_id,
             "chat": chat,
@@ -178,7 +188,7 @@ class SandboxEngine(
             "type": type_,
             **fields,
         }
-        self.report(str(device.session_id), event_from_data("message", data))
+        return event_from_data("message", data)
 
     @staticmethod
     def _quoted(quoted: Quoted | None) -> dict[str, Any]:
@@ -286,67 +296,67 @@ class SandboxEngine(
     # --- messages ---------------------------------------------------------------------------------
 
     @transaction.atomic(savepoint=False)
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
-        return self._sent(self._sending(session_id, to), to, "text", text=text, **self._quoted(quoted))
-
-    @transaction.atomic(savepoint=False)
-    def send_reaction(
-        self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
-    ) -> None:
-        device = self._sending(session_id, chat)
-        # A reaction is a message of its own (own id); "" removes the session's reaction.
-        reaction = {"messageId": message_id, "emoji": emoji}
-        self._echo(device, self._message_id(device), chat, "reaction", timezone.now(), {"reaction": reaction})
-
-    @transaction.atomic(savepoint=False)
-    def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage:
-        return self._sent(self._sending(session_id, to), to, "contacts", contacts=[self._card(card)])
-
-    @transaction.atomic(savepoint=False)
-    def send_contacts(
-        self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
-    ) -> SentMessage:
-        contacts = [self._card(c) for c in cards]
+    def send_text(self, session_id: str, message: OutgoingText) -> Sent:
+        to = message.to
         return self._sent(
-            self._sending(session_id, to), to, "contacts", contacts=contacts, displayName=display_name
+            self._sending(session_id, to), to, "text", text=message.text, **self._quoted(message.quoted)
         )
 
     @transaction.atomic(savepoint=False)
-    def send_location(
-        self,
-        session_id: str,
-        to: str,
-        latitude: float,
-        longitude: float,
-        name: str = "",
-        address: str = "",
-        quoted: Quoted | None = None,
-    ) -> SentMessage:
-        location = {"latitude": latitude, "longitude": longitude, "name": name, "address": address}
-        device = self._sending(session_id, to)
-        return self._sent(device, to, "location", location=location, **self._quoted(quoted))
+    def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:
+        device = self._sending(session_id, message.to)
+        # A reaction is a message of its own (own id); "" removes the session's reaction.
+        reaction = {"messageId": message.message_id, "emoji": message.emoji}
+        return self._sent(device, message.to, "reaction", reaction=reaction)
 
     @transaction.atomic(savepoint=False)
-    def send_buttons(
-        self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
-    ) -> SentMessage:
-        shaped = [{"buttonId": b.button_id, "buttonText": b.button_text} for b in buttons]
-        device = self._sending(session_id, to)
-        return self._sent(device, to, "buttons", text=text, footer=footer, buttons=shaped)
+    def send_contact(self, session_id: str, message: OutgoingContact) -> Sent:
+        to = message.to
+        return self._sent(self._sending(session_id, to), to, "contacts", contacts=[self._card(message.card)])
 
     @transaction.atomic(savepoint=False)
-    def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
+    def send_contacts(self, session_id: str, message: OutgoingContacts) -> Sent:
+        contacts = [self._card(c) for c in message.cards]
+        device = self._sending(session_id, message.to)
+        return self._sent(device, message.to, "contacts", contacts=contacts, displayName=message.display_name)
+
+    @transaction.atomic(savepoint=False)
+    def send_location(self, session_id: str, message: OutgoingLocation) -> Sent:
+        location = {
+            "latitude": message.latitude,
+            "longitude": message.longitude,
+            "name": message.name,
+            "address": message.address,
+        }
+        device = self._sending(session_id, message.to)
+        return self._sent(device, message.to, "location", location=location, **self._quoted(message.quoted))
+
+    @transaction.atomic(savepoint=False)
+    def send_buttons(self, session_id: str, message: OutgoingButtons) -> Sent:
+        shaped = [{"buttonId": b.button_id, "buttonText": b.button_text} for b in message.buttons]
+        device = self._sending(session_id, message.to)
+        return self._sent(
+            device, message.to, "buttons", text=message.text, footer=message.footer, buttons=shaped
+        )
+
+    @transaction.atomic(savepoint=False)
+    def send_delete(self, session_id: str, message: OutgoingDelete) -> Sent:
+        chat = message.to
         device = self._serial_next(session_id)  # the revoke is a message of its own (own id)
-        if from_me:
+        if message.from_me:
             self._chat_ok(device, chat)
         elif not is_group(chat):
             raise EngineNotAllowed("Only your own messages can be deleted in a direct chat.")
         else:
             self._require_admin(device, self._own_group(device, chat))
-        # Delete for everyone is a protocol message sent by the session (WhatsApp's REVOKE): reported as
-        # an own `message` of type `revoked` naming the message it deletes.
-        revoked = {"revokedMessageId": message_id, "revokedSender": sender, "revokedFromMe": from_me}
-        self._echo(device, self._message_id(device), chat, "revoked", timezone.now(), revoked)
+        # Delete for everyone is a protocol message sent by the session (WhatsApp's REVOKE): echoed as an
+        # own `message` of type `revoked` naming the message it deletes.
+        revoked = {
+            "revokedMessageId": message.message_id,
+            "revokedSender": message.sender,
+            "revokedFromMe": message.from_me,
+        }
+        return self._sent(device, chat, "revoked", **revoked)
 
     # --- contacts and profile ---------------------------------------------------------------------
 

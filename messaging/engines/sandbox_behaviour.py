@@ -42,8 +42,9 @@ class SandboxBehaviour:
             )
         return call
 
-    def _after(self, device: SandboxDevice, reported: EngineEvent) -> None:
-        """A rejected call's message goes to the caller, as an own text message."""
+    def _after(self, device: SandboxDevice, reported: EngineEvent) -> tuple[EngineEvent, ...]:
+        """A rejected call's message goes to the caller, as an own text message: its echo."""
         if isinstance(reported, CallEvent) and reported.status == "reject" and reported.reject_message:
             sender = self._serial_next(str(device.session_id))
-            self._sent(sender, reported.caller, "text", text=reported.reject_message)
+            return self._sent(sender, reported.caller, "text", text=reported.reject_message).events
+        return ()

@@ -1,7 +1,7 @@
 """The sandbox's inbound side: events arriving from its simulated "WhatsApp" (`inject`).
 
 A mixin of SandboxEngine, kept apart so each module stays small; it uses the engine's device, group and
-id helpers and reports typed events like every other engine method.
+id helpers and returns the typed events it produced for the services to record.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from messaging.addressing import is_group
-from messaging.engines.base import EngineNotFound
+from messaging.engines.base import EngineNotFound, Injected
 from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import (
     EngineEvent,
@@ -30,10 +30,11 @@ class SandboxInbound:
     # Without a savepoint: an inbound event that fails fails its caller's unit of work (the HTTP request
     # rolls back), and a savepoint per event cost two round trips.
     @transaction.atomic(savepoint=False)
-    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> dict[str, Any]:
+    def inject(self, session_id: str, event: str, data: dict[str, Any]) -> Injected:
         """Something arrives from "WhatsApp". `data` is validated (messaging.api.sandbox) and uses the
-        event contract's keys; JIDs are full JIDs. Returns the data reported with the event, or
-        `{"ignored": true, ...}` for what the session's settings drop (messaging.engines.behaviour)."""
+        event contract's keys; JIDs are full JIDs. Returns the event's data and the events to record
+        (the event, then a rejected call's message), or `{"ignored": true, ...}` and none for what the
+        session's settings drop (messaging.engines.behaviour)."""
         # The settings matter only to calls and others' group messages: read for those alone.
         chat = data.get("chat") or data.get("from", "")
         wanted = event == "call" or (event == "message" and not data.get("fromMe") and is_group(chat))
@@ -41,7 +42,7 @@ class SandboxInbound:
         ignored = self._ignored(event, data, behaviour)
         if ignored is not None:
             self._paired(session_id)
-            return ignored
+            return Injected(data=ignored)
         # A message without its own id takes the device's next one (and locks the device) in one statement.
         numbered = event == "message" and not data.get("messageId")
         device = self._serial_next(session_id) if numbered else self._paired(session_id)
@@ -79,9 +80,7 @@ class SandboxInbound:
             reported = self._inject_status(device, data, now)
         else:
             reported = event_from_data(event, {**data, "timestamp": now})
-        self.report(str(session_id), reported)
-        self._after(device, reported)
-        return reported.to_data()
+        return Injected(data=reported.to_data(), events=(reported, *self._after(device, reported)))
 
     def _inject_group(self, device: SandboxDevice, event: str, data: dict[str, Any], now: int) -> GroupChange:
         jid, participants = data["group"], list(data.get("participants", []))

@@ -13,12 +13,7 @@ from typing import Any
 
 from django.db import transaction
 
-from messaging.engines.base import (
-    EngineNotConnected,
-    MediaPayload,
-    Quoted,
-    SentMessage,
-)
+from messaging.engines.base import EngineNotConnected, OutgoingMedia, Sent
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent
 from messaging.media import media_save
 
@@ -28,9 +23,8 @@ CREDENTIALS_LOST = ("logged_out", "banned")
 
 class SandboxMedia:
     @transaction.atomic(savepoint=False)
-    def send_media(
-        self, session_id: str, to: str, media: MediaPayload, quoted: Quoted | None = None
-    ) -> SentMessage:
+    def send_media(self, session_id: str, message: OutgoingMedia) -> Sent:
+        to, media, quoted = message.to, message.media, message.quoted
         device = self._sending(session_id, to)
         stored = media_save(session_id, media.data, media.mime_type, media.file_name)
         fields: dict[str, Any] = {

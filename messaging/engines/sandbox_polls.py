@@ -13,30 +13,28 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from messaging.engines.base import EngineNotFound, EngineRefused, Quoted, SentMessage
+from messaging.engines.base import EngineNotFound, EngineRefused, OutgoingEdit, OutgoingPoll, Sent
 from messaging.engines.events import EngineEvent, MessageEditedEvent, PollVoteEvent
 from messaging.models import Message, Poll, SandboxDevice
 
 
 class SandboxPolls:
     @transaction.atomic(savepoint=False)
-    def send_poll(
-        self,
-        session_id: str,
-        to: str,
-        name: str,
-        options: list[str],
-        selectable_count: int = 1,
-        quoted: Quoted | None = None,
-    ) -> SentMessage:
-        poll = {"name": name, "options": list(options), "selectableCount": selectable_count}
-        device = self._sending(session_id, to)
-        return self._sent(device, to, "poll", poll=poll, **self._quoted(quoted))
+    def send_poll(self, session_id: str, message: OutgoingPoll) -> Sent:
+        poll = {
+            "name": message.name,
+            "options": list(message.options),
+            "selectableCount": message.selectable_count,
+        }
+        device = self._sending(session_id, message.to)
+        return self._sent(device, message.to, "poll", poll=poll, **self._quoted(message.quoted))
 
     @transaction.atomic(savepoint=False)
-    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
+    def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
+        """Accepted when the chat is reachable; the services record the edit (no event of its own)."""
         device = self._paired(session_id)
-        self._chat_ok(device, chat)
+        self._chat_ok(device, message.to)
+        return Sent(message_id=message.message_id, chat=message.to, timestamp=timezone.now())
 
     def inject_poll_or_edit(self, device: SandboxDevice, event: str, data: dict[str, Any]) -> EngineEvent:
         """A `poll_vote` or the other side's `message_edited`, from `inject`."""

@@ -39,8 +39,8 @@ def chat_mark_read(*, session: Session, chat: str, message_ids: list[str] | None
     with engine_errors():
         for sender, ids in by_sender.items():
             engine.mark_read(str(session.pk), chat, ids, sender)
-    if session.official:
-        # The Graph API reports no receipt of the session's own reading: the history records it here.
+    if not engine.reports_own_reads:
+        # The platform (the Graph API) reports no receipt of the session's own reading: recorded here.
         received.filter(message_id__in=list(senders)).update(status=Message.Status.READ)
     directory_read(session, chat=chat)
     return list(senders)

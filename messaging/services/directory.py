@@ -16,12 +16,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from functools import cache
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from messaging.addressing import is_group, user_suffix
 from messaging.engines.events import ChatArchiveEvent, EngineEvent, GroupChange, MessageEvent
-from messaging.models import Chat, Contact, Group, Session, SessionSettings
+from messaging.models import Chat, Contact, Group, Message, Session, SessionSettings
 
 # Protocol messages: they change another message, not the conversation.
 _NOT_CONVERSATION = ("reaction", "revoked")
@@ -41,6 +41,21 @@ def directory_record(session: Session, event: EngineEvent) -> None:
 def directory_sent(session: Session, *, chat: str, at: datetime) -> None:
     """The session sent a message to `chat` (recorded by messaging.services.messages)."""
     _chat_upsert(session, chat, at=at, unread=False, name="", archived=None)
+
+
+@transaction.atomic
+def directory_named(session: Session, *, jid: str, name: str) -> None:
+    """A direct chat's other side was named after its messages arrived (an official channel's customer
+    profile): their received messages, contact and chat that have no name yet take it."""
+    name = name[:100]
+    Message.objects.filter(session=session, chat=jid, from_me=False, push_name="").update(push_name=name)
+    Contact.objects.bulk_create(
+        [Contact(session=session, jid=jid, push_name=name)],
+        update_conflicts=True,
+        unique_fields=["session", "jid"],
+        update_fields=["push_name", "updated_at"],
+    )
+    Chat.objects.filter(session=session, jid=jid, name="").update(name=name)
 
 
 def directory_read(session: Session, *, chat: str) -> None:

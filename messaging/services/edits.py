@@ -11,6 +11,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from messaging.engines.base import OutgoingEdit
 from messaging.engines.events import MessageEditedEvent
 from messaging.errors import (
     EditWindowExpired,
@@ -20,8 +21,9 @@ from messaging.errors import (
     NotMessageAuthor,
 )
 from messaging.models import Message, Session
-from messaging.services.engine import engine_errors, engine_for, require_connected
-from messaging.services.events import engine_event_receive, reporting_for
+from messaging.services.engine import require_connected
+from messaging.services.events import event_record
+from messaging.services.messages import engine_send
 
 #: WhatsApp's own limit: a message can be edited for 15 minutes after it was sent.
 EDIT_WINDOW = timedelta(minutes=15)
@@ -43,22 +45,25 @@ def _editable(session: Session, chat: str, message_id: str) -> Message:
     return message
 
 
-@transaction.atomic
 def message_edit(*, session: Session, chat: str, message_id: str, text: str) -> Message:
-    """Replace the text of an own text message sent less than 15 minutes ago; returns it edited."""
+    """Replace the text of an own text message sent less than 15 minutes ago; returns it edited. The
+    engine first, in no transaction, then one short transaction records the edit: the events the
+    engine's answer carries, or the `message_edited` event this service makes when it carries none."""
     require_connected(session)
     message = _editable(session, chat, message_id)
-    with engine_errors():
-        engine_for(session).edit_message(str(session.pk), chat, message_id, text)
-    edited = MessageEditedEvent(
-        message_id=message_id,
-        chat_jid=chat,
-        text=text,
-        edited_at=timezone.now().isoformat(),
-        from_me=True,
-        sender=session.jid or None,
+    sent = engine_send(session, OutgoingEdit(to=chat, message_id=message_id, text=text))
+    events = sent.events or (
+        MessageEditedEvent(
+            message_id=message_id,
+            chat_jid=chat,
+            text=text,
+            edited_at=timezone.now().isoformat(),
+            from_me=True,
+            sender=session.jid or None,
+        ),
     )
-    with reporting_for(session):
-        engine_event_receive(str(session.pk), edited)
+    with transaction.atomic():
+        for event in events:
+            event_record(session, event)
     message.refresh_from_db()
     return message

@@ -14,6 +14,7 @@ from functools import cache
 
 from django.conf import settings
 from django.core.signals import setting_changed
+from django.db import transaction
 from django.dispatch import receiver
 
 from core.errors import Forbidden, NotFound, RateLimited, ValidationFailed
@@ -100,25 +101,22 @@ def engine_errors() -> Iterator[None]:
     except EngineOutsideWindow as exc:
         raise OutsideCustomerWindow(str(exc)) from exc
     except EngineCredentialsRevoked as exc:
-        raise _credentials_revoked(exc) from exc
-
-
-def _credentials_revoked(exc: EngineCredentialsRevoked) -> SessionNotConnected:
-    """409, and the session disconnected (kept although the request's writes roll back)."""
-    error = SessionNotConnected(
-        f"{exc} The session is now disconnected; create it again with valid credentials.",
-        extra={"status": Session.Status.DISCONNECTED, "reason": exc.reason},
-    )
-    error.record = lambda: _revoked_record(exc)
-    return error
+        _revoked_record(exc)
+        raise SessionNotConnected(
+            f"{exc} The session is now disconnected; create it again with valid credentials.",
+            extra={"status": Session.Status.DISCONNECTED, "reason": exc.reason},
+        ) from exc
 
 
 def _revoked_record(exc: EngineCredentialsRevoked) -> None:
     """The session's own engine records what a refused token means for it (official channels: the
-    session disconnected with the reason)."""
+    session disconnected with the reason), in a transaction of its own: the engine was called outside
+    any transaction (net.guard refuses a Graph API call inside one), so it commits whatever the failed
+    request does with its own writes, which roll back."""
     session = Session.objects.filter(pk=exc.session_id).first()
     if session is not None:
-        engine_for(session).credentials_revoked(exc.session_id, exc.reason)
+        with transaction.atomic():
+            engine_for(session).credentials_revoked(exc.session_id, exc.reason)
 
 
 def require_connected(session: Session) -> None:

@@ -11,10 +11,7 @@ are resolved once at app start (MessagingConfig.ready), so nothing in `messaging
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -117,6 +114,10 @@ _CONTENT_KEYS = (
     "quoted",
     "buttons",
     "poll",
+    "list",
+    "listResponse",
+    "linkPreview",
+    "forwarded",
     "seconds",
     "waveform",
 )
@@ -226,65 +227,27 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
 }
 
 
-@dataclass
-class Reporting:
-    """A caller that already holds `session` and has an in-process engine work on it (a send, a sandbox
-    injection). `send`: the call sends a message, whose row the sending service writes itself (once, with
-    what the API knows); its own echo is kept in `echo`, neither written nor handed to the sinks here:
-    the sending service records both once the engine has answered (`echo_record`)."""
-
-    session: Session
-    send: bool = False
-    echo: MessageEvent | None = None
-
-
-_reporting: ContextVar[Reporting | None] = ContextVar("messaging_reporting", default=None)
-# Their handlers save the Session row: they read it afresh, locked, whoever reports them.
+# Their handlers save the Session row: they read it afresh, locked, whoever records them.
 _SESSION_WRITERS = frozenset({"qr", "connected", "disconnected", "health"})
 
 
-@contextmanager
-def reporting_for(session: Session, *, send: bool = False) -> Iterator[Reporting]:
-    """While the block runs, events the engine reports on `session` (in this thread, synchronously) are
-    recorded on the caller's `session` object instead of a fresh locked read of its row.
-
-    Safe because such an engine reports a session's events one at a time under its own lock (the
-    sandbox's device row, taken before it reports), which orders them as the Session row lock does for
-    events arriving from elsewhere (official channels' webhooks, engine processes)."""
-    reporting = Reporting(session=session, send=send)
-    token = _reporting.set(reporting)
-    try:
-        yield reporting
-    finally:
-        _reporting.reset(token)
+@transaction.atomic(savepoint=False)
+def event_record(session: Session, event: EngineEvent, *, event_ms: int | None = None) -> None:
+    """Record an event on the `session` the caller already holds (locked, or read for this request), in
+    the caller's transaction: the events an engine call returned (a send's, a sandbox injection's), an
+    edit the service made, an official channel's webhook items. One that saves the Session row is
+    recorded on a fresh locked read instead, as if the engine had reported it (engine_event_receive)."""
+    if event.name in _SESSION_WRITERS:
+        engine_event_receive(str(session.pk), event, event_ms=event_ms)
+        return
+    _receive(session, event, event_ms)
 
 
-def _held(session_id: str, event: EngineEvent) -> Reporting | None:
-    reporting = _reporting.get()
-    if reporting is None or str(reporting.session.pk) != str(session_id) or event.name in _SESSION_WRITERS:
-        return None
-    return reporting
-
-
-def _own_echo(reporting: Reporting, event: EngineEvent) -> bool:
-    """The sent message's own echo, during a send: the first own message reported, not a protocol one."""
-    return (
-        reporting.send
-        and reporting.echo is None
-        and isinstance(event, MessageEvent)
-        and event.from_me
-        and event.type not in ("reaction", "revoked")
-    )
-
-
-def echo_record(session: Session, event: MessageEvent, *, own: bool) -> None:
-    """Record the echo `Reporting` held during a send, in the send's recording transaction, once the
-    engine has answered: hand it to the sinks (its number in the chat, from the chat's counter row, is
+def echo_emit(session: Session, event: MessageEvent) -> None:
+    """Hand a send's own echo to the sinks, in the send's recording transaction, once the engine has
+    answered; its row is the sending service's (its number in the chat, from the chat's counter row, is
     taken here, so that row is locked only until this short transaction ends, never across the engine's
-    round trip). `own`: the sent message's echo, whose row the sending service writes; otherwise one that
-    turned out to be another message's (its id differs), whose row is written here as it came."""
-    if not own:
-        _message(session, event)
+    round trip)."""
     _emit(session, event, chat=None, event_ms=None)
 
 
@@ -302,18 +265,15 @@ def _emit(session: Session, event: EngineEvent, *, chat: str | None, event_ms: i
 def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int | None = None) -> None:
     """The `on_event` callback of every engine: record, then hand to the sink. `event_ms`: when the
     platform says it happened (official channels' webhooks), else the time the sink receives it."""
-    reporting = _held(session_id, event)
-    if reporting is not None:
-        session = reporting.session
-    else:
-        try:  # get(), not first(): no ORDER BY to compile for a primary key
-            session = Session.objects.select_for_update().get(pk=session_id)
-        except Session.DoesNotExist:
-            logger.warning("Engine reported %r for unknown session %s; ignored", event.name, session_id)
-            return
-    if reporting is not None and _own_echo(reporting, event):
-        reporting.echo = event  # its row and its event are the sending service's to write (echo_record)
+    try:  # get(), not first(): no ORDER BY to compile for a primary key
+        session = Session.objects.select_for_update().get(pk=session_id)
+    except Session.DoesNotExist:
+        logger.warning("Engine reported %r for unknown session %s; ignored", event.name, session_id)
         return
+    _receive(session, event, event_ms)
+
+
+def _receive(session: Session, event: EngineEvent, event_ms: int | None) -> None:
     handler = _HANDLERS.get(event.name)
     chat = handler(session, event) if handler is not None else None
     directory_record(session, event)

@@ -9,22 +9,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import mimetypes
 import re
-from typing import Any
 
 from django.conf import settings
 
 from core.errors import ValidationFailed
-from messaging.engines.base import MediaPayload
+from messaging.engines.base import MediaPayload, OutgoingMedia, OutgoingMediaLink
 from messaging.errors import OperationNotSupported
 from messaging.media import media_save
 from messaging.models import Message, Session
 from messaging.services.audio import MIME as VOICE_MIME
 from messaging.services.audio import voice_note
 from messaging.services.engine import engine_for
-from messaging.services.messages import Dispatched, QuotedInput, message_send
+from messaging.services.messages import QuotedInput, message_send
 from net.transport import TransportError, safe_get
 
 _DATA_URI = re.compile(r"^data:(?P<type>[\w/+.-]+);base64,", re.IGNORECASE)
@@ -99,9 +97,10 @@ def message_send_media(
     savepoint: bool = True,
 ) -> Message:
     """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send)."""
-    if session.official and type_ == "voice":
+    by_link = engine_for(session).media_by_link
+    if by_link and type_ == "voice":
         return _official_voice_send(session=session, to=to, url=url, data=data)
-    if session.official:
+    if by_link:
         return _official_media_send(
             session=session, to=to, type_=type_, url=url, caption=caption, file_name=file_name
         )
@@ -121,38 +120,8 @@ def message_send_media(
         seconds=note.seconds if note else 0,
         waveform=note.waveform if note else (),
     )
-    record = {
-        "caption": caption,
-        "mimeType": mime,
-        "fileName": file_name,
-        "sha256": hashlib.sha256(content).hexdigest(),
-        "size": len(content),
-        **({"voice": True, "seconds": note.seconds, "waveform": list(note.waveform)} if note else {}),
-    }
-
-    def recorded(done: Dispatched) -> dict[str, Any]:
-        link = _stored_link(session, done)
-        return {**record, "mediaUrl": link} if link else record
-
-    return message_send(
-        session=session,
-        to=to,
-        type_="audio" if type_ == "voice" else type_,
-        send=lambda engine, session_id, quote: engine.send_media(session_id, to, payload, quote),
-        content=recorded,
-        quoted=quoted,
-        savepoint=savepoint,
-    )
-
-
-def _stored_link(session: Session, done: Dispatched) -> str:
-    """The link to the bytes the engine stored, from its echo of the message (read from the history when
-    it reported elsewhere, an engine process having stored the echo)."""
-    if done.echo is not None:
-        return done.echo.media_url or ""
-    sent = done.sent
-    stored = Message.objects.filter(session=session, chat=sent.chat, message_id=sent.message_id).first()
-    return str(stored.content.get("mediaUrl") or "") if stored is not None else ""
+    outgoing = OutgoingMedia(to=to, media=payload, quoted=quoted.as_quoted() if quoted else None)
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 
 
 def _official_media_send(
@@ -164,18 +133,8 @@ def _official_media_send(
         name = engine_for(session).channel_name(session.provider)
         raise OperationNotSupported(f"{name} sessions send media by `url` only (Meta fetches it).")
     kind = "audio" if type_ == "voice" else type_
-    content = {"mediaUrl": url, **({"caption": caption} if caption else {})}
-    if file_name:
-        content["fileName"] = file_name
-    return message_send(
-        session=session,
-        to=to,
-        type_=kind,
-        send=lambda engine, session_id, _: engine.send_media_link(
-            session_id, to, kind, url, caption, file_name
-        ),
-        content=lambda _: content,
-    )
+    outgoing = OutgoingMediaLink(to=to, media_kind=kind, link=url, caption=caption, file_name=file_name)
+    return message_send(session=session, outgoing=outgoing)
 
 
 def _official_voice_send(*, session: Session, to: str, url: str, data: str) -> Message:
@@ -186,19 +145,7 @@ def _official_voice_send(*, session: Session, to: str, url: str, data: str) -> M
     content, _declared = media_bytes_load(url=url, data=data)
     note = voice_note(content, field="url" if url else "base64")
     stored = media_save(str(session.pk), note.data, VOICE_MIME, "voice.ogg")
-    record = {
-        "mediaUrl": stored.url,
-        "mimeType": VOICE_MIME,
-        "sha256": stored.sha256,
-        "size": stored.size,
-        "voice": True,
-        "seconds": note.seconds,
-        "waveform": list(note.waveform),
-    }
-    return message_send(
-        session=session,
-        to=to,
-        type_="audio",
-        send=lambda engine, session_id, _: engine.send_media_link(session_id, to, "voice", stored.url),
-        content=lambda _: record,
+    outgoing = OutgoingMediaLink(
+        to=to, media_kind="voice", link=stored.url, seconds=note.seconds, waveform=note.waveform
     )
+    return message_send(session=session, outgoing=outgoing)

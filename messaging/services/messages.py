@@ -4,9 +4,10 @@ Every send takes one path (`message_send`), whatever the engine: the view has va
 allowed session (read once, with the key's account and plan); here the session must be connected, then
 the quota is taken (one statement, messaging.services.quota), and only then is the engine asked. What a
 channel needs beyond that is the engine's own business (official channels: the 24-hour window and
-templates, messaging/channels/engine.py). The engine's echo of the sent message is held while the engine
-works and handed to the event sink with the message row, which is written once, from what the engine
-returns and what the API knows.
+templates, messaging/channels/engine.py). The engine takes the message as a value (an `Outgoing`) and
+answers with its id and the events the send produced (the echo of the sent message), which are handed to
+the event sink with the message row, written once from what the engine returns and what the API knows
+(docs/decisions/0028).
 
 An API send runs in no request transaction (messaging.api.bases.SendView): the quota is committed before
 the engine is asked (and given back if it fails), and the record is one short transaction after it
@@ -14,14 +15,15 @@ answers, so no row lock (the account's quota, the chat's event counter) is held 
 round trip. Nested in a caller's transaction a send is one unit with it and takes a savepoint, so a
 caller that catches its error can write on (the Chatwoot mirror records a refused send); `savepoint=False`
 drops it where the caller's transaction fails as a whole on any error anyway. Official sessions keep
-theirs, because a refused send still records something (a failed message, a disconnected session;
-`ApplicationError.record`) after its own writes are rolled back.
+theirs, because a refused send still records something (a failed message, a disconnected session) after
+its own writes are rolled back, which the caller's transaction must still be able to take.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
-from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -38,8 +40,18 @@ from messaging.engines.base import (
     ContactCard,
     Engine,
     EngineOutsideWindow,
+    Outgoing,
+    OutgoingButtons,
+    OutgoingContact,
+    OutgoingContacts,
+    OutgoingDelete,
+    OutgoingLocation,
+    OutgoingMedia,
+    OutgoingPoll,
+    OutgoingReaction,
+    OutgoingText,
     Quoted,
-    SentMessage,
+    Sent,
 )
 from messaging.engines.events import MessageEvent
 from messaging.errors import (
@@ -51,8 +63,9 @@ from messaging.errors import (
 from messaging.models import Message, Session
 from messaging.services.directory import directory_sent
 from messaging.services.engine import engine_errors, engine_for, require_connected
-from messaging.services.events import echo_record, reporting_for
+from messaging.services.events import echo_emit, event_record
 from messaging.services.newsletters import newsletter_send_check
+from messaging.services.poll_edit_records import poll_keep
 from messaging.services.quota import quota_held, quota_take
 
 
@@ -61,21 +74,9 @@ class QuotedInput:
     message_id: str
     participant: str = ""
 
-
-@dataclass(frozen=True)
-class Dispatched:
-    """What one send produced, for its record: the quote, the engine's answer, the engine's echo of it
-    when the engine reported one here (None from engines that report elsewhere, or not at all)."""
-
-    quote: Quoted | None
-    sent: SentMessage
-    echo: MessageEvent | None
-
-
-#: `(engine, session id, quote)` → what the engine sent.
-EngineSend = Callable[[Engine, str, Quoted | None], SentMessage]
-#: What the history keeps of a sent message, from what the send produced.
-Content = Callable[[Dispatched], dict[str, Any]]
+    def as_quoted(self) -> Quoted:
+        """The quote as the send takes it: completed from the history by message_send."""
+        return Quoted(message_id=self.message_id, participant=self.participant)
 
 
 def _find(session: Session, chat: str, message_id: str) -> Message:
@@ -85,7 +86,7 @@ def _find(session: Session, chat: str, message_id: str) -> Message:
     return message
 
 
-def message_quote(session: Session, chat: str, quoted: QuotedInput | None) -> Quoted | None:
+def message_quote(session: Session, chat: str, quoted: Quoted | QuotedInput | None) -> Quoted | None:
     """The message a send replies to, from the history (404 when it is not there)."""
     if quoted is None:
         return None
@@ -97,20 +98,18 @@ def message_quote(session: Session, chat: str, quoted: QuotedInput | None) -> Qu
     )
 
 
-def message_send(
-    *,
-    session: Session,
-    to: str,
-    type_: str,
-    send: EngineSend,
-    content: Content,
-    quoted: QuotedInput | None = None,
-    savepoint: bool = True,
-    also: Callable[[Message], None] | None = None,
-) -> Message:
-    """Send one message through the session's engine and record it (the one path of every send).
-    `also` writes what a kind of message keeps beside its row (a poll's options), in the same
-    transaction as the row.
+def _quoted(outgoing: Outgoing, session: Session) -> Outgoing:
+    """`outgoing` with its quote (if it has one) completed from the history: author and text."""
+    quote = getattr(outgoing, "quoted", None)
+    if quote is None:
+        return outgoing
+    return dataclasses.replace(outgoing, quoted=message_quote(session, outgoing.to, quote))  # type: ignore[call-arg]
+
+
+def message_send(*, session: Session, outgoing: Outgoing, savepoint: bool = True) -> Message:
+    """Send one message through the session's engine and record it (the one path of every send): the
+    engine answers with the message's id and the events the send produced (messaging.engines.outgoing),
+    and this records the message's row, hands the events to the sinks and moves the chat's row.
 
     An engine reached over a network (an engine process, Meta's Graph API), on its own (an API send: the
     view opens no transaction): in three steps, none holding a row lock across the engine's round trip.
@@ -121,55 +120,95 @@ def message_send(
 
     A local engine (the sandbox: its call is work on this database), or a send nested in a caller's
     transaction (a job, the Chatwoot mirror), is one transaction: its own, or the caller's with a
-    savepoint, none with `savepoint=False` (the caller's transaction fails as a whole on any error)."""
+    savepoint, none with `savepoint=False` (the caller's transaction fails as a whole on any error).
+
+    A text the channel refused to send (the 24-hour window, no template fits) is recorded as a failed
+    message once the send's own writes are rolled back, in a transaction of its own, and the 409 raised."""
     require_connected(session)
-    newsletter_send_check(session, to)  # a channel takes posts from its owner only
-    quote = message_quote(session, to, quoted)
-    engine = engine_for(session)
+    newsletter_send_check(session, outgoing.to)  # a channel takes posts from its owner only
+    outgoing = _quoted(outgoing, session)
+    try:
+        return _send(session, engine_for(session), outgoing, savepoint)
+    except OutsideCustomerWindow as error:
+        if error.unsent_id:
+            _failed_record(session, outgoing, error.unsent_id)
+        raise
+
+
+def _send(session: Session, engine: Engine, outgoing: Outgoing, savepoint: bool) -> Message:
     nested = transaction_open()
     if engine.local or nested:
         # Its own transaction when no caller holds one (`savepoint` only matters nested: in a test case's
         # transaction the send's own block is then a savepoint, as it is a BEGIN in production).
         with transaction.atomic(savepoint=savepoint or session.official or not nested):
             quota_take(account=session.account)
-            return _recorded(session, _dispatched(session, engine, send, quote), type_, content, also)
+            return _recorded(session, outgoing, _dispatched(session, engine, outgoing))
     with quota_held(account=session.account):
-        done = _dispatched(session, engine, send, quote)
+        sent = _dispatched(session, engine, outgoing)
     with transaction.atomic():
-        return _recorded(session, done, type_, content, also)
+        return _recorded(session, outgoing, sent)
 
 
-def _dispatched(session: Session, engine: Engine, send: EngineSend, quote: Quoted | None) -> Dispatched:
-    """The engine's answer, and its echo of the sent message when it reported one here (held, not yet
-    recorded: messaging.services.events.Reporting)."""
-    with engine_errors(), reporting_for(session, send=True) as reporting:
-        sent = send(engine, str(session.pk), quote)
-    return Dispatched(quote, sent, reporting.echo)
+def _dispatched(session: Session, engine: Engine, outgoing: Outgoing) -> Sent:
+    """The engine's answer; a text the channel would not send outside the window becomes the 409 that
+    names the failed message message_send records."""
+    with engine_errors():
+        try:
+            return engine.send(str(session.pk), outgoing)
+        except EngineOutsideWindow as exc:
+            if not exc.unsent:
+                raise
+            raise _outside_window(exc) from exc
 
 
-def _recorded(
-    session: Session,
-    done: Dispatched,
-    type_: str,
-    content: Content,
-    also: Callable[[Message], None] | None,
-) -> Message:
-    """The send's record, in the caller's transaction: the message row (and `also`), the echo handed to
-    the sinks (an echo that turned out to be another message's is recorded as it came), the chat's row."""
-    echo = done.echo
-    if echo is not None and echo.id != done.sent.message_id:
-        echo_record(session, echo, own=False)
-        echo = None
-    message = _record(session, done.sent, type_, content(Dispatched(done.quote, done.sent, echo)))
-    if also is not None:
-        also(message)
+def _own_echo(sent: Sent) -> MessageEvent | None:
+    """The sent message's own echo among the events the send produced, if the engine gave one."""
+    for event in sent.events:
+        if isinstance(event, MessageEvent) and event.from_me and event.id == sent.message_id:
+            return event
+    return None
+
+
+def _recorded(session: Session, outgoing: Outgoing, sent: Sent) -> Message:
+    """The send's record, in the caller's transaction: any other event the send produced, the message
+    row (and what its kind keeps beside it), the echo handed to the sinks, the chat's row."""
+    echo = _own_echo(sent)
+    for event in sent.events:
+        if event is not echo:
+            event_record(session, event)
+    message = _record(
+        session, sent, outgoing.row_type or outgoing.kind, _content(session, outgoing, sent, echo)
+    )
+    if isinstance(outgoing, OutgoingPoll):  # with the message's row, so no vote finds the poll missing
+        poll_keep(session, message, outgoing)
     if echo is not None:
-        echo_record(session, echo, own=True)
+        echo_emit(session, echo)
     directory_sent(session, chat=message.chat, at=message.timestamp)
     return message
 
 
-def _record(session: Session, sent: SentMessage, type_: str, content: dict[str, Any]) -> Message:
+def _content(session: Session, outgoing: Outgoing, sent: Sent, echo: MessageEvent | None) -> dict[str, Any]:
+    """What the history keeps: the message as sent, and for media the link to the copy the engine
+    stored, from its echo (read from the history when an engine process stored the echo itself)."""
+    content = outgoing.history()
+    if isinstance(outgoing, OutgoingMedia):
+        if echo is not None:
+            link = echo.media_url or ""
+        else:
+            stored = Message.objects.filter(
+                session=session, chat=sent.chat, message_id=sent.message_id
+            ).first()
+            link = str(stored.content.get("mediaUrl") or "") if stored is not None else ""
+        if link:
+            content["mediaUrl"] = link
+    return content
+
+
+# What the API's record completes of a row an engine process stored from the echo.
+_COMPLETED = ("sender", "push_name", "from_me", "direction", "type", "content", "status", "timestamp")
+
+
+def _record(session: Session, sent: Sent, type_: str, content: dict[str, Any]) -> Message:
     """The sent message in the history, in one statement: inserted, or, when an engine process already
     stored its echo, completed with what the API knows (the content as sent, the engine's status)."""
     if sent.template is not None:
@@ -200,84 +239,60 @@ def _record(session: Session, sent: SentMessage, type_: str, content: dict[str, 
         [message],
         update_conflicts=True,
         unique_fields=["session", "chat", "message_id"],
-        update_fields=[
-            "sender",
-            "push_name",
-            "from_me",
-            "direction",
-            "type",
-            "content",
-            "status",
-            "timestamp",
-        ],
+        update_fields=_COMPLETED,
     )
     return message
 
 
-def _failed_outside_window(
-    session: Session, to: str, text: str, exc: EngineOutsideWindow
-) -> OutsideCustomerWindow:
-    """The channel refused the text before sending it (24-hour window, no template fits): 409, and the
-    text recorded as a failed message once the send's own writes are rolled back."""
+def _outside_window(exc: EngineOutsideWindow) -> OutsideCustomerWindow:
+    """The channel refused the text before sending it (24-hour window, no template fits): 409 naming the
+    failed message message_send records."""
     message_id = f"failed-{uuid.uuid4().hex[:20]}"
     last = exc.last_customer_at
     error = OutsideCustomerWindow(
         str(exc), extra={"messageId": message_id, "lastCustomerMessageAt": last.isoformat() if last else None}
     )
-    error.record = lambda: Message.objects.create(
+    error.unsent_id = message_id
+    return error
+
+
+@transaction.atomic
+def _failed_record(session: Session, outgoing: Outgoing, message_id: str) -> None:
+    """The text the channel refused, in the history as a failed message: its own transaction, after the
+    send's writes were rolled back (the request's own writes, if it has any, roll back too)."""
+    Message.objects.create(
         session_id=session.pk,
-        chat=to,
+        chat=outgoing.to,
         message_id=message_id,
         from_me=True,
         direction=Message.Direction.OUTBOUND,
         type="text",
-        content={"text": text, "error": OutsideCustomerWindow.code},
+        content={"text": getattr(outgoing, "text", ""), "error": OutsideCustomerWindow.code},
         status=Message.Status.FAILED,
     )
-    return error
+
+
+# The public API other code calls: one function per kind, building its Outgoing.
 
 
 def message_send_text(
     *, session: Session, to: str, text: str, quoted: QuotedInput | None = None, savepoint: bool = True
 ) -> Message:
-    def send(engine: Engine, session_id: str, quote: Quoted | None) -> SentMessage:
-        try:
-            return engine.send_text(session_id, to, text, quote)
-        except EngineOutsideWindow as exc:
-            if not exc.unsent:
-                raise
-            raise _failed_outside_window(session, to, text, exc) from exc
-
-    def content(done: Dispatched) -> dict[str, Any]:
-        return {"text": text, **({"quoted": {"messageId": done.quote.message_id}} if done.quote else {})}
-
+    quote = quoted.as_quoted() if quoted else None
     return message_send(
-        session=session, to=to, type_="text", send=send, content=content, quoted=quoted, savepoint=savepoint
+        session=session, outgoing=OutgoingText(to=to, text=text, quoted=quote), savepoint=savepoint
     )
 
 
 def message_send_contact(*, session: Session, to: str, card: ContactCard, savepoint: bool = True) -> Message:
-    return message_send(
-        session=session,
-        to=to,
-        type_="contact",
-        send=lambda engine, session_id, _: engine.send_contact(session_id, to, card),
-        content=lambda _: {"contacts": [card.__dict__], "vcard": card.vcard()},
-        savepoint=savepoint,
-    )
+    return message_send(session=session, outgoing=OutgoingContact(to=to, card=card), savepoint=savepoint)
 
 
 def message_send_contacts(
     *, session: Session, to: str, display_name: str, cards: list[ContactCard], savepoint: bool = True
 ) -> Message:
-    return message_send(
-        session=session,
-        to=to,
-        type_="contacts",
-        send=lambda engine, session_id, _: engine.send_contacts(session_id, to, display_name, cards),
-        content=lambda _: {"displayName": display_name, "contacts": [c.__dict__ for c in cards]},
-        savepoint=savepoint,
-    )
+    outgoing = OutgoingContacts(to=to, display_name=display_name, cards=tuple(cards))
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 
 
 def message_send_location(
@@ -291,58 +306,61 @@ def message_send_location(
     quoted: QuotedInput | None = None,
     savepoint: bool = True,
 ) -> Message:
-    location = {"latitude": latitude, "longitude": longitude, "name": name, "address": address}
-    return message_send(
-        session=session,
+    outgoing = OutgoingLocation(
         to=to,
-        type_="location",
-        send=lambda engine, session_id, quote: engine.send_location(
-            session_id, to, latitude, longitude, name, address, quote
-        ),
-        content=lambda _: {"location": location},
-        quoted=quoted,
-        savepoint=savepoint,
+        latitude=latitude,
+        longitude=longitude,
+        name=name,
+        address=address,
+        quoted=quoted.as_quoted() if quoted else None,
     )
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 
 
 def message_send_buttons(
     *, session: Session, to: str, text: str, buttons: list[Button], footer: str = "", savepoint: bool = True
 ) -> Message:
-    return message_send(
-        session=session,
-        to=to,
-        type_="buttons",
-        send=lambda engine, session_id, _: engine.send_buttons(session_id, to, text, buttons, footer),
-        content=lambda _: {"text": text, "footer": footer, "buttons": [b.__dict__ for b in buttons]},
-        savepoint=savepoint,
-    )
+    outgoing = OutgoingButtons(to=to, text=text, buttons=tuple(buttons), footer=footer)
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 
 
 def message_react(*, session: Session, chat: str, message_id: str, emoji: str) -> str | None:
     """React with `emoji` ("" removes the session's reaction). Returns the reaction now in place.
     In no transaction: the engine is called first (the Graph API on official channels), then the
-    message's reactions saved in one statement."""
+    message's reactions saved in one statement, with what the engine's answer carries (its echo)."""
     require_connected(session)
     message = _find(session, chat, message_id)
     if message.status == Message.Status.DELETED:
         raise MessageAlreadyDeleted("A deleted message cannot be reacted to.")
-    with engine_errors():
-        engine_for(session).send_reaction(
-            str(session.pk), chat, message.message_id, message.from_me, message.sender, emoji
-        )
+    reaction = OutgoingReaction(
+        to=chat, message_id=message.message_id, from_me=message.from_me, sender=message.sender, emoji=emoji
+    )
+    sent = engine_send(session, reaction)
     if emoji:
         message.reactions[session.jid] = emoji
     else:
         message.reactions.pop(session.jid, None)
-    message.save(update_fields=["reactions"])
+    with transaction.atomic():
+        message.save(update_fields=["reactions"])
+        _events_record(session, sent)
     return emoji or None
 
 
-@transaction.atomic
-def message_delete(*, session: Session, chat: str, message_id: str, from_me: bool) -> Message:
-    """Delete for everyone: own messages, or others' in a group when the session is a group admin,
-    within MESSAGING_DELETE_WINDOW_SECONDS of sending."""
-    require_connected(session)
+def engine_send(session: Session, outgoing: Outgoing) -> Sent:
+    """The engine's answer to a send that writes no message row of its own (a reaction, a deletion, an
+    edit): a local engine (the sandbox, whose work is this database's) in a transaction of its own, an
+    engine over a network in none (net.guard); its errors translated once the block is left."""
+    engine = engine_for(session)
+    with engine_errors(), transaction.atomic() if engine.local else nullcontext():
+        return engine.send(str(session.pk), outgoing)
+
+
+def _events_record(session: Session, sent: Sent) -> None:
+    for event in sent.events:
+        event_record(session, event)
+
+
+def _deletable(session: Session, chat: str, message_id: str, from_me: bool) -> Message:
     message = _find(session, chat, message_id)
     if message.status == Message.Status.DELETED:
         raise MessageAlreadyDeleted()
@@ -360,9 +378,22 @@ def message_delete(*, session: Session, chat: str, message_id: str, from_me: boo
             "seconds of sending.",
             extra={"windowSeconds": settings.MESSAGING_DELETE_WINDOW_SECONDS},
         )
-    with engine_errors():
-        engine_for(session).delete_message(str(session.pk), chat, message_id, from_me, message.sender)
-    message.status = Message.Status.DELETED
-    message.deleted_at = timezone.now()
-    message.save(update_fields=["status", "deleted_at"])
+    return message
+
+
+def message_delete(*, session: Session, chat: str, message_id: str, from_me: bool) -> Message:
+    """Delete for everyone: own messages, or others' in a group when the session is a group admin,
+    within MESSAGING_DELETE_WINDOW_SECONDS of sending. The engine first, in no transaction (an engine
+    process answers over the bus), then one short transaction: the message marked deleted, and the
+    events the revocation produced (its own `revoked` message) recorded and handed to the sinks."""
+    require_connected(session)
+    message = _deletable(session, chat, message_id, from_me)
+    sent = engine_send(
+        session, OutgoingDelete(to=chat, message_id=message_id, from_me=from_me, sender=message.sender)
+    )
+    with transaction.atomic():
+        message.status = Message.Status.DELETED
+        message.deleted_at = timezone.now()
+        message.save(update_fields=["status", "deleted_at"])
+        _events_record(session, sent)
     return message

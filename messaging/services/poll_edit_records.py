@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from django.utils import timezone
 
 from messaging.engines.events import MessageEditedEvent, MessageEvent, PollVoteEvent
+from messaging.engines.outgoing import OutgoingPoll
 from messaging.models import Message, Poll, PollVote, Session
 
 
@@ -30,6 +31,20 @@ def poll_record(session: Session, event: MessageEvent) -> None:
             )
         ],
         ignore_conflicts=True,
+    )
+
+
+def poll_keep(session: Session, message: Message, outgoing: OutgoingPoll) -> None:
+    """A poll the session sent, kept with its message's row so its votes count."""
+    Poll.objects.update_or_create(
+        session=session,
+        message_id=message.message_id,
+        defaults={
+            "chat": message.chat,
+            "name": outgoing.name,
+            "options": list(outgoing.options),
+            "selectable_count": outgoing.selectable_count,
+        },
     )
 
 

@@ -6,9 +6,8 @@ the results are read from those rows, so they are the same in every web process.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from messaging.engines.base import Engine, Quoted, SentMessage
+from messaging.engines.base import OutgoingPoll
 from messaging.errors import MessageNotFound
 from messaging.models import Message, Poll, Session
 from messaging.services.messages import QuotedInput, message_send
@@ -39,37 +38,14 @@ def poll_send(
     savepoint: bool = True,
 ) -> Message:
     """Send a poll and keep its question and options, so its votes can be counted."""
-
-    def send(engine: Engine, session_id: str, quote: Quoted | None) -> SentMessage:
-        return engine.send_poll(session_id, to, name, options, selectable_count, quote)
-
-    poll = {"name": name, "options": list(options), "selectableCount": selectable_count}
-
-    def content(done: Any) -> dict[str, Any]:
-        return {"poll": poll, **({"quoted": {"messageId": done.quote.message_id}} if done.quote else {})}
-
-    def keep(message: Message) -> None:  # with the message's row, so no vote finds the poll missing
-        Poll.objects.update_or_create(
-            session=session,
-            message_id=message.message_id,
-            defaults={
-                "chat": message.chat,
-                "name": name,
-                "options": list(options),
-                "selectable_count": selectable_count,
-            },
-        )
-
-    return message_send(
-        session=session,
+    outgoing = OutgoingPoll(
         to=to,
-        type_="poll",
-        send=send,
-        content=content,
-        quoted=quoted,
-        savepoint=savepoint,
-        also=keep,
+        name=name,
+        options=tuple(options),
+        selectable_count=selectable_count,
+        quoted=quoted.as_quoted() if quoted else None,
     )
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 
 
 def poll_results(*, session: Session, message_id: str) -> PollResults:

@@ -79,8 +79,8 @@ def profile_picture_set(*, session: Session, image: str, jid: str = "") -> None:
         session.save(update_fields=["profile_picture", "profile_picture_type", "updated_at"])
 
 
-@transaction.atomic
 def profile_status_set(*, session: Session, status: str) -> None:
+    """In no transaction: the engine first (an engine process answers over the bus), then one row."""
     require_connected(session)
     with engine_errors():
         engine_for(session).set_profile_status(str(session.pk), status)
@@ -88,8 +88,8 @@ def profile_status_set(*, session: Session, status: str) -> None:
     session.save(update_fields=["profile_status", "updated_at"])
 
 
-@transaction.atomic
 def profile_name_set(*, session: Session, name: str) -> None:
+    """In no transaction: the engine first (an engine process answers over the bus), then one row."""
     require_connected(session)
     with engine_errors():
         engine_for(session).set_profile_name(str(session.pk), name)

@@ -19,9 +19,6 @@ from messaging.models import Session, SessionSettings
 from messaging.services.engine import engine_errors, engine_for
 from messaging.values import SessionBehaviour
 
-#: Settings an official channel cannot honour.
-OFFICIAL_UNSUPPORTED = ("reject_calls", "always_online", "sync_full_history")
-
 
 def session_settings_get(*, session: Session) -> SessionBehaviour:
     return behaviour_of(str(session.pk))
@@ -32,15 +29,15 @@ def session_settings_update(*, session: Session, changes: dict[str, object]) -> 
     """Apply `changes` (snake_case fields of SessionBehaviour; those left out keep their value)."""
     current = behaviour_of(str(session.pk))
     wanted = dataclasses.replace(current, **changes)
-    if session.official:
-        refused = [name for name in OFFICIAL_UNSUPPORTED if getattr(wanted, name)]
-        if refused:
-            names = ", ".join(_camel(n) for n in refused)
-            raise OperationNotSupported(f"The {session.provider} channel cannot honour {names}.")
+    engine = engine_for(session)
+    refused = [name for name in engine.unsupported_settings if getattr(wanted, name)]
+    if refused:
+        names = ", ".join(_camel(n) for n in refused)
+        raise OperationNotSupported(f"The {session.provider} channel cannot honour {names}.")
     SessionSettings.objects.update_or_create(session=session, defaults=dataclasses.asdict(wanted))
-    if session.status == Session.Status.CONNECTED and not session.official:
+    if session.status == Session.Status.CONNECTED:
         with engine_errors():
-            engine_for(session).settings_apply(str(session.pk), wanted)
+            engine.settings_apply(str(session.pk), wanted)
     return wanted
 
 

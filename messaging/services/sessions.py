@@ -16,7 +16,7 @@ from messaging.errors import OperationNotSupported, SessionNotFound, SessionNotI
 from messaging.media import media_forget
 from messaging.models import Session
 from messaging.services.engine import engine_errors, engine_for, get_engine, require_connected
-from messaging.services.events import reporting_for
+from messaging.services.events import event_record
 
 
 @dataclass(frozen=True)
@@ -228,10 +228,14 @@ def sandbox_pair(*, session: Session) -> Session:
 def sandbox_inject(*, session: Session, event: str, data: dict[str, Any]) -> dict[str, Any]:
     """Deliver an inbound event to a connected sandbox session; returns the event data emitted.
 
-    Not atomic itself: the only writes are the engine's `inject`, which is (a second savepoint
-    around it cost two more round trips per inbound event and protected nothing)."""
+    One unit of work without a savepoint of its own (the request's transaction, where there is one; a
+    savepoint per event cost two round trips and protected nothing): the engine's `inject`, then the
+    events it returned recorded on the session the view read (one read per request)."""
     engine = _sandbox_engine(session)
     require_connected(session)
-    # The session read by the view serves the event's record too (reporting_for: one read per request).
-    with engine_errors(), reporting_for(session):
-        return engine.inject(str(session.pk), event, data)
+    with transaction.atomic(savepoint=False):
+        with engine_errors():
+            injected = engine.inject(str(session.pk), event, data)
+        for reported in injected.events:
+            event_record(session, reported)
+    return injected.data

@@ -26,14 +26,14 @@ class PresenceRecordingSandbox(SandboxEngine):
 class RefusingSandbox(SandboxEngine):
     label = "sandbox-refusing-test"
 
-    def send_text(self, session_id, to, text, quoted=None):
+    def send_text(self, session_id, message):
         raise EngineRefused("The recipient is not on WhatsApp (131026).")
 
 
 class AwayOnDeleteSandbox(SandboxEngine):
     label = "sandbox-away-on-delete-test"
 
-    def delete_message(self, session_id, chat, message_id, from_me, sender):
+    def send_delete(self, session_id, message):
         raise EngineUnavailableError("the engine process did not answer")
 
 

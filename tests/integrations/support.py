@@ -7,7 +7,7 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from integrations.chatwoot import runner
+from integrations.chatwoot import jobs
 from integrations.chatwoot.models import ChatwootIntegration, MirrorJob
 from messaging.models import Session
 
@@ -42,7 +42,7 @@ def drain_all(integration: ChatwootIntegration, *, rounds: int = 10) -> None:
         if not chats:
             return
         for chat in chats:
-            runner.chat_drain(integration.pk, chat)
+            jobs.QUEUE.drain((integration.pk, chat))
 
 
 def receive(client: APIClient, integration: ChatwootIntegration, payload: dict[str, Any]) -> str:

@@ -209,12 +209,12 @@ def test_finished_jobs_are_purged_after_their_retention(admin_client, integratio
 
     from django.utils import timezone
 
-    from integrations.chatwoot.jobs import jobs_purge
+    from integrations.chatwoot.jobs import QUEUE
 
     inbound(admin_client, integration.session, text="antiga")
     inbound(admin_client, integration.session, text="recente")
     drain_all(integration)
     old = MirrorJob.objects.get(payload__text="antiga")
     MirrorJob.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=2))
-    assert jobs_purge() == 1
+    assert QUEUE.purge() == 1
     assert list(MirrorJob.objects.values_list("payload__text", flat=True)) == ["recente"]

@@ -119,7 +119,7 @@ def test_a_job_running_longer_than_its_lease_is_renewed_and_runs_once(
     time.sleep(3.5)  # past the lease: only the heartbeat keeps the claim
     held = _job("lenta")
     assert held.status == MirrorJob.Status.SENDING and held.claimed_at > first_claim
-    assert jobs.sweep(grace_seconds=0) == 0  # what beat does: nothing lapsed, nothing hinted
+    assert jobs.QUEUE.sweep(grace_seconds=0) == 0  # what beat does: nothing lapsed, nothing hinted
     wait_for(lambda: _job("lenta").status == MirrorJob.Status.DONE, timeout=60, what="the slow job done")
     assert _job("lenta").attempt_count == 1
     assert _contents(chatwoot) == ["lenta"]

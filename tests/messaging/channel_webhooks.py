@@ -25,7 +25,7 @@ def inbound_drain(session) -> int:
         turns += 1
     pending = ChannelCall.objects.filter(session=session, status=ChannelCall.Status.PENDING)
     for chat in set(pending.values_list("chat", flat=True)):
-        calls.chat_drain(str(session.pk), chat)
+        calls.QUEUE.drain((str(session.pk), chat))
     return turns
 
 

@@ -6,6 +6,7 @@ import time
 
 from messaging.engines.base import Engine, EngineUnavailableError
 from messaging.engines.sandbox import SandboxEngine
+from net.guard import outside_call_check
 
 
 def _unavailable(self, *args, **kwargs):
@@ -60,3 +61,27 @@ class LatentSandboxEngine(SandboxEngine):
 
 
 LATENT = "tests.messaging.engines.LatentSandboxEngine"
+
+
+class GuardedSandboxEngine(SandboxEngine):
+    """The sandbox as if behind a network, asking net.guard before every call a service makes in a
+    request (as RemoteEngine does for its sends and profile commands): a call made while the service
+    holds a transaction or a row lock fails the test (tests/conftest.py)."""
+
+    label = "guarded-test"
+    local = False
+
+    def send(self, session_id, message):
+        outside_call_check("Guarded engine send %s", message.kind)
+        return super().send(session_id, message)
+
+    def set_profile_status(self, session_id, status):
+        outside_call_check("Guarded engine set_profile_status")
+        return super().set_profile_status(session_id, status)
+
+    def set_profile_name(self, session_id, name):
+        outside_call_check("Guarded engine set_profile_name")
+        return super().set_profile_name(session_id, name)
+
+
+GUARDED = "tests.messaging.engines.GuardedSandboxEngine"

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from messaging.models import Message
+from messaging.channels.models import ChannelCall
+from messaging.models import Chat, Contact, Message
 from tests.messaging.channel_webhooks import PSID, page_body, page_item, post_signed
 from tests.messaging.graph_standin import IG_ID, PAGE_ID, VERSION
 from tests.webhooks.instance_schema import validate_envelope
@@ -159,9 +160,19 @@ def test_only_the_messenger_channel_gets_the_ordering_block(meta_client, officia
 
 
 def test_the_customer_s_name_comes_from_the_profile(meta_client, graph, messenger):
+    """Looked up by a job after the first message is recorded (issue 40 item 4): the name fills that
+    message's row, the contact and the chat, and is on every later message's event."""
     post_signed(meta_client, messenger, page_body(page_item(message={"mid": "m_1", "text": "a"})))
-    assert Event.objects.get(session_id=messenger.pk, name="message").data["pushName"] == "Maria Customer"
     assert any(c.path == f"/{VERSION}/{PSID}" for c in graph.calls)
+    call = ChannelCall.objects.get(session=messenger, kind="profile")
+    assert call.status == "done"
+    assert Message.objects.get(session=messenger, message_id="m_1").push_name == "Maria Customer"
+    assert Contact.objects.get(session=messenger, jid=call.chat).push_name == "Maria Customer"
+    assert Chat.objects.get(session=messenger, jid=call.chat).name == "Maria Customer"
+    post_signed(meta_client, messenger, page_body(page_item(message={"mid": "m_2", "text": "b"})))
+    second = Event.objects.get(session_id=messenger.pk, name="message", data__id="m_2")
+    assert second.data["pushName"] == "Maria Customer"
+    assert ChannelCall.objects.filter(kind="profile").count() == 1, "the name is cached: asked once"
 
 
 def test_a_refused_profile_is_logged_and_the_message_still_arrives(meta_client, graph, messenger, caplog):

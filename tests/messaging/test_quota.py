@@ -60,13 +60,25 @@ def test_every_sending_operation_counts_and_is_refused(free_session):
     free, client, session_id = free_session
     free.plan.messages_per_day = 1
     free.plan.save()
-    assert _send(client, session_id).status_code == 200
+    sent = _send(client, session_id)
+    assert sent.status_code == 200
+    first = sent.json()["messageId"]
     base = {"sessionId": session_id, "to": "5511988880002"}
     for path, body in (
         ("vcard", {"displayName": "A", "phoneNumber": "5511900000001"}),
         ("vcards", {"displayName": "A", "contacts": [{"displayName": "A", "phoneNumber": "5511900000001"}]}),
         ("location", {"latitude": 1, "longitude": 1}),
         ("buttons", {"text": "x", "buttons": [{"buttonId": "a", "buttonText": "A"}]}),
+        (
+            "list",
+            {
+                "text": "x",
+                "buttonText": "b",
+                "sections": [{"title": "S", "rows": [{"rowId": "r", "title": "R"}]}],
+            },
+        ),
+        ("forward", {"chat": "5511988880002", "messageId": first}),
+        ("send", {"text": "https://a.example", "linkPreview": {"url": "https://a.example", "title": "A"}}),
     ):
         assert client.post(f"/api/messages/{path}", {**base, **body}, format="json").status_code == 429, path
 

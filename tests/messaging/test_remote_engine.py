@@ -24,7 +24,11 @@ POSTGRES = not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
     [
         base.QrCode("2@a", datetime(2026, 11, 23, tzinfo=UTC)),
         base.ConnectResult("qr", base.QrCode("2@a", datetime(2026, 11, 23, tzinfo=UTC))),
-        base.SentMessage("3EB0", "5511@s.whatsapp.net", datetime(2026, 11, 23, tzinfo=UTC)),
+        base.Sent(
+            message_id="3EB0", chat="5511@s.whatsapp.net", timestamp=datetime(2026, 11, 23, tzinfo=UTC)
+        ),
+        base.OutgoingText(to="5511@s.whatsapp.net", text="oi", quoted=base.Quoted("M", "p", "t")),
+        base.OutgoingPoll(to="5511@s.whatsapp.net", name="Lunch?", options=("a", "b"), selectable_count=2),
         [base.ContactStatus("5511", "5511@s.whatsapp.net", True)],
         base.GroupInfo("1@g.us", "G", 1, 2, "o", (base.Participant("o", True), base.Participant("p"))),
         [base.ParticipantResult("p", "promoted")],

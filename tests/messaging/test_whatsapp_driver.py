@@ -21,6 +21,14 @@ from messaging.engines.base import (
     EngineRateLimited,
     EngineUnavailableError,
     MediaPayload,
+    OutgoingButtons,
+    OutgoingContact,
+    OutgoingContacts,
+    OutgoingDelete,
+    OutgoingLocation,
+    OutgoingMedia,
+    OutgoingReaction,
+    OutgoingText,
     Quoted,
 )
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, HealthEvent, MessageEvent, QrEvent
@@ -146,7 +154,7 @@ def test_logout_unlinks_deletes_the_device_and_reports_disconnected(driver, conn
 
 def test_operations_of_a_session_without_a_connection_are_not_connected(driver, session):
     with pytest.raises(EngineNotConnected):
-        driver.send_text(str(session.pk), CUSTOMER, "oi")
+        driver.send(str(session.pk), OutgoingText(to=CUSTOMER, text="oi"))
     with pytest.raises(EngineNotConnected):
         driver.restart(str(session.pk))
 
@@ -156,11 +164,11 @@ def test_operations_of_a_session_without_a_connection_are_not_connected(driver, 
 
 def test_text_and_quoted_text(driver, connected):
     sid, client = connected
-    sent = driver.send_text(sid, CUSTOMER, "Olá")
+    sent = driver.send(sid, OutgoingText(to=CUSTOMER, text="Olá"))
     to, message = client.last("send_message")[0]
     assert (to.User, to.Server, message.conversation) == ("5511988880002", "s.whatsapp.net", "Olá")
     assert sent.message_id == "3EB0STANDIN0001" and sent.chat == CUSTOMER
-    driver.send_text(sid, CUSTOMER, "sim", Quoted("3EB0AAA", CUSTOMER, "pergunta"))
+    driver.send(sid, OutgoingText(to=CUSTOMER, text="sim", quoted=Quoted("3EB0AAA", CUSTOMER, "pergunta")))
     ext = client.last("send_message")[0][1].extendedTextMessage
     assert (ext.text, ext.contextInfo.stanzaID, ext.contextInfo.quotedMessage.conversation) == (
         "sim",
@@ -171,7 +179,9 @@ def test_text_and_quoted_text(driver, connected):
 
 def test_reaction_and_its_removal_name_the_message(driver, connected):
     sid, client = connected
-    driver.send_reaction(sid, GROUP, "3EB0AAA", False, CUSTOMER, "👍")
+    driver.send(
+        sid, OutgoingReaction(to=GROUP, message_id="3EB0AAA", from_me=False, sender=CUSTOMER, emoji="👍")
+    )
     reaction = client.last("send_message")[0][1].reactionMessage
     assert (reaction.text, reaction.key.ID, reaction.key.participant, reaction.key.fromMe) == (
         "👍",
@@ -179,21 +189,25 @@ def test_reaction_and_its_removal_name_the_message(driver, connected):
         CUSTOMER,
         False,
     )
-    driver.send_reaction(sid, GROUP, "3EB0AAA", False, CUSTOMER, "")
+    driver.send(
+        sid, OutgoingReaction(to=GROUP, message_id="3EB0AAA", from_me=False, sender=CUSTOMER, emoji="")
+    )
     assert client.last("send_message")[0][1].reactionMessage.text == ""
 
 
 def test_vcard_vcards_and_location(driver, connected):
     sid, client = connected
-    driver.send_contact(sid, CUSTOMER, ContactCard("Ana", "5511911110001", "Loja"))
+    driver.send(sid, OutgoingContact(to=CUSTOMER, card=ContactCard("Ana", "5511911110001", "Loja")))
     card = client.last("send_message")[0][1].contactMessage
     assert card.displayName == "Ana" and "waid=5511911110001" in card.vcard and "ORG:Loja;" in card.vcard
-    driver.send_contacts(
-        sid, CUSTOMER, "Equipe", [ContactCard("Ana", "5511911110001"), ContactCard("Bia", "5511922220002")]
-    )
+    cards = (ContactCard("Ana", "5511911110001"), ContactCard("Bia", "5511922220002"))
+    driver.send(sid, OutgoingContacts(to=CUSTOMER, display_name="Equipe", cards=cards))
     cards = client.last("send_message")[0][1].contactsArrayMessage
     assert cards.displayName == "Equipe" and [c.displayName for c in cards.contacts] == ["Ana", "Bia"]
-    driver.send_location(sid, CUSTOMER, -23.55, -46.63, "Sé", "Praça da Sé", None)
+    driver.send(
+        sid,
+        OutgoingLocation(to=CUSTOMER, latitude=-23.55, longitude=-46.63, name="Sé", address="Praça da Sé"),
+    )
     loc = client.last("send_message")[0][1].locationMessage
     assert (loc.degreesLatitude, loc.degreesLongitude, loc.name, loc.address) == (
         -23.55,
@@ -205,19 +219,19 @@ def test_vcard_vcards_and_location(driver, connected):
 
 def test_buttons_are_sent_as_reply_buttons_or_as_numbered_text(driver, connected, settings):
     sid, client = connected
-    buttons = [Button("yes", "Sim"), Button("no", "Não")]
-    driver.send_buttons(sid, CUSTOMER, "Confirma?", buttons, "Loja")
+    buttons = (Button("yes", "Sim"), Button("no", "Não"))
+    driver.send(sid, OutgoingButtons(to=CUSTOMER, text="Confirma?", buttons=buttons, footer="Loja"))
     sent = client.last("send_message")[0][1].buttonsMessage
     assert (sent.contentText, sent.footerText) == ("Confirma?", "Loja")
     assert [(b.buttonID, b.buttonText.displayText) for b in sent.buttons] == [("yes", "Sim"), ("no", "Não")]
     settings.WHATSAPP_BUTTONS_AS_TEXT = True
-    driver.send_buttons(sid, CUSTOMER, "Confirma?", buttons, "Loja")
+    driver.send(sid, OutgoingButtons(to=CUSTOMER, text="Confirma?", buttons=buttons, footer="Loja"))
     assert client.last("send_message")[0][1].conversation == "Confirma?\n\n1. Sim\n2. Não\n\nLoja"
 
 
 def test_delete_for_everyone_revokes(driver, connected):
     sid, client = connected
-    driver.delete_message(sid, GROUP, "3EB0AAA", False, CUSTOMER)
+    driver.send(sid, OutgoingDelete(to=GROUP, message_id="3EB0AAA", from_me=False, sender=CUSTOMER))
     chat, sender, message_id = client.last("revoke_message")[0]
     assert (chat.User, sender.User, message_id) == ("120363000000000001", "5511988880002", "3EB0AAA")
 
@@ -242,7 +256,7 @@ def test_media_is_uploaded_then_sent(driver, connected, kind, field):
         caption="c",
         **({"seconds": 7, "waveform": tuple(range(0, 128, 2))} if kind == "voice" else {}),
     )
-    driver.send_media(sid, CUSTOMER, payload)
+    driver.send(sid, OutgoingMedia(to=CUSTOMER, media=payload))
     assert client.last("upload")[0][0] == b"bytes"
     media = getattr(client.last("send_message")[0][1], field)
     assert media.directPath == "/v/t62/enc" and media.fileLength == 5 and media.mediaKey == b"k" * 32
@@ -324,7 +338,7 @@ def test_library_failures_map_onto_engine_exceptions(driver, session, events, te
     clients[sid].fire("Connected", lib.Connected(status=True))
     try:
         with pytest.raises(error):
-            failing.send_text(sid, CUSTOMER, "oi")
+            failing.send(sid, OutgoingText(to=CUSTOMER, text="oi"))
     finally:
         failing.stop(sid)
 

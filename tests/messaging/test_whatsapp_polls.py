@@ -10,7 +10,7 @@ from neonize.proto.waCommon import WACommon_pb2 as common
 from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
 from neonize.utils.enum import VoteType
 
-from messaging.engines.base import Quoted
+from messaging.engines.base import OutgoingEdit, OutgoingPoll, Quoted
 from messaging.engines.events import MessageEditedEvent, MessageEvent, PollRef, PollVoteEvent
 from messaging.engines.whatsapp.driver import WhatsAppDriver
 from messaging.models import Poll, Session
@@ -58,7 +58,10 @@ def message_ev(message: wa.Message, *, sender: str = CUSTOMER, from_me: bool = F
 def test_a_poll_is_built_by_the_library_with_the_exact_limit_and_the_quote(connected):
     driver, sid, client = connected
     quote = Quoted(message_id="3EB0PREV", participant=CUSTOMER, text="which?")
-    sent = driver.send_poll(sid, CUSTOMER, "Lunch?", ["Pizza", "Sushi", "Salad"], 2, quote)
+    poll = OutgoingPoll(
+        to=CUSTOMER, name="Lunch?", options=("Pizza", "Sushi", "Salad"), selectable_count=2, quoted=quote
+    )
+    sent = driver.send(sid, poll)
     assert sent.message_id == "3EB0STANDIN0001" and sent.chat == CUSTOMER
     (name, options, vote_type), _ = client.last("build_poll_vote_creation")
     assert (name, options, vote_type) == ("Lunch?", ["Pizza", "Sushi", "Salad"], VoteType.MULTIPLE)
@@ -72,14 +75,14 @@ def test_a_poll_is_built_by_the_library_with_the_exact_limit_and_the_quote(conne
 
 def test_a_single_choice_poll_asks_the_library_for_a_single_vote(connected):
     driver, sid, client = connected
-    driver.send_poll(sid, CUSTOMER, "Yes?", ["Yes", "No"], 1)
+    driver.send(sid, OutgoingPoll(to=CUSTOMER, name="Yes?", options=("Yes", "No")))
     assert client.last("build_poll_vote_creation")[0][2] == VoteType.SINGLE
     assert client.last("send_message")[0][1].pollCreationMessage.selectableOptionsCount == 1
 
 
 def test_an_edit_goes_through_the_librarys_edit_message(connected):
     driver, sid, client = connected
-    driver.edit_message(sid, CUSTOMER, "3EB0MINE", "Hello")
+    driver.send(sid, OutgoingEdit(to=CUSTOMER, message_id="3EB0MINE", text="Hello"))
     (chat, message_id, new_message), _ = client.last("edit_message")
     assert (chat.User, message_id, new_message.conversation) == ("5511988880002", "3EB0MINE", "Hello")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
+from django.db import connection
 
 from messaging.models import Session
 from tests.webhooks.support import Receiver, Worker, purge_queues
@@ -59,3 +60,14 @@ def start_worker(transactional_db) -> Iterator[Callable[..., Worker]]:
     yield start
     for worker in workers:
         worker.stop()
+
+
+# The deliveries' job stores this database can run (webhooks.outbox.store): the ORM's everywhere, the
+# one-statement store on PostgreSQL too. Tests of the store take `each_store` to run under each.
+STORES_HERE = ["orm", "postgresql"] if connection.vendor == "postgresql" else ["orm"]
+
+
+@pytest.fixture(params=STORES_HERE)
+def each_store(request, settings) -> str:
+    settings.PONTE_OUTBOX_STORE = request.param
+    return request.param

@@ -26,7 +26,10 @@ def closed(required: dict[str, Any], optional: dict[str, Any] | None = None) -> 
 MEDIA = {"id": STRING, "url": STRING, "mime_type": {"type": "string", "minLength": 3}, "sha256": STRING}
 
 TYPE_OBJECTS: dict[str, dict[str, Any]] = {
-    "text": closed({"body": STRING}),
+    # link_preview: Ponte's extension (webhooks.meta.lists).
+    "text": closed(
+        {"body": STRING}, {"link_preview": closed({"url": STRING, "title": STRING, "description": STRING})}
+    ),
     "image": closed(MEDIA, {"caption": STRING}),
     "audio": closed({**MEDIA, "voice": {"type": "boolean"}}),
     "video": closed(MEDIA, {"caption": STRING}),
@@ -61,6 +64,38 @@ TYPE_OBJECTS: dict[str, dict[str, Any]] = {
                     "list_reply": closed({"id": STRING, "title": STRING, "description": STRING}),
                 }
             ),
+            # A list the session sent: the cloud API's interactive list object, as sent.
+            closed(
+                {
+                    "type": {"const": "list"},
+                    "body": closed({"text": STRING}),
+                    "action": closed(
+                        {
+                            "button": STRING,
+                            "sections": {
+                                "type": "array",
+                                "minItems": 1,
+                                "items": closed(
+                                    {
+                                        "title": STRING,
+                                        "rows": {
+                                            "type": "array",
+                                            "minItems": 1,
+                                            "items": closed(
+                                                {"id": STRING, "title": STRING}, {"description": STRING}
+                                            ),
+                                        },
+                                    }
+                                ),
+                            },
+                        }
+                    ),
+                },
+                {
+                    "header": closed({"type": {"const": "text"}, "text": STRING}),
+                    "footer": closed({"text": STRING}),
+                },
+            ),
         ]
     },
     "button": closed({"payload": STRING, "text": STRING}),
@@ -84,7 +119,8 @@ MESSAGE = {
         "id": {"type": "string", "minLength": 1},
         "timestamp": UNIX_SECONDS,
         "type": {"enum": [*TYPE_OBJECTS, "unsupported"]},
-        "context": closed({"id": STRING}),
+        # `forwarded`: the cloud API's flag on a forwarded message (alone, or beside the quoted id).
+        "context": {**closed({}, {"id": STRING, "forwarded": {"const": True}}), "minProperties": 1},
         "group_id": STRING,
         "to": DIGITS,
         # type "unsupported" (a type the seed's table does not have), as the cloud API reports it.

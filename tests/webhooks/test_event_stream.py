@@ -201,5 +201,5 @@ def test_published_jobs_are_purged_after_a_day_and_waiting_ones_never(stream, se
     StreamJob.objects.filter(pk=old.pk).update(status="published", published_at=now - timedelta(days=2))
     StreamJob.objects.filter(pk=recent.pk).update(status="published", published_at=now - timedelta(hours=2))
 
-    assert jobs.jobs_purge() == 1
+    assert jobs.QUEUE.purge() == 1
     assert set(StreamJob.objects.values_list("pk", flat=True)) == {recent.pk, waiting.pk}

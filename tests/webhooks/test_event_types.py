@@ -80,6 +80,14 @@ def test_a_schema_refuses_a_body_of_the_wrong_shape():
     assert not validator.is_valid({**good, "data": missing})
 
 
+LINK_CARD = {"url": "https://a.example", "title": "A", "description": "An example"}
+LIST = {
+    "text": "Pick one",
+    "buttonText": "Open",
+    "sections": [{"title": "S", "rows": [{"rowId": "r1", "title": "One", "description": "the first"}]}],
+}
+
+
 def _inbound_messages() -> list[dict]:
     """One inbound message of each kind the sandbox takes."""
     media = {"media": {"base64": PNG, "mimeType": "image/png"}}
@@ -99,6 +107,8 @@ def _inbound_messages() -> list[dict]:
         {"type": "reaction", "reactionTo": "IN-TEXT", "emoji": ""},
         {"type": "text", "text": "in the group", "chat": GROUP},
         {"type": "text", "text": "old", "isHistory": True},
+        {"type": "list_response", "listResponse": {"rowId": "r1", "title": "One"}},
+        {"type": "text", "text": "https://a.example", "forwarded": True, "linkPreview": LINK_CARD},
     ]
     assert {kind["type"] for kind in kinds} == set(SANDBOX_MESSAGE_TYPES)
     return [{"event": "message", "from": CUSTOMER, **kind} for kind in kinds]
@@ -141,6 +151,9 @@ def _sends(api: APIClient, session_id: str) -> str:
         ("/api/messages/vcard", card),
         ("/api/messages/vcards", {"displayName": "Two", "contacts": [card, {**card, "displayName": "Bia"}]}),
         ("/api/messages/buttons", {"text": "Pick", "buttons": [{"buttonId": "a", "buttonText": "A"}]}),
+        ("/api/messages/list", LIST),
+        ("/api/messages/send", {"text": "https://a.example", "linkPreview": LINK_CARD}),
+        ("/api/messages/forward", {"chat": CUSTOMER, "messageId": sent.json()["messageId"]}),
         ("/api/messages/reaction", {"messageId": sent.json()["messageId"], "reaction": "❤️"}),
         ("/api/messages/edit", {"messageId": sent.json()["messageId"], "text": "Oi!"}),
         (
@@ -182,7 +195,8 @@ def test_every_event_the_sandbox_emits_validates_against_its_schema(admin_key):
     assert {body["event"] for body in bodies} == set(EVENTS)
     message_types = {body["data"]["type"] for body in bodies if body["event"] == "message"}
     # Every kind the sandbox takes in (a voice note is audio with voice: true) and the kinds only sent.
-    assert message_types == set(SANDBOX_MESSAGE_TYPES) - {"voice"} | {"buttons", "poll", "revoked"}
+    assert message_types == set(SANDBOX_MESSAGE_TYPES) - {"voice"} | {"buttons", "poll", "revoked", "list"}
+    assert any(body["data"].get("forwarded") for body in bodies if body["event"] == "message")
     assert any(body["data"].get("voice") for body in bodies if body["event"] == "message")
     assert any(body["data"].get("isHistory") for body in bodies if body["event"] == "message")
 

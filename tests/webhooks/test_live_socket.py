@@ -364,3 +364,36 @@ def test_votes_edits_calls_and_group_changes_reach_the_socket_as_their_webhook_b
     vote, edited, call, update = (frame["data"] for frame in frames)
     assert vote["selectedOptions"] == ["Yes"] and edited["text"] == "the"
     assert call["callId"] == "CALL1" and update["subject"] == "Lunch club"
+
+
+def test_lists_list_responses_forwards_and_previews_stream_as_message_frames(web, viewer_key, make_key):
+    """A list sent, the customer's choice (`list_response`), a forward and a previewed text stream as
+    `message` frames carrying their fields."""
+    api = APIClient()
+    api.credentials(HTTP_X_API_KEY=make_key("admin"))
+    session = pair_sandbox_session(api, "sandbox")
+    customer = "5511988880001"
+    base = {"sessionId": str(session.pk), "to": customer}
+    client = _connect(web, viewer_key, session, events="message")
+    try:
+        rows = [{"rowId": "r1", "title": "One"}]
+        listed = {**base, "text": "Pick", "buttonText": "Open", "sections": [{"title": "S", "rows": rows}]}
+        assert api.post("/api/messages/list", listed, format="json").status_code == 200
+        choice = {"event": "message", "type": "list_response", "from": customer}
+        choice["listResponse"] = {"rowId": "r1", "title": "One"}
+        assert (
+            api.post(f"/api/sandbox/sessions/{session.pk}/inbound", choice, format="json").status_code == 201
+        )
+        card = {"url": "https://a.example", "title": "A"}
+        text = api.post(
+            "/api/messages/send", {**base, "text": "https://a.example", "linkPreview": card}, format="json"
+        )
+        forward = {**base, "chat": customer, "messageId": text.json()["messageId"]}
+        assert api.post("/api/messages/forward", forward, format="json").status_code == 200
+        frames = client.events(4)
+    finally:
+        client.close()
+    listed_data, choice_data, text_data, copy_data = (frame["data"] for frame in frames)
+    assert listed_data["type"] == "list" and listed_data["list"]["sections"][0]["rows"][0]["rowId"] == "r1"
+    assert choice_data["type"] == "list_response" and choice_data["listResponse"]["rowId"] == "r1"
+    assert text_data["linkPreview"]["title"] == "A" and copy_data["forwarded"] is True

@@ -14,7 +14,7 @@ from webhooks.outbox import recording
 from webhooks.outbox.sql import Outcome
 from webhooks.services import emit
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("each_store")]
 
 
 @pytest.fixture

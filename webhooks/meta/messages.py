@@ -22,6 +22,7 @@ from webhooks.meta.common import (
     unix_seconds,
     user_part,
 )
+from webhooks.meta.lists import LIST_TYPES, list_entry, text_object
 from webhooks.models import Event
 
 
@@ -47,7 +48,7 @@ def _type_object(session: Session, message: MessageEvent) -> Any:
     """The object named after the message's type (`text`, `image`, ..., `reaction`: OBJECT_TYPES)."""
     kind = message.type
     if kind == "text":
-        return {"body": message.text}
+        return text_object(message)
     if kind in ("image", "video"):
         obj = _media(message, kind)
         if message.caption:
@@ -94,16 +95,8 @@ def _interactive(message: MessageEvent, entry: dict[str, Any]) -> None:
             "type": "button_reply",
             "button_reply": {"id": as_text(message.selected_id), "title": as_text(message.selected_title)},
         }
-    elif message.type == "list_reply":
-        entry["type"] = "interactive"
-        entry["interactive"] = {
-            "type": "list_reply",
-            "list_reply": {
-                "id": as_text(message.selected_id),
-                "title": as_text(message.selected_title),
-                "description": as_text(message.selected_description),
-            },
-        }
+    elif message.type in LIST_TYPES:
+        list_entry(message, entry)
     elif message.type == "button":
         entry["type"] = "button"
         entry["button"] = {"payload": as_text(message.selected_id), "text": as_text(message.selected_title)}
@@ -138,6 +131,8 @@ def _message_entry(session: Session, event: Event, message: MessageEvent) -> tup
         entry["to"] = user_part(chat)
     if message.quoted is not None and message.quoted.message_id:
         entry["context"] = {"id": message.quoted.message_id}
+    if message.forwarded:  # the cloud API's own flag on a forwarded message
+        entry["context"] = {**entry.get("context", {}), "forwarded": True}
     if message.type in OBJECT_TYPES:
         entry["type"] = message.type
         entry[message.type] = _type_object(session, message)

@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.logs import current_request_id
+from core.lookups import ConstantIn
 from webhooks.models.events import Event
 from webhooks.models.registered import Webhook
 
@@ -149,6 +150,11 @@ class Delivery(models.Model):
     @property
     def is_resend(self) -> bool:
         return self.resend_requested_at is not None
+
+
+# The worker's, the sweeper's and the purge's reads name their statuses as constants (the partial indexes
+# above are on the status): `status__constant_in=(...)`.
+Delivery._meta.get_field("status").register_lookup(ConstantIn)
 
 
 class DeliveryAttempt(models.Model):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
+from core.writes import WatchedManager
+
 
 class InstanceWebhookConfig(models.Model):
     """The instance webhooks of one session: a URL per kind of event, falling back to
@@ -34,6 +36,9 @@ class InstanceWebhookConfig(models.Model):
     webhook_history = models.URLField(max_length=2000, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
+
+    # Its writes, whatever API makes them, drop what emit() keeps of the session (webhooks.lookups).
+    objects = WatchedManager()
 
     class Meta:
         verbose_name = "instance webhook configuration"

@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.fields import EncryptedJSONField, EncryptedTextField
+from core.writes import WatchedManager
 from webhooks.schedules import SEED, schedule_attempts
 
 
@@ -99,6 +100,9 @@ class Webhook(models.Model):
     failed_attempts = models.PositiveIntegerField(
         default=0, editable=False, help_text="Failed attempts in a row since the last success."
     )
+
+    # Its writes, whatever API makes them, drop what emit() keeps of the session (webhooks.lookups).
+    objects = WatchedManager()
 
     class Meta:
         ordering = ["created_at"]

@@ -33,7 +33,7 @@ class StreamJob(JobColumns):
     class Meta:
         ordering = ["id"]
         indexes = [
-            # A group's head (jobs.ordered.claim_head): only unfinished rows.
+            # A group's head (jobs.queue.Queue.claim): only unfinished rows.
             models.Index(
                 fields=["session_id", "chat", "id"],
                 condition=models.Q(status__in=["pending", "failed", "sending"]),

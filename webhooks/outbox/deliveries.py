@@ -1,21 +1,19 @@
-"""The delivery side of the outbox: claim, sign, POST, record, retry or dead-letter; sweep; purge; resend.
+"""The webhook deliveries (registered and instance) as a queue of the job system (`DeliveryQueue`):
+claim, sign, POST, record, retry or dead-letter; resend, sweep, purge.
 
-The `Delivery` row is the truth and the broker only carries hints (a delivery id):
+The `Delivery` row is the truth and the broker only carries hints (a delivery id and its target):
 
-* a hint drains its delivery's target: the worker claims up to PONTE_WEBHOOK_BATCH_SIZE due deliveries
-  of that target with one conditional UPDATE, POSTs them one after another on the pooled keep-alive
-  connection, and records the whole batch in one transaction; it goes on while anything is due there
-  (for up to PONTE_WEBHOOK_DRAIN_SECONDS, then it hands over to a new hint so other targets get turns).
-  One claim per batch instead of per delivery is what lets a worker keep up with a busy receiver;
-* a claim is a conditional UPDATE (due and waiting, or `sending` past its lease), so two drains never
-  send one delivery at once; a running drain renews its claims (jobs.lease), so the lease is short
-  and a killed worker's claims lapse within seconds;
-* the outcome is written only by the holder of the claim (`claim_token`);
-* a drain holds one of its target's send slots (webhooks.outbox.throttle), so a hanging receiver holds a few
-  worker threads, not all of them. A hint that finds every slot taken leaves: each holder looks again
-  for due deliveries after it lets go of its slot;
-* the sweeper re-enqueues rows that are due but were never picked up (a lost message) and rows stuck in
-  `sending` (a killed worker), so nothing is lost whatever happens to the broker.
+* a hint drains its delivery's target through the job system's one drain loop (jobs.drain) in batches:
+  up to PONTE_WEBHOOK_BATCH_SIZE due deliveries of the target claimed with one conditional UPDATE,
+  POSTed one after another on the pooled keep-alive connection (webhooks.outbox.sending), recorded in
+  one write; it goes on while anything is due there (up to PONTE_WEBHOOK_DRAIN_SECONDS, then it hands
+  over to a new hint so other targets get turns);
+* two drains never send one delivery at once; a running drain renews its claims (jobs.lease), so a
+  killed worker's claims lapse within seconds; the outcome is written only by the claim's holder;
+* a drain holds one of its target's send slots (webhooks.outbox.throttle), so a hanging receiver holds
+  a few worker threads, not all of them;
+* a retry's time is on its row; the drain wakes the target for it (`DeliveryQueue.wake`), and the
+  sweeper re-enqueues what is overdue or stuck, so nothing is lost whatever happens to the broker.
 """
 
 from __future__ import annotations
@@ -24,29 +22,31 @@ import functools
 import logging
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from core.metrics import Reading
+from jobs import drain
 from jobs.lease import Keeper
-from jobs.metrics import table_readings
+from jobs.queue import Gauges, JobQueue
 from jobs.table import JobTable
-from webhooks.models import Delivery, Webhook
-from webhooks.outbox import fifo, metrics, posting, rate_limit, recording, retention, sql, throttle
+from webhooks.models import Delivery
+from webhooks.outbox import fifo, metrics, posting, rate_limit, recording, sending, sql, throttle
 from webhooks.outbox.disable import webhooks_check_failing
 from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.operational import dead_letters_send
 from webhooks.outbox.sql import Claimed
+from webhooks.outbox.upkeep import DEAD_LETTER_RETENTION as DEAD_LETTER_RETENTION
+from webhooks.outbox.upkeep import RESENDABLE as RESENDABLE
+from webhooks.outbox.upkeep import dead_letters_purge, deliveries_resend, deliveries_sweep
 
 logger = logging.getLogger(__name__)
 
-DEAD_LETTER_RETENTION = retention.DEAD_LETTER_RETENTION
 WAITING = [Delivery.Status.PENDING, Delivery.Status.FAILED]
 FINISHED = [Delivery.Status.DELIVERED, Delivery.Status.DEAD]
 
@@ -77,51 +77,6 @@ def _due_exists(target_url: str) -> bool:
     return sql.due_exists(target_url, now=now, lease_cutoff=now - _lease())
 
 
-# --- Sending -------------------------------------------------------------------------------------
-
-
-@dataclass
-class Paced:
-    """Deliveries of a batch held back by their webhooks' rate limits (webhooks.outbox.rate_limit): given
-    back, due again in `seconds`, no attempt used."""
-
-    deliveries: list[Claimed]
-    seconds: float
-
-
-def _paced(held: dict[str, float], deliveries: list[Claimed]) -> Paced | None:
-    return Paced(deliveries, max(held.values())) if deliveries else None
-
-
-def _send_batch(
-    batch: list[Claimed], *, deadline: float
-) -> tuple[list[posting.Sent], list[Claimed], bool, Paced | None]:
-    """POST the batch in order: (sent, not sent, target found slow, held back by a rate limit). A slow
-    or timed-out answer, or the drain's deadline, stops the batch: the rest is given back rather than
-    held behind a bad receiver. A webhook's rate limit paces each of its POSTs; when no place in its
-    window frees soon, its deliveries in the batch wait for one and the others go on."""
-    sent: list[posting.Sent] = []
-    held: dict[str, float] = {}  # webhook id: seconds until its window has a place
-    waiting: list[Claimed] = []
-    for index, delivery in enumerate(batch):
-        ticket = None if delivery.webhook_id in held else rate_limit.pace(delivery)
-        if isinstance(ticket, float):
-            held[str(delivery.webhook_id)] = ticket
-        if delivery.webhook_id in held:
-            waiting.append(delivery)
-            continue
-        try:
-            outcome = posting.attempt(delivery)
-        finally:
-            rate_limit.release(ticket)
-        sent.append(outcome)
-        result = outcome.result
-        slow = result is not None and throttle.is_too_slow(result.duration_ms, result.error)
-        if slow or time.monotonic() >= deadline:
-            return sent, batch[index + 1 :], slow, _paced(held, waiting)
-    return sent, [], False, _paced(held, waiting)
-
-
 # --- Recording -----------------------------------------------------------------------------------
 
 
@@ -139,14 +94,8 @@ def _record_batch(sent: list[posting.Sent], token: str) -> dict[int, str]:
         states, attempts, token=token, now=timezone.now(), webhooks=hooks
     )
     webhooks_check_failing(counts)  # nothing more unless a webhook has failed long enough (disable)
-    outcomes: dict[int, str] = {}
-    retries: dict[float, tuple[int, str]] = {}
-    for pk, (delivery, outcome, _state, _attempt, delay) in applied.items():
-        outcomes[pk] = outcome if pk in held else "not-claimed"
-        if pk in held and delay is not None:
-            retries.setdefault(delay, (pk, delivery.target_url))
-    for delay, hint in retries.items():
-        enqueue_on_commit([hint], countdown=delay)
+    # A retry's time is on its row (next_attempt_at): the drain wakes the target for it (DeliveryQueue.wake).
+    outcomes = {pk: outcome if pk in held else "not-claimed" for pk, (_d, outcome, *_r) in applied.items()}
     _tell_dead_letters([delivery for pk, (delivery, *_rest) in applied.items() if outcomes[pk] == "dead"])
     # A fifo webhook's chat goes on with its next event once this one is delivered or dead.
     fifo.finished_release([pk for pk, (d, *_r) in applied.items() if d.fifo and outcomes[pk] in FINISHED])
@@ -171,25 +120,75 @@ def _tell_dead_letters(dead: list[Claimed]) -> None:
 
 # --- Draining a target ---------------------------------------------------------------------------
 
+# --- The queue -----------------------------------------------------------------------------------
 
-TABLE = JobTable(
-    Delivery,
-    finished=Delivery.Status.DELIVERED,
-    finished_at="delivered_at",
-    lease_setting="PONTE_WEBHOOK_CLAIM_LEASE_SECONDS",
-    name="webhooks",
-)
-keeper = Keeper(TABLE)
+
+class DeliveryQueue(JobQueue):
+    """Registered and instance deliveries as a queue of the job system: a group is a target URL, a claim
+    a batch of its due deliveries (one statement, webhooks.outbox.sql), a batch's attempts POSTs on the
+    target's keep-alive connection (webhooks.outbox.sending), its settle one write (webhooks.outbox.
+    recording); resend, sweep and purge below. Hints carry a delivery id with the target."""
+
+    table = JobTable(
+        Delivery,
+        finished=Delivery.Status.DELIVERED,
+        finished_at="delivered_at",
+        lease_setting="PONTE_WEBHOOK_CLAIM_LEASE_SECONDS",
+        name="webhooks",
+    )
+    gauges = Gauges(
+        "ponte_webhook", due_help="Deliveries due and not yet sent.", dead_help="Dead letters kept (7 days)."
+    )
+
+    def __init__(self) -> None:
+        self.keeper = Keeper(self.table)
+
+    def hint(self, group: tuple[int, str], *, countdown: float = 0) -> None:
+        """`group`: (a delivery id, its target URL)."""
+        enqueue_on_commit([group], countdown=countdown, force=True)
+
+    def claim(self, group: str, *, limit: int = 1) -> drain.Claim | None:
+        token, batch = deliveries_claim(group, limit=limit)
+        return drain.Claim(token, batch) if batch else None
+
+    def unclaim(self, claim: drain.Claim, jobs: list[Any]) -> None:
+        _unclaim(jobs, claim.token)
+
+    def settle(self, claim: drain.Claim, attempted: drain.Attempted) -> dict[int, str]:
+        outcomes = _record_batch(attempted.done, claim.token)
+        metrics.attempts_recorded(attempted.done, outcomes)  # counts and a log line per attempt
+        return outcomes
+
+    def wake(self, group: str) -> None:
+        """Hint the target for its earliest waiting delivery, when its row says it is due."""
+        now = timezone.now()
+        waiting = Delivery.objects.filter(target_url=group, status__in=WAITING, next_attempt_at__gt=now)
+        first = waiting.order_by("next_attempt_at", "id").values_list("pk", "next_attempt_at").first()
+        if first is not None:
+            pk, at = first
+            enqueue_on_commit([(pk, group)], countdown=max(0.001, (at - now).total_seconds()))
+
+    def resend(self, job_ids: Iterable[int], *, requested_by: Any = None) -> int:
+        chosen = Delivery.objects.filter(pk__in=list(job_ids))
+        return deliveries_resend(deliveries=chosen, requested_by=requested_by)[0]
+
+    def sweep(self, *, grace_seconds: float) -> int:
+        return deliveries_sweep(grace_seconds=grace_seconds)
+
+    def purge(self) -> int:
+        return dead_letters_purge()
+
+
+QUEUE = DeliveryQueue()
+TABLE = QUEUE.table
+keeper = QUEUE.keeper
 
 
 def collect() -> list[Reading]:
-    """The deliveries' gauges at scrape time (PONTE_METRICS_COLLECTORS)."""
-    return table_readings(
-        TABLE,
-        "ponte_webhook",
-        due_help="Deliveries due and not yet sent.",
-        dead_help="Dead letters kept (7 days).",
-    )
+    return QUEUE.collect()
+
+
+# --- Draining a target ---------------------------------------------------------------------------
 
 
 def help_behind(target_url: str, hint_id: int) -> None:
@@ -203,77 +202,87 @@ def help_behind(target_url: str, hint_id: int) -> None:
         enqueue_on_commit([(hint_id, target_url)], force=True)
 
 
-def _hold_back(paced: Paced, token: str, hint_id: int) -> None:
-    """Deliveries a rate limit held back wait in the database for their time, and a hint comes then
-    (the sweeper would find them too)."""
-    rate_limit.defer(paced.deliveries, token=token, seconds=paced.seconds)
-    target_url = paced.deliveries[0].target_url
-    enqueue_on_commit([(hint_id, target_url)], countdown=paced.seconds, force=True)
+class TargetDrain:
+    """One drain of one target, holding one of its send slots: the queue's turns (jobs.drain.run) with
+    what this drain learns on the way (the target slow, a receiver that answered, a helper asked for)."""
+
+    def __init__(self, target_url: str, *, hint_id: int, was_slow: bool) -> None:
+        self.target_url, self.hint_id, self.was_slow = target_url, hint_id, was_slow
+        self.keeper = QUEUE.keeper
+        self.slow = self.answered = self.recruited = False
+
+    def claim(self, group: str, *, limit: int) -> drain.Claim | None:
+        """A full batch means a backlog: the drain asks once for a helper (a hint for the same target),
+        so up to the target's slot cap of worker threads share it, each with full batches. A batch of
+        resends alone (a replay's chunk, webhooks.registered.replay) gets none: a replay goes below live
+        deliveries, on one worker thread, whatever its size."""
+        claim = QUEUE.claim(group, limit=limit)
+        full = claim is not None and len(claim.jobs) == limit
+        if full and not (self.was_slow or self.recruited or all(d.resend_pending for d in claim.jobs)):
+            enqueue_on_commit([(self.hint_id, self.target_url)], force=True)
+            self.recruited = True
+        return claim
+
+    def holding(self, claim: drain.Claim) -> Any:
+        """Renewed while the batch is on its way; what waits behind a long one gets help."""
+        return self.keeper.claim(
+            claim.token,
+            long_after=float(settings.PONTE_WEBHOOK_SLOW_SECONDS) / 2,
+            when_long=functools.partial(help_behind, self.target_url, self.hint_id),
+        )
+
+    def attempt(self, claim: drain.Claim, *, deadline: float | None) -> drain.Attempted:
+        sent, unsent, slow, paced = sending.send_batch(claim.jobs, deadline=deadline or time.monotonic())
+        if paced is not None:
+            # Held back by a rate limit: they wait in the database for their time, and a hint comes then.
+            rate_limit.defer(paced.deliveries, token=claim.token, seconds=paced.seconds)
+            enqueue_on_commit([(self.hint_id, self.target_url)], countdown=paced.seconds, force=True)
+        self.slow = self.slow or slow
+        self.answered = self.answered or any(s.result is not None and s.result.ok for s in sent)
+        return drain.Attempted(sent, unsent, stop=slow or paced is not None)
+
+    def unclaim(self, claim: drain.Claim, jobs: list[Any]) -> None:
+        QUEUE.unclaim(claim, jobs)
+
+    def settle(self, claim: drain.Claim, attempted: drain.Attempted) -> dict[int, str]:
+        return QUEUE.settle(claim, attempted)
+
+    def wake(self, group: str) -> None:
+        QUEUE.wake(group)
 
 
 @dataclass
 class Drained:
-    """What one drain did: outcomes by delivery id; `stopped`: the target is slow or the time is up
-    (the caller hands over to a new hint); `no_slot`: every send slot was held, nothing was tried;
-    `flag_down`: it found nothing more in time, and lowered the target's hint flag with its slot."""
+    """What one drain of a target did: outcomes by delivery id; `no_slot`: every send slot was held,
+    nothing was tried; `flag_down`: it found nothing more in time, and lowered the target's hint flag."""
 
     outcomes: dict[int, str]
-    stopped: bool = False
     no_slot: bool = False
     flag_down: bool = False
 
 
 def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
-    """Send what is due at one target while holding one of its slots.
-
-    A full batch means a backlog: the drain asks once for a helper (a hint for the same target), so
-    up to the target's slot cap of worker threads share it, each with full batches.
-    """
-    drained = Drained({})
+    """Send what is due at one target while holding one of its slots, through the job system's drain
+    loop: batches of PONTE_WEBHOOK_BATCH_SIZE (one delivery at a time to a slow target) until nothing
+    more is due, the target is slow, a rate limit holds deliveries back or the time is up."""
     was_slow = throttle.is_slow(target_url)
     slot = throttle.slot_acquire(target_url, slow=was_slow)
     if slot is None:
-        drained.no_slot = True  # every slot is held, and each holder looks again when it lets go
-        return drained
-    slow = answered = recruited = False
+        return Drained({}, no_slot=True)  # every slot is held, and each holder looks again when it lets go
+    turns = TargetDrain(target_url, hint_id=hint_id, was_slow=was_slow)
+    drained = Drained({})
     try:
-        with keeper.slot(slot):
-            while True:  # at least one batch, however short the time left
-                limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
-                token, batch = deliveries_claim(target_url, limit=limit)
-                if not batch:
-                    drained.flag_down = time.monotonic() < deadline
-                    return drained
-                # A batch of resends alone (a replay's chunk, webhooks.registered.replay) gets no helper: a
-                # replay goes below live deliveries, on one worker thread, whatever its size.
-                resends = all(delivery.resend_pending for delivery in batch)
-                if len(batch) == limit and not was_slow and not recruited and not resends:
-                    enqueue_on_commit([(hint_id, target_url)], force=True)
-                    recruited = True
-                # Renewed while the batch is on its way; what waits behind a long one gets help.
-                with keeper.claim(
-                    token,
-                    long_after=float(settings.PONTE_WEBHOOK_SLOW_SECONDS) / 2,
-                    when_long=functools.partial(help_behind, target_url, hint_id),
-                ):
-                    sent, unsent, slow, paced = _send_batch(batch, deadline=deadline)
-                    if unsent:
-                        _unclaim(unsent, token)
-                    if paced is not None:
-                        _hold_back(paced, token, hint_id)
-                    drained.outcomes.update(_record_batch(sent, token))
-                metrics.attempts_recorded(sent, drained.outcomes)  # counts and a log line per attempt
-                answered = answered or any(s.result is not None and s.result.ok for s in sent)
-                if slow or paced is not None or time.monotonic() >= deadline:
-                    drained.stopped = True
-                    return drained
-                if len(batch) < limit:  # that was all; the caller looks again once the slot is free
-                    drained.flag_down = time.monotonic() < deadline
-                    return drained
+        with turns.keeper.slot(slot):
+            limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
+            ran = drain.run(turns, target_url, limit=limit, deadline=deadline)
+            drained.outcomes = ran.outcomes
+            drained.flag_down = ran.exhausted and time.monotonic() < deadline
     finally:
         # Nothing more found: the hint flag goes down with the slot, one round trip for both.
         throttle.slot_release(slot, hint_taken_for=target_url if drained.flag_down else None)
+        slow, answered = turns.slow, turns.answered
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
+    return drained
 
 
 def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
@@ -322,77 +331,7 @@ def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
     return "done" if status in FINISHED else "not-claimed"
 
 
-# --- Resend, sweep, purge ------------------------------------------------------------------------
-
-RESENDABLE = [Delivery.Status.DEAD, Delivery.Status.DELIVERED]
-
-
-@transaction.atomic
-def deliveries_resend(*, deliveries: QuerySet[Delivery], requested_by: Any) -> tuple[int, int]:
-    """Queue one new attempt (same x-webhook-id) for each dead or delivered delivery; (queued, skipped).
-
-    Deliveries still on their way are skipped (they will be attempted anyway), and so are those whose
-    registered webhook was deleted (there is nothing left to sign them with). A registered webhook's
-    delivery goes to the webhook's current URL, not the one it was first sent to (a customer fixes the
-    URL, then resends), and is signed with its current secret and headers (read when it is claimed).
-    """
-    now = timezone.now()
-    total = deliveries.count()
-    candidates = deliveries.filter(status__in=RESENDABLE).exclude(
-        kind=Delivery.Kind.REGISTERED, webhook__isnull=True
-    )
-    ids = list(candidates.values_list("pk", flat=True))
-    current_url = Webhook.objects.filter(pk=OuterRef("webhook_id")).values("url")[:1]
-    Delivery.objects.filter(pk__in=ids, kind=Delivery.Kind.REGISTERED).update(
-        target_url=Subquery(current_url)
-    )
-    hints = list(Delivery.objects.filter(pk__in=ids).values_list("pk", "target_url"))
-    queued = Delivery.objects.filter(pk__in=ids, status__in=RESENDABLE).update(
-        status=Delivery.Status.PENDING,
-        next_attempt_at=now,
-        resend_pending=True,
-        resend_requested_by=requested_by,
-        resend_requested_at=now,
-        dead_at=None,
-    )
-    enqueue_on_commit(hints)
-    return queued, total - queued
-
-
-def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float | None = None) -> int:
-    """Re-enqueue deliveries due for longer than the grace period or stuck in `sending` past their
-    lease; how many. A row re-enqueued has its due time moved to now, so it is swept at most once per
-    grace period while its message is on the way."""
-    now = timezone.now()
-    grace = timedelta(
-        seconds=settings.PONTE_WEBHOOK_SWEEP_GRACE_SECONDS if grace_seconds is None else grace_seconds
-    )
-    lease = timedelta(
-        seconds=settings.PONTE_WEBHOOK_CLAIM_LEASE_SECONDS if lease_seconds is None else lease_seconds
-    )
-    limit = int(settings.PONTE_WEBHOOK_SWEEP_BATCH)
-    overdue = sql.sweepable("overdue", before=now - grace, limit=limit)
-    stuck = sql.sweepable("stuck", before=now - lease, limit=limit)
-    fifo.queued_sweep(older_than=grace, limit=limit)  # a chat left queued by a race (outbox.fifo)
-    with transaction.atomic():
-        Delivery.objects.filter(pk__in=[pk for pk, _ in overdue], status__in=WAITING).update(
-            next_attempt_at=now
-        )
-        # One hint per target (its drain sends them all), whatever the flag says: it may be a lost hint's.
-        enqueue_on_commit([*overdue, *stuck], force=True)
-    if overdue or stuck:
-        logger.info("Sweeper re-enqueued %d overdue and %d stuck deliveries", len(overdue), len(stuck))
-    return len(overdue) + len(stuck)
-
-
 def next_lapse_in() -> float | None:
-    """Seconds until the oldest claim now held lapses, unless renewed (None: nothing is claimed). A
-    starting worker sweeps then: claims a killed worker left are free from that moment."""
-    return TABLE.next_lapse_in()
-
-
-def dead_letters_purge(*, older_than: timedelta = DEAD_LETTER_RETENTION) -> int:
-    """Delete dead letters kept longer than the retention (7 days) and their attempts, and deliveries held
-    for a disabled webhook as long, in small batches (webhooks.outbox.retention); how many dead letters."""
-    totals = retention.deliveries_purge(delivered=False, events=False, dead_kept_for=older_than)
-    return totals.dead_letters
+    """Seconds until the oldest claim now held lapses (None: nothing is claimed): a starting worker
+    sweeps then."""
+    return QUEUE.next_lapse_in()

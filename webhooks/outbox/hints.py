@@ -1,7 +1,9 @@
-"""Hints: the Celery messages that tell a worker to drain a delivery's target.
+"""The deliveries' hints: the Celery messages that tell a worker to drain a delivery's target.
 
 A hint carries a delivery id and its target URL; the `Delivery` row is the truth (webhooks.outbox).
-The tasks are published by name, so this module never imports webhooks.tasks (which calls webhooks.outbox).
+What the job system's hints do (jobs.hints: by task name, the broker's breaker) plus the target's hint
+flag (webhooks.outbox.throttle: one hint waiting per target is enough) and, when the broker comes back,
+a sweep at once.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ import logging
 from collections.abc import Iterable
 
 from celery import signature
-from django.conf import settings
 from django.db import transaction
 
-from core.breaker import Breaker
+from jobs import hints
+from jobs.hints import broker_breaker
 from webhooks.outbox import throttle
 
 logger = logging.getLogger(__name__)
@@ -23,22 +25,13 @@ logger = logging.getLogger(__name__)
 DELIVER_TASK = "webhooks.deliver"
 SWEEP_TASK = "webhooks.sweep_deliveries"
 
-# While the broker is unreachable hints are not even tried (the rows wait in the database for the
-# sweeper), so a request that emits events does not wait on a dead broker each time.
-broker_breaker = Breaker("Celery broker", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
-
 
 def enqueue(delivery_id: int, *, countdown: float = 0, target_url: str = "") -> bool:
     """Publish a hint for one delivery (with its target, which spares the worker a lookup). A failed
     publish is logged, not raised: the sweeper finds it."""
-    if not broker_breaker.available():
-        return False
-    try:
-        args = [delivery_id, target_url] if target_url else [delivery_id]
-        signature(DELIVER_TASK, args=args).apply_async(countdown=countdown if countdown > 0 else None)
-    except Exception as error:  # the broker is down: the row is safe in the database
-        broker_breaker.failed(error)
-        logger.warning("Could not enqueue delivery %s; the sweeper will pick it up", delivery_id)
+    if not hints.publish(
+        DELIVER_TASK, [delivery_id, target_url] if target_url else [delivery_id], countdown=countdown
+    ):
         return False
     if broker_breaker.succeeded():
         # Back from an outage: hint what waited meanwhile now rather than at the next beat.

@@ -11,8 +11,9 @@ in small batches, so the hot tables stay the size of the retention window.
   (session, chat), kept as where it stands (emit() numbers events from the conversation's counter,
   webhooks.models.EventSequence, so purging never changes a number).
 
-Each batch is one short transaction of at most `batch_size` rows (PONTE_DELIVERY_PURGE_BATCH). A batch
-of deliveries selects them with FOR UPDATE SKIP LOCKED on PostgreSQL (a row being resent is left for
+Each batch is one short transaction of at most `batch_size` rows (PONTE_DELIVERY_PURGE_BATCH), written
+with the ORM on every database. A batch of deliveries selects them with FOR UPDATE SKIP LOCKED on
+PostgreSQL (a row being resent is left for
 the next run, never waited for), deletes their attempts, then them. The rows a purge touches are never
 the ones the worker claims (those wait or are being sent, in partial indexes of their own), so purging
 takes no lock the hot path waits on. Old rows are found through indexes of their own: the delivered
@@ -26,15 +27,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache
-from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from webhooks.models import Delivery, DeliveryAttempt, Event
-from webhooks.outbox.rows import column, execute, fetch, from_db, in_list, literal, table, to_db
 
 DEAD_LETTER_RETENTION = timedelta(days=7)
 
@@ -69,88 +68,52 @@ def batch_size() -> int:
     return int(settings.PONTE_DELIVERY_PURGE_BATCH)
 
 
-def _skip_locked() -> str:
-    return " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-
-
-@cache
-def _statements(vendor: str) -> dict[str, str]:
-    d, a, e = Delivery, DeliveryAttempt, Event
-    dt, at, et = table(d), table(a), table(e)
-    d_pk, status = column(d, "id"), column(d, "status")
-    e_pk, created = column(e, "id"), column(e, "created_at")
-    session, chat, sequence = column(e, "session"), column(e, "chat"), column(e, "sequence")
-
-    def finished(status_value: str, moment: str) -> str:
-        # The status is written into the statement, so the partial index on it can be used.
-        when = column(d, moment)
-        return (
-            f"SELECT {d_pk} AS id FROM {dt} WHERE {status} = {literal(status_value)}"
-            f" AND {when} < %(cutoff)s"
-            f" ORDER BY {when} LIMIT %(limit)s{_skip_locked()}"
-        )
-
-    return {
-        "delivered": finished(Delivery.Status.DELIVERED, "delivered_at"),
-        "dead": finished(Delivery.Status.DEAD, "dead_at"),
-        "held": finished(Delivery.Status.HELD, "created_at"),
-        "attempts": f"DELETE FROM {at} WHERE {column(a, 'delivery')} IN ({{ids}})",
-        "deliveries": f"DELETE FROM {dt} WHERE {d_pk} IN ({{ids}})",
-        # Old events are walked in (creation, id) order from where the last batch stopped, by the index
-        # alone, then deleted if nothing needs them: one statement with both conditions let PostgreSQL,
-        # its statistics stale after a large purge, pick a hash anti-join over both whole tables for each
-        # batch. The events kept (still referred to, or last of their conversation) are walked past once
-        # per run, not once per batch.
-        "old_events": (
-            f"SELECT {e_pk} AS id, {created} AS created_at FROM {et}"
-            f" WHERE {created} < %(cutoff)s AND ({created}, {e_pk}) > (%(after)s, %(after_id)s)"
-            f" ORDER BY {created}, {e_pk} LIMIT %(limit)s"
-        ),
-        "delete_events": (
-            f"DELETE FROM {et} WHERE {e_pk} IN ({{ids}})"
-            f" AND NOT EXISTS (SELECT 1 FROM {dt} AS d WHERE d.{column(d, 'event')} = {et}.{e_pk})"
-            f" AND EXISTS (SELECT 1 FROM {et} AS later WHERE later.{session} = {et}.{session}"
-            f" AND later.{chat} = {et}.{chat} AND later.{sequence} > {et}.{sequence})"
-        ),
-    }
-
-
-def _delete_in(statement: str, ids: list[Any]) -> int:
-    placeholders, params = in_list("id", ids)
-    return execute(_statements(connection.vendor)[statement].format(ids=placeholders), params)
+def _finished(which: str, cutoff: datetime, limit: int) -> list[int]:
+    """Ids of up to `limit` `which` deliveries (delivered, dead, held) finished before `cutoff`, oldest
+    first, through their partial index; rows locked by another transaction (a resend) are left."""
+    moment = {"delivered": "delivered_at", "dead": "dead_at", "held": "created_at"}[which]
+    rows = Delivery.objects.filter(status__constant_in=(which,), **{f"{moment}__lt": cutoff})
+    locked = rows.select_for_update(skip_locked=True).order_by(moment)
+    return list(locked.values_list("pk", flat=True)[:limit])
 
 
 def _deliveries_batch(which: str, cutoff: datetime, limit: int) -> tuple[int, int]:
     """Delete up to `limit` finished deliveries older than `cutoff` and their attempts, in one short
     transaction: (deliveries, attempts)."""
-    params = {"cutoff": to_db(Delivery, "delivered_at", cutoff), "limit": limit}
     with transaction.atomic():
-        ids = [row["id"] for row in fetch(_statements(connection.vendor)[which], params)]
+        ids = _finished(which, cutoff, limit)
         if not ids:
             return 0, 0
-        attempts = _delete_in("attempts", ids)
-        return _delete_in("deliveries", ids), attempts
+        attempts, _ = DeliveryAttempt.objects.filter(delivery_id__in=ids).delete()
+        deleted, _ = Delivery.objects.filter(pk__in=ids).delete()
+        return deleted, attempts
 
 
 Position = tuple[datetime, uuid.UUID]
 
 
 def _events_batch(cutoff: datetime, after: Position, limit: int) -> tuple[int, int, Position | None]:
-    """Delete up to `limit` old events no delivery refers to: (examined, deleted, where to go on from)."""
-    params = {
-        "cutoff": to_db(Event, "created_at", cutoff),
-        "after": to_db(Event, "created_at", after[0]),
-        "after_id": to_db(Event, "id", after[1]),
-        "limit": limit,
-    }
+    """Delete up to `limit` old events no delivery refers to: (examined, deleted, where to go on from).
+
+    Old events are walked in (creation, id) order from where the last batch stopped, by the index alone,
+    then deleted if nothing needs them: one statement with both conditions let PostgreSQL, its statistics
+    stale after a large purge, pick a hash anti-join over both whole tables for each batch. The events
+    kept (still referred to, or last of their conversation) are walked past once per run."""
+    moment, last_id = after
+    old = Event.objects.filter(created_at__lt=cutoff).filter(
+        Q(created_at__gt=moment) | Q(created_at=moment, pk__gt=last_id)
+    )
     with transaction.atomic():
-        rows = fetch(_statements(connection.vendor)["old_events"], params)
+        rows = list(old.order_by("created_at", "pk").values_list("created_at", "pk")[:limit])
         if not rows:
             return 0, 0, None
-        deleted = _delete_in("delete_events", [row["id"] for row in rows])
-    last = rows[-1]
-    reached = (from_db(Event, "created_at", last["created_at"]), from_db(Event, "id", last["id"]))
-    return len(rows), deleted, reached
+        referred = Delivery.objects.filter(event=OuterRef("pk"))
+        later = Event.objects.filter(
+            session_id=OuterRef("session_id"), chat=OuterRef("chat"), sequence__gt=OuterRef("sequence")
+        )
+        unneeded = Event.objects.filter(~Exists(referred), Exists(later), pk__in=[pk for _at, pk in rows])
+        deleted = unneeded.delete()[1].get(Event._meta.label, 0)
+    return len(rows), deleted, rows[-1]
 
 
 def deliveries_purge(

@@ -7,6 +7,7 @@
 import { DeadLetters, Deliveries, type EventType, eventTypes } from "./deliveries.js";
 import { Chats, Contacts, Instance, type Reply } from "./directory.js";
 import { BondsAccessError } from "./errors.js";
+import { ListMessages } from "./lists.js";
 import type { RateLimit } from "./errors.js";
 import { type ClientOptions, type QueryValue, sleep, Transport } from "./http.js";
 import type { components, operations } from "./schema.js";
@@ -198,9 +199,7 @@ class Sessions {
   }
 }
 
-class Messages {
-  constructor(private readonly http: Transport) {}
-
+class Messages extends ListMessages {
   /** `to`: a number with country code, or a JID. `quoted: { messageId }` replies to a message. */
   sendText(
     sessionId: string,

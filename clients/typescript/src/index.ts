@@ -16,5 +16,6 @@ export {
 } from "./errors.js";
 export { verifyWebhook, type WebhookHeaders } from "./webhooks.js";
 export type * from "./events.js";
+export type { LinkPreview, ListRow, ListSection } from "./lists.js";
 /** The generated OpenAPI types, for operations this layer does not wrap. */
 export type { components, operations, paths } from "./schema.js";

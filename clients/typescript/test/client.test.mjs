@@ -81,6 +81,23 @@ test("sessions: created, connected, paired in the sandbox, then a text, a group,
   const ids = history.data.map((m) => m.messageId);
   assert.ok(ids.includes(sent.messageId) && ids.includes(where.messageId));
 
+  const rows = [{ rowId: "b1", title: "Suco", description: "Laranja" }];
+  const listed = await ponte.messages.sendList(session.id, CUSTOMER, "Escolha", "Ver", [{ title: "Bebidas", rows }], {
+    footer: "Loja",
+  });
+  assert.ok(listed.messageId);
+  const previewed = await ponte.messages.sendTextWithPreview(session.id, CUSTOMER, "https://a.example/x", {
+    url: "https://a.example/x",
+    title: "A",
+  });
+  const copy = await ponte.messages.forward(session.id, "5511977770003", CUSTOMER, previewed.messageId);
+  const copies = await ponte.messages.list(session.id, { chat: "5511977770003" });
+  assert.deepEqual(
+    copies.data.map((m) => [m.messageId, m.forwarded, m.content.text]),
+    [[copy.messageId, true, "https://a.example/x"]],
+  );
+  await assert.rejects(ponte.messages.forward(session.id, CUSTOMER, CUSTOMER, "3EB0NOPE"), NotFoundError);
+
   const group = await ponte.groups.create(session.id, "Team", [CUSTOMER]);
   assert.equal(group.subject, "Team");
   assert.deepEqual((await ponte.groups.list(session.id)).map((g) => g.id), [group.id]);

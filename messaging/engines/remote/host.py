@@ -10,14 +10,16 @@
   land on the least loaded process, chosen by the caller); one held by another live process, or arriving
   while full or draining, is answered "redirect" so the caller routes again.
 * Events: the driver reports through the `on_event` callback the process is built with (`run_engine`
-  passes `engine_event_receive`, hence the configured sink, the database outbox), in the command's own
-  transaction: an event reported is an event stored.
+  passes `engine_event_receive`, hence the configured sink, the database outbox): what it reports on
+  its own, and the events a command's answer carries (a send's echo), recorded here before the answer
+  leaves, so an event produced is an event stored whatever becomes of the caller.
 * SIGTERM drains: stop taking commands, answer the queued ones "redirect", release every lease and
   leave the registry, so another process takes the sessions over at its next heartbeat.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -174,7 +176,17 @@ class EngineHost:
             request_id_var.reset(token)
         if method == "forget":
             self.drop(session_id)
-        return {"ok": True, "result": bus.encode(result)}
+        return {"ok": True, "result": bus.encode(self._reported(session_id, result))}
+
+    def _reported(self, session_id: str, result: Any) -> Any:
+        """The events a call returned (a send's echo, a sandbox injection's events) are recorded here,
+        through the process's `on_event`, once the driver's own transaction is over: the engine process
+        records what its driver produced, as it records what the driver reports on its own, so an echo
+        is stored even when the caller is gone. The caller gets the answer without them."""
+        events = getattr(result, "events", ())
+        for event in events:
+            self.driver.report(session_id, event)
+        return dataclasses.replace(result, events=()) if events else result
 
     def reply(self, command: dict[str, Any], answer: dict[str, Any]) -> None:
         key = bus.reply_key(command["id"])

@@ -28,6 +28,7 @@ from messaging.engines.events import (
     QuotedRef,
     Reaction,
 )
+from messaging.engines.whatsapp.lists_inbound import forwarded_of, link_preview_of, list_fields
 from messaging.media import StoredMedia
 
 logger = logging.getLogger(__name__)
@@ -70,11 +71,20 @@ def _quoted(context: Any) -> QuotedRef | None:
 
 
 def content_fields(message: Any, download: Download, store: Store) -> dict[str, Any]:
-    """The type and fields of one message's content (the message contract's fields plus the media facts)."""
+    """The type and fields of one message's content (the message contract's fields plus the media facts),
+    with `forwarded` when its context says so."""
     message = _unwrap(message)
+    fields = _kind_fields(message, download, store)
+    if fields:
+        fields["forwarded"] = forwarded_of(message)
+    return fields
+
+
+def _kind_fields(message: Any, download: Download, store: Store) -> dict[str, Any]:
     if message.HasField("extendedTextMessage"):
         ext = message.extendedTextMessage
-        return {"type": "text", "text": ext.text, "quoted": _quoted(ext.contextInfo)}
+        preview = link_preview_of(ext)
+        return {"type": "text", "text": ext.text, "quoted": _quoted(ext.contextInfo), "link_preview": preview}
     if message.conversation:
         return {"type": "text", "text": message.conversation}
     for field, kind in _MEDIA_FIELDS.items():
@@ -113,14 +123,9 @@ def content_fields(message: Any, download: Download, store: Store) -> dict[str, 
             "selected_title": reply.selectedDisplayText,
             "quoted": _quoted(reply.contextInfo),
         }
-    if message.HasField("listResponseMessage"):
-        reply = message.listResponseMessage
-        return {
-            "type": "list_reply",
-            "selected_id": reply.singleSelectReply.selectedRowID,
-            "selected_title": reply.title,
-            "selected_description": reply.description,
-        }
+    listed = list_fields(message)
+    if listed is not None:
+        return listed
     if message.HasField("buttonsMessage"):
         sent = message.buttonsMessage
         buttons = tuple(ButtonRef(b.buttonID, b.buttonText.displayText) for b in sent.buttons)

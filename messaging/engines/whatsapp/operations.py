@@ -10,16 +10,26 @@ from typing import Any
 from django.conf import settings
 
 from messaging.engines.base import (
-    Button,
-    ContactCard,
     ContactStatus,
+    ForwardContent,
     GroupInfo,
+    OutgoingButtons,
+    OutgoingContact,
+    OutgoingContacts,
+    OutgoingDelete,
+    OutgoingEdit,
+    OutgoingLocation,
+    OutgoingMedia,
+    OutgoingPoll,
+    OutgoingReaction,
+    OutgoingText,
+    LinkPreview,
+    ListMessage,
     MediaPayload,
     ParticipantResult,
-    Quoted,
-    SentMessage,
+    Sent,
 )
-from messaging.engines.whatsapp import outbound, polls
+from messaging.engines.whatsapp import lists, outbound, polls
 from messaging.engines.whatsapp.errors import library_errors
 
 
@@ -32,50 +42,47 @@ class WhatsAppOperations:
         with library_errors(kind=kind):
             return operation(client, *args)
 
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
-        return self._call(session_id, outbound.send_text, to, text, quoted)
+    def send_text(self, session_id: str, message: OutgoingText) -> Sent:
+        return self._call(session_id, outbound.send_text, message.to, message.text, message.quoted)
 
-    def send_reaction(
-        self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
-    ) -> None:
-        self._call(session_id, outbound.send_reaction, chat, message_id, from_me, sender, emoji)
+    def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:
+        m = message
+        return self._call(
+            session_id, outbound.send_reaction, m.to, m.message_id, m.from_me, m.sender, m.emoji
+        )
 
-    def send_contact(self, session_id: str, to: str, card: ContactCard) -> SentMessage:
-        return self._call(session_id, outbound.send_contact, to, card)
+    def send_contact(self, session_id: str, message: OutgoingContact) -> Sent:
+        return self._call(session_id, outbound.send_contact, message.to, message.card)
 
-    def send_contacts(
-        self, session_id: str, to: str, display_name: str, cards: list[ContactCard]
-    ) -> SentMessage:
-        return self._call(session_id, outbound.send_contacts, to, display_name, cards)
+    def send_contacts(self, session_id: str, message: OutgoingContacts) -> Sent:
+        return self._call(
+            session_id, outbound.send_contacts, message.to, message.display_name, list(message.cards)
+        )
 
-    def send_location(
-        self,
-        session_id: str,
-        to: str,
-        latitude: float,
-        longitude: float,
-        name: str = "",
-        address: str = "",
-        quoted: Quoted | None = None,
-    ) -> SentMessage:
-        return self._call(session_id, outbound.send_location, to, latitude, longitude, name, address, quoted)
+    def send_location(self, session_id: str, message: OutgoingLocation) -> Sent:
+        m = message
+        return self._call(
+            session_id, outbound.send_location, m.to, m.latitude, m.longitude, m.name, m.address, m.quoted
+        )
 
-    def send_buttons(
-        self, session_id: str, to: str, text: str, buttons: list[Button], footer: str = ""
-    ) -> SentMessage:
+    def send_buttons(self, session_id: str, message: OutgoingButtons) -> Sent:
         client = self._client(session_id)
         with library_errors():
             return outbound.send_buttons(
-                client, to, text, buttons, footer, as_text=settings.WHATSAPP_BUTTONS_AS_TEXT
+                client,
+                message.to,
+                message.text,
+                list(message.buttons),
+                message.footer,
+                as_text=settings.WHATSAPP_BUTTONS_AS_TEXT,
             )
 
-    def delete_message(self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str) -> None:
-        self._call(session_id, outbound.delete_message, chat, message_id, from_me, sender)
+    def send_delete(self, session_id: str, message: OutgoingDelete) -> Sent:
+        m = message
+        return self._call(session_id, outbound.delete_message, m.to, m.message_id, m.from_me, m.sender)
 
-    def send_media(
-        self, session_id: str, to: str, media: MediaPayload, quoted: Quoted | None = None
-    ) -> SentMessage:
-        return self._call(session_id, outbound.send_media, to, media, quoted)
+    def send_media(self, session_id: str, message: OutgoingMedia) -> Sent:
+        return self._call(session_id, outbound.send_media, message.to, message.media, message.quoted)
 
     def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
         self._call(session_id, outbound.mark_read, chat, message_ids, sender)
@@ -117,16 +124,25 @@ class WhatsAppOperations:
     ) -> list[ParticipantResult]:
         return self._call(session_id, outbound.group_change, group_jid, participants, False, kind="group")
 
-    def send_poll(
-        self,
-        session_id: str,
-        to: str,
-        name: str,
-        options: list[str],
-        selectable_count: int = 1,
-        quoted: Quoted | None = None,
-    ) -> SentMessage:
-        return self._call(session_id, polls.send_poll, to, name, options, selectable_count, quoted)
+    def send_poll(self, session_id: str, message: OutgoingPoll) -> Sent:
+        m = message
+        return self._call(
+            session_id, polls.send_poll, m.to, m.name, list(m.options), m.selectable_count, m.quoted
+        )
+
+    def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
+        return self._call(session_id, polls.edit_message, message.to, message.message_id, message.text)
 
     def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
         self._call(session_id, polls.edit_message, chat, message_id, text)
+
+    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+        return self._call(session_id, lists.send_list, to, message)
+
+    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+        return self._call(session_id, lists.send_forward, to, content)
+
+    def send_text_preview(
+        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
+    ) -> SentMessage:
+        return self._call(session_id, lists.send_text_preview, to, text, preview, quoted)

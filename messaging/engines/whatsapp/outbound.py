@@ -32,7 +32,7 @@ from messaging.engines.base import (
     Participant,
     ParticipantResult,
     Quoted,
-    SentMessage,
+    Sent,
 )
 from messaging.engines.whatsapp.inbound import jid_str
 
@@ -54,11 +54,11 @@ def to_jid(value: str) -> Any:
     )
 
 
-def _sent(response: Any, chat: str) -> SentMessage:
+def _sent(response: Any, chat: str) -> Sent:
     stamp = int(response.Timestamp)
     seconds = stamp // 1000 if stamp > 10**11 else stamp
     at = datetime.fromtimestamp(seconds, tz=UTC) if seconds else datetime.now(tz=UTC)
-    return SentMessage(message_id=response.ID, chat=chat, timestamp=at)
+    return Sent(message_id=response.ID, chat=chat, timestamp=at)
 
 
 def _context(quoted: Quoted | None) -> Any:
@@ -71,7 +71,7 @@ def _context(quoted: Quoted | None) -> Any:
     )
 
 
-def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
+def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> Sent:
     if quoted is None:
         message = wa.Message(conversation=text)
     else:
@@ -81,7 +81,7 @@ def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> 
     return _sent(client.send_message(to_jid(to), message), to)
 
 
-def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender: str, emoji: str) -> None:
+def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender: str, emoji: str) -> Sent:
     """An empty emoji removes the reaction (WhatsApp's own convention)."""
     target = wa.Message(
         reactionMessage=wa.ReactionMessage(
@@ -90,7 +90,7 @@ def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender
             senderTimestampMS=int(datetime.now(tz=UTC).timestamp() * 1000),
         )
     )
-    client.send_message(to_jid(chat), target)
+    return _sent(client.send_message(to_jid(chat), target), chat)
 
 
 def _key(chat: str, message_id: str, from_me: bool, sender: str) -> Any:
@@ -102,12 +102,12 @@ def _key(chat: str, message_id: str, from_me: bool, sender: str) -> Any:
     return key
 
 
-def send_contact(client: Any, to: str, card: ContactCard) -> SentMessage:
+def send_contact(client: Any, to: str, card: ContactCard) -> Sent:
     message = wa.Message(contactMessage=wa.ContactMessage(displayName=card.display_name, vcard=card.vcard()))
     return _sent(client.send_message(to_jid(to), message), to)
 
 
-def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCard]) -> SentMessage:
+def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCard]) -> Sent:
     contacts = [wa.ContactMessage(displayName=c.display_name, vcard=c.vcard()) for c in cards]
     message = wa.Message(
         contactsArrayMessage=wa.ContactsArrayMessage(displayName=display_name, contacts=contacts)
@@ -117,7 +117,7 @@ def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCa
 
 def send_location(
     client: Any, to: str, latitude: float, longitude: float, name: str, address: str, quoted: Quoted | None
-) -> SentMessage:
+) -> Sent:
     location = wa.LocationMessage(
         degreesLatitude=latitude, degreesLongitude=longitude, name=name, address=address
     )
@@ -156,22 +156,29 @@ def buttons_as_text(text: str, buttons: list[Button], footer: str) -> Any:
 
 def send_buttons(
     client: Any, to: str, text: str, buttons: list[Button], footer: str, *, as_text: bool = False
-) -> SentMessage:
+) -> Sent:
     build = buttons_as_text if as_text else buttons_message
     return _sent(client.send_message(to_jid(to), build(text, buttons, footer)), to)
 
 
-def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sender: str) -> None:
-    """Revoke for everyone; `sender` is the author (a group admin deleting someone's message)."""
+def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sender: str) -> Sent:
+    """Revoke for everyone; `sender` is the author (a group admin deleting someone's message). The
+    revocation's own message is reported by the library like every own message."""
     author = to_jid(sender) if (not from_me and sender) else lib.JID(User="", Server="", IsEmpty=True)
     client.revoke_message(to_jid(chat), author, message_id)
+    return Sent(message_id=message_id, chat=chat, timestamp=datetime.now(tz=UTC))
 
 
-def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> SentMessage:
+def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> Sent:
     """Upload the bytes (encrypted by the library), then send the message pointing at them."""
     if is_newsletter(to):
         # whatsmeow needs the upload's media handle in the send request; neonize 0.5.2 cannot pass it.
         raise EngineUnsupported("The WhatsApp driver posts text to channels, not media (neonize 0.5.2).")
+    return _sent(client.send_message(to_jid(to), media_message(client, media, _context(quoted))), to)
+
+
+def media_message(client: Any, media: MediaPayload, context: Any = None) -> Any:
+    """The media message for `media`, its bytes uploaded (`context`: the ContextInfo it carries)."""
     upload = client.upload(media.data, _UPLOAD_TYPES[media.type])
     common = {
         "URL": upload.url,
@@ -182,21 +189,18 @@ def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None)
         "fileLength": upload.FileLength,
         "mimetype": media.mime_type,
     }
-    context = _context(quoted)
     if context is not None:
         common["contextInfo"] = context
     if media.type == "image":
-        message = wa.Message(imageMessage=wa.ImageMessage(caption=media.caption, **common))
-    elif media.type == "video":
-        message = wa.Message(videoMessage=wa.VideoMessage(caption=media.caption, **common))
-    elif media.type in ("audio", "voice"):
-        message = wa.Message(audioMessage=audio_message(media, common))
-    elif media.type == "sticker":
-        message = wa.Message(stickerMessage=wa.StickerMessage(**common))
-    else:
-        document = wa.DocumentMessage(caption=media.caption, fileName=media.file_name or "file", **common)
-        message = wa.Message(documentMessage=document)
-    return _sent(client.send_message(to_jid(to), message), to)
+        return wa.Message(imageMessage=wa.ImageMessage(caption=media.caption, **common))
+    if media.type == "video":
+        return wa.Message(videoMessage=wa.VideoMessage(caption=media.caption, **common))
+    if media.type in ("audio", "voice"):
+        return wa.Message(audioMessage=audio_message(media, common))
+    if media.type == "sticker":
+        return wa.Message(stickerMessage=wa.StickerMessage(**common))
+    document = wa.DocumentMessage(caption=media.caption, fileName=media.file_name or "file", **common)
+    return wa.Message(documentMessage=document)
 
 
 def audio_message(media: MediaPayload, common: dict[str, Any]) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
 from neonize.utils.enum import VoteType
 
-from messaging.engines.base import Quoted, SentMessage
+from messaging.engines.base import Quoted, Sent
 from messaging.engines.events import EngineEvent, MessageEditedEvent, MessageEvent, PollRef, PollVoteEvent
 from messaging.engines.whatsapp.inbound import jid_str
 from messaging.engines.whatsapp.outbound import to_jid
@@ -27,10 +27,10 @@ _MESSAGE_EDIT = 14  # ProtocolMessage.Type.MESSAGE_EDIT
 _POLL_FIELDS = ("pollCreationMessage", "pollCreationMessageV2", "pollCreationMessageV3")
 
 
-def _sent(response: Any, chat: str) -> SentMessage:
+def _sent(response: Any, chat: str) -> Sent:
     stamp = _seconds(int(response.Timestamp))
     at = datetime.fromtimestamp(stamp, tz=UTC) if stamp else datetime.now(tz=UTC)
-    return SentMessage(message_id=response.ID, chat=chat, timestamp=at)
+    return Sent(message_id=response.ID, chat=chat, timestamp=at)
 
 
 def _context(quoted: Quoted) -> Any:
@@ -43,7 +43,7 @@ def _context(quoted: Quoted) -> Any:
 
 def send_poll(
     client: Any, to: str, name: str, options: list[str], selectable_count: int, quoted: Quoted | None
-) -> SentMessage:
+) -> Sent:
     vote_type = VoteType.SINGLE if selectable_count == 1 else VoteType.MULTIPLE
     message = client.build_poll_vote_creation(name, list(options), vote_type)
     for field in _POLL_FIELDS:
@@ -56,8 +56,10 @@ def send_poll(
     return _sent(client.send_message(to_jid(to), message), to)
 
 
-def edit_message(client: Any, chat: str, message_id: str, text: str) -> None:
+def edit_message(client: Any, chat: str, message_id: str, text: str) -> Sent:
+    """The edit's own event is the services' to record (the library reports no echo of it)."""
     client.edit_message(to_jid(chat), message_id, wa.Message(conversation=text))
+    return Sent(message_id=message_id, chat=chat, timestamp=datetime.now(tz=UTC))
 
 
 def _seconds(value: int) -> int:

@@ -17,6 +17,7 @@ from ponte_client.errors import (
     ServerError,
 )
 from ponte_client.events import EVENT_NAMES, EventName, WebhookBody
+from ponte_client.lists import LinkPreview, ListRow, ListSection
 from ponte_client.models import (
     Bond,
     BondList,
@@ -58,6 +59,9 @@ __all__ = [
     "EventType",
     "Group",
     "GroupInvite",
+    "LinkPreview",
+    "ListRow",
+    "ListSection",
     "NotFoundError",
     "Page",
     "PairingCode",

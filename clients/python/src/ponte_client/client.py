@@ -13,6 +13,7 @@ from ponte_client import directory, ops
 from ponte_client._http import Op, RetryPolicy, send
 from ponte_client.delivery_log import DeadLetters, Deliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
+from ponte_client.lists import ListMessages
 from ponte_client.models import (
     BondList,
     Connection,
@@ -130,7 +131,7 @@ class Sessions(_Resource):
         return self._run(directory.sessions_settings_update(session_id, changes))
 
 
-class Messages(_Resource):
+class Messages(ListMessages, _Resource):
     def send_text(
         self,
         session_id: str,

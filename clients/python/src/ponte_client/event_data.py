@@ -38,6 +38,43 @@ class MessageButton(TypedDict):
     buttonText: str
 
 
+class ListRow(TypedDict):
+    rowId: str
+    title: str
+    description: str
+
+
+class ListSection(TypedDict):
+    title: str
+    rows: list[ListRow]
+
+
+class MessageList(TypedDict):
+    """A `list` message: the button that opens it, its title and footer, its sections of rows (the
+    body is the message's `text`)."""
+
+    buttonText: str
+    title: str
+    footer: str
+    sections: list[ListSection]
+
+
+class MessageListResponse(TypedDict):
+    """A `list_response` message: the row the customer chose."""
+
+    rowId: str
+    title: str
+    description: str
+
+
+class MessageLinkPreview(TypedDict):
+    """The link preview shown with a text."""
+
+    url: str
+    title: str
+    description: str
+
+
 class MessagePoll(TypedDict):
     """A `poll` message: the question, the option names in order, how many a voter may choose."""
 
@@ -72,6 +109,8 @@ class MessageData(TypedDict):
         "button",
         "revoked",
         "poll",
+        "list",
+        "list_response",
     ]
     mediaUrl: str | None
     isHistory: NotRequired[bool]
@@ -104,6 +143,10 @@ class MessageData(TypedDict):
     revokedSender: NotRequired[str]
     revokedFromMe: NotRequired[bool]
     poll: NotRequired[MessagePoll]
+    list: NotRequired[MessageList]
+    listResponse: NotRequired[MessageListResponse]
+    linkPreview: NotRequired[MessageLinkPreview]
+    forwarded: NotRequired[bool]
     chatId: str
     remoteJid: str
 

@@ -1,0 +1,72 @@
+"""List messages, link previews and forwards on the official channels (a mixin of GraphChannelEngine).
+
+WhatsApp Cloud has an interactive list (`"type": "interactive", "interactive": {"type": "list", ...}`),
+answered by a `list_reply` (Ponte's `list_response`), and previews a text's first link itself when asked
+(`preview_url: true`: Meta reads the page, so a given title or thumbnail is not sent). The Graph API has
+no forwarding on any channel, and Messenger and Instagram have neither lists nor previews: those answer
+400 OPERATION_NOT_SUPPORTED naming the channel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from messaging.channels import WHATSAPP_CLOUD
+from messaging.channels.outbound import account_of, send, unsupported
+from messaging.channels.window import window_template
+from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, SentMessage
+
+
+def interactive_list(message: ListMessage) -> dict[str, Any]:
+    """The Cloud API's interactive list for a list message."""
+    interactive: dict[str, Any] = {
+        "type": "list",
+        "body": {"text": message.text},
+        "action": {
+            "button": message.button_text,
+            "sections": [
+                {
+                    "title": section.title,
+                    "rows": [
+                        {
+                            "id": row.row_id,
+                            "title": row.title,
+                            **({"description": row.description} if row.description else {}),
+                        }
+                        for row in section.rows
+                    ],
+                }
+                for section in message.sections
+            ],
+        },
+    }
+    if message.title:
+        interactive["header"] = {"type": "text", "text": message.title}
+    if message.footer:
+        interactive["footer"] = {"text": message.footer}
+    return interactive
+
+
+class GraphLists:
+    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+        account = account_of(session_id)
+        if account.session.provider != WHATSAPP_CLOUD:
+            raise unsupported(account.session.provider, "send list messages")
+        return send(account, to, "interactive", interactive_list(message))
+
+    def send_text_preview(
+        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
+    ) -> SentMessage:
+        """The text with `preview_url: true`; outside the 24-hour window, the template path of a text."""
+        account = account_of(session_id)
+        if account.session.provider != WHATSAPP_CLOUD:
+            raise unsupported(account.session.provider, "send link previews")
+        if window_template(session_id, to, text) is not None:
+            return self.send_text(session_id, to, text, quoted)  # type: ignore[attr-defined]
+        context = quoted.message_id if quoted else ""
+        return send(account, to, "text", {"body": text, "preview_url": True}, context_id=context)
+
+    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+        raise unsupported(
+            account_of(session_id).session.provider, "forward messages (the Graph API has no forward)"
+        )

@@ -1,0 +1,90 @@
+"""The sandbox's list messages, forwards and link previews (a mixin of SandboxEngine, kept apart so each
+module stays small). Each is a message like any other, echoed as an own `message` event: `list` with its
+sections, a forwarded copy with `forwarded: true`, a text with its `linkPreview` (the thumbnail is not
+echoed: WhatsApp's events carry none either)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, SentMessage
+from messaging.media import media_save
+
+
+def list_data(message: ListMessage) -> dict[str, Any]:
+    """A list message in the event contract's wire form (`list`)."""
+    return {
+        "buttonText": message.button_text,
+        "title": message.title,
+        "footer": message.footer,
+        "sections": [
+            {
+                "title": section.title,
+                "rows": [
+                    {"rowId": row.row_id, "title": row.title, "description": row.description}
+                    for row in section.rows
+                ],
+            }
+            for section in message.sections
+        ],
+    }
+
+
+class SandboxLists:
+    @transaction.atomic(savepoint=False)
+    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+        device = self._sending(session_id, to)
+        return self._sent(device, to, "list", text=message.text, list=list_data(message))
+
+    @transaction.atomic(savepoint=False)
+    def send_text_preview(
+        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
+    ) -> SentMessage:
+        card = {"url": preview.url, "title": preview.title, "description": preview.description}
+        device = self._sending(session_id, to)
+        return self._sent(device, to, "text", text=text, linkPreview=card, **self._quoted(quoted))
+
+    @transaction.atomic(savepoint=False)
+    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+        device = self._sending(session_id, to)
+        type_, fields = self._forward_fields(session_id, content)
+        return self._sent(device, to, type_, forwarded=True, **fields)
+
+    @staticmethod
+    def _forward_fields(session_id: str, content: ForwardContent) -> tuple[str, dict[str, Any]]:
+        if content.type == "media" and content.media is not None:
+            media = content.media
+            stored = media_save(session_id, media.data, media.mime_type, media.file_name)
+            fields: dict[str, Any] = {
+                "mediaUrl": stored.url,
+                "mimeType": stored.mime_type,
+                "sha256": stored.sha256,
+                "size": stored.size,
+                "caption": media.caption,
+            }
+            if media.file_name:
+                fields["fileName"] = media.file_name
+            if media.type in ("audio", "voice"):
+                fields["voice"] = media.type == "voice"
+            return ("audio" if media.type == "voice" else media.type), fields
+        if content.type == "location":
+            place = {
+                "latitude": content.latitude,
+                "longitude": content.longitude,
+                "name": content.name,
+                "address": content.address,
+            }
+            return "location", {"location": place}
+        if content.type == "contacts":
+            cards = [{"displayName": c.display_name, "vcard": c.vcard} for c in content.cards]
+            return "contacts", {"contacts": cards, "displayName": content.display_name}
+        if content.type == "poll":
+            poll = {
+                "name": content.name,
+                "options": list(content.options),
+                "selectableCount": content.selectable_count,
+            }
+            return "poll", {"poll": poll}
+        return "text", {"text": content.text}
