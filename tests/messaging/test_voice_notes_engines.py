@@ -25,8 +25,9 @@ from webhooks.models import Event
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def media_dir(settings, tmp_path):
+    """Official channels only: engine processes store where their own settings say (the default)."""
     settings.STORAGES = {
         **settings.STORAGES,
         "messaging_media": {
@@ -57,7 +58,7 @@ def test_a_voice_note_crosses_every_engine_converted_with_its_length_and_wavefor
 
 @pytest.mark.parametrize("provider", ["whatsapp_cloud", "messenger"])
 def test_official_channels_get_the_converted_note_as_a_ponte_link(
-    admin_client, client, graph, official_session, provider
+    admin_client, client, graph, official_session, provider, media_dir
 ):
     session = official_session(provider)
     to = CUSTOMER if provider == "whatsapp_cloud" else PSID

@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 from neonize.proto import Neonize_pb2 as lib
 
-from messaging.engines.base import EngineUnsupported, MediaPayload, NewsletterInfo
+from messaging.engines.base import (
+    EngineUnsupported,
+    MediaPayload,
+    NewsletterInfo,
+    OutgoingMedia,
+    OutgoingText,
+)
 from messaging.engines.whatsapp.driver import WhatsAppDriver
 from messaging.models import Session
 from tests.messaging.whatsapp_standin import StandInClient
@@ -95,8 +101,9 @@ def test_channels_are_listed_created_followed_and_unfollowed_through_neonize(wir
 
 def test_text_posts_go_to_the_channel_and_media_posts_are_refused(wired):
     driver, sid, client = wired
-    driver.send_text(sid, CHANNEL, "Abrimos às 9h")
+    driver.send_text(sid, OutgoingText(to=CHANNEL, text="Abrimos às 9h"))
     to, message = client.last("send_message")[0]
     assert (to.User, to.Server, message.conversation) == ("120363111111111111", "newsletter", "Abrimos às 9h")
     with pytest.raises(EngineUnsupported, match="not media"):
-        driver.send_media(sid, CHANNEL, MediaPayload(type="image", data=b"x", mime_type="image/jpeg"))
+        media = MediaPayload(type="image", data=b"x", mime_type="image/jpeg")
+        driver.send_media(sid, OutgoingMedia(to=CHANNEL, media=media))
