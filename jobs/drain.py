@@ -50,12 +50,13 @@ class Attempted:
 @dataclass
 class Drained:
     """What a drain did: outcomes by job id, turns taken; `exhausted`: a claim found nothing more due;
-    `stopped`: the client or the deadline ended it."""
+    `stopped`: the client or the deadline ended it; `woken`: `wake` was called."""
 
     outcomes: dict[int, str] = field(default_factory=dict)
     turns: int = 0
     exhausted: bool = False
     stopped: bool = False
+    woken: bool = False  # the group was woken for its next due time (`Turns.wake`)
 
 
 class Turns(Protocol):
@@ -110,4 +111,5 @@ def run(
             break
     if retried:
         queue.wake(group)
+        drained.woken = True
     return drained

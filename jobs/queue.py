@@ -246,10 +246,10 @@ class Queue(JobQueue):
         return settled.outcome
 
     def wake(self, group: Group) -> None:
-        """Hint the group for when its head is due, as its row says (`next_attempt_at`). A head due
-        already is the drain's (it ended on it, or hints its next turn)."""
+        """Hint the group for when its head is due, as its row says (`next_attempt_at`): at once if
+        that time passed since the drain's last claim found it not due yet."""
         head, now = self._head(group), timezone.now()
-        if head is not None and head.status in WAITING and head.next_attempt_at > now:
+        if head is not None and head.status in WAITING:
             self.hint(group, countdown=(head.next_attempt_at - now).total_seconds())
 
     def _resolved(self, name: str) -> Callable[..., Any]:
@@ -267,7 +267,7 @@ class Queue(JobQueue):
         the other groups' hints."""
         turns = self.turn if turns is None else turns
         drained = drain.run(self, group, limit=1, turns=turns)
-        if turns is not None and drained.turns == turns:
+        if turns is not None and drained.turns == turns and not drained.woken:
             head = self._head(group)
             if head is not None and head.status in WAITING and head.next_attempt_at <= timezone.now():
                 self.hint(group)

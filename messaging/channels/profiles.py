@@ -21,7 +21,7 @@ from messaging.channels.inbound import Inbound
 from messaging.channels.models import ChannelAccount
 from messaging.channels.outbound import translate
 from messaging.engines.events import MessageEvent
-from messaging.models import Session
+from messaging.models import Contact, Session
 from messaging.services.directory import directory_named
 
 logger = logging.getLogger(__name__)
@@ -67,26 +67,32 @@ def _unnamed(event: object) -> bool:
 
 
 def items_named(session: Session, items: list[Inbound]) -> list[Inbound]:
-    """Messenger/Instagram customers' messages with the customer's name when it is cached; other items
-    as they are. No Graph API call (`profiles_ask` asks for the others, after the turn)."""
+    """Messenger/Instagram customers' messages with the customer's name when it is known (cached, or
+    stored on the contact by an earlier lookup); other items as they are. No Graph API call (the others
+    are asked for after the turn: messaging.channels.behaviour.profile_ask)."""
     if session.provider not in PAGE_PROVIDERS:
         return items
-    keys = {_key(session.pk, _user(item.event)) for item in items if _unnamed(item.event)}
-    if not keys:
+    senders = {item.event.sender for item in items if _unnamed(item.event)}
+    if not senders:
         return items
-    known = cache.get_many(list(keys))
-    return [_named(session, item, known) for item in items]
+    cached = cache.get_many([_key(session.pk, sender.split("@", 1)[0]) for sender in senders])
+    known = {key.rsplit(":", 1)[1]: str(name) for key, name in cached.items() if name}
+    missing = [sender for sender in senders if sender.split("@", 1)[0] not in known]
+    if missing:  # the cache lost them (evicted, flushed): the names a `profile` call stored last
+        stored = Contact.objects.filter(session=session, jid__in=missing).exclude(push_name="")
+        known.update((jid.split("@", 1)[0], name) for jid, name in stored.values_list("jid", "push_name"))
+    return [_named(item, known) for item in items]
 
 
 def _user(event: MessageEvent) -> str:
     return event.sender.split("@", 1)[0]
 
 
-def _named(session: Session, item: Inbound, known: dict[str, object]) -> Inbound:
+def _named(item: Inbound, known: dict[str, str]) -> Inbound:
     event = item.event
     if not _unnamed(event):
         return item
-    name = str(known.get(_key(session.pk, _user(event))) or "")
+    name = known.get(_user(event), "")
     return dataclasses.replace(item, event=dataclasses.replace(event, push_name=name)) if name else item
 
 

@@ -5,6 +5,7 @@ table."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -165,3 +166,13 @@ def test_every_clients_queue_and_dead_letters_are_gauges(integration):
     _job(integration, "gone", status=MirrorJob.Status.DEAD, dead_at=timezone.now())
     readings = {reading.name: reading.values[()] for reading in collect()}
     assert readings == {"ponte_chatwoot_queue_depth": 1, "ponte_chatwoot_dead_letters": 1}
+
+
+def test_a_head_whose_retry_fell_due_while_its_drain_ended_is_woken_at_once(integration):
+    # The drain's last claim found it not due; by the wake-up its time had passed (a loaded worker).
+    late = timezone.now() - timedelta(milliseconds=5)
+    _job(integration, "flaky", status=MirrorJob.Status.FAILED, attempt_count=1, next_attempt_at=late)
+    client = RecordingClient()
+    client.wake((integration.pk, "c1"))
+    [(group, countdown)] = client.hints
+    assert group == (integration.pk, "c1") and countdown <= 0  # published at once, not left to the sweeper

@@ -4,8 +4,9 @@ emit() writes an event with its deliveries, the worker claims a target's due del
 outcomes, the sweeper finds the overdue and the stuck ones. `DeliveryStore` says what each of those does;
 `webhooks.outbox.store_orm.OrmStore` does all of it with the ORM, on any database, and is the default.
 `webhooks.outbox.store_pg.PostgresStore` is the same store with three operations written as one
-PostgreSQL statement each (the event with its deliveries, the claim, the batch's record), kept because the
-benches show they pay (docs/decisions/0026). Both run under the same tests (tests/webhooks/test_store.py).
+PostgreSQL statement each (the event with its deliveries, the claim, the batch's record) and the worker's
+two per-batch reads prepared, kept because the benches show they pay (docs/decisions/0026). Both run under
+the same tests (tests/webhooks/test_store.py).
 """
 
 from __future__ import annotations
