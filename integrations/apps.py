@@ -6,9 +6,13 @@ class IntegrationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from integrations.bots.models import Bot
+        from integrations.bots.sink import session_bots
         from integrations.chatwoot.models import ChatwootIntegration
         from integrations.chatwoot.sink import working_integration
 
         # The sink keeps which sessions have a working integration (webhooks.lookups): dropped on every
         # write of an integration, whatever API made it.
         working_integration.watch(ChatwootIntegration)
+        # The bots' sink keeps each session's enabled bots the same way.
+        session_bots.watch(Bot)

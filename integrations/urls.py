@@ -3,12 +3,26 @@
 
 from django.urls import URLPattern, path
 
+from integrations.bots import api as bots_api
 from integrations.chatwoot import api
 
 urlpatterns: list[URLPattern] = [
     path("chatwoot/<str:token>", api.ChatwootWebhookApi.as_view(), name="chatwoot-webhook"),
 ]
 api_urlpatterns: list[URLPattern] = [
+    path("bots", bots_api.BotsApi.as_view(), name="bots"),
+    path("bots/<str:bot_id>", bots_api.BotApi.as_view(), name="bot"),
+    path("bots/<str:bot_id>/conversations", bots_api.BotConversationsApi.as_view(), name="bot-conversations"),
+    path(
+        "bots/<str:bot_id>/conversations/pause",
+        bots_api.BotConversationPauseApi.as_view(),
+        name="bot-conversation-pause",
+    ),
+    path(
+        "bots/<str:bot_id>/conversations/resume",
+        bots_api.BotConversationResumeApi.as_view(),
+        name="bot-conversation-resume",
+    ),
     path(
         "sessions/<str:session_id>/integrations/chatwoot",
         api.ChatwootConfigApi.as_view(),

@@ -106,3 +106,15 @@ class InviteNotFound(NotFound):
     code = "INVITE_NOT_FOUND"
     gateway_text = "Invite not found"
     default_message = "No group has this invite code (unknown or revoked)."
+
+
+class ContactBlocked(Conflict):
+    code = "CONTACT_BLOCKED"
+    gateway_text = "Contact blocked"
+    default_message = "The contact is blocked by this session; unblock it first."
+
+
+class LabelNotFound(NotFound):
+    code = "LABEL_NOT_FOUND"
+    gateway_text = "Label not found"
+    default_message = "No label with this id in the session."

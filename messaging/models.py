@@ -52,6 +52,9 @@ class Session(models.Model):
         "WHATSAPP_PROXY).",
     )
     phone = models.CharField(max_length=30, blank=True)
+    # How many contacts the session blocked (kept by messaging.services.chat_records): sends look for a
+    # blocked recipient only when there is one, so the send path costs no query for it otherwise.
+    blocked_contacts = models.PositiveIntegerField(default=0, db_default=0, editable=False)
     # The instance key is stored as a digest (messaging.instance_keys); `instance_key` holds it in clear
     # only on the object that issued it, in the creating or regenerating request.
     instance_key_prefix = models.CharField(
@@ -337,6 +340,10 @@ class Chat(models.Model):
     unread_count = models.PositiveIntegerField(default=0)
     last_message_at = models.DateTimeField(null=True, blank=True)
     archived = models.BooleanField(default=False)
+    # The chat's state on the phone (messaging.services.chat_state): set through the API or reported.
+    pinned = models.BooleanField(default=False, db_default=False)
+    muted_until = models.DateTimeField(null=True, blank=True)
+    marked_unread = models.BooleanField(default=False, db_default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -354,6 +361,9 @@ class Contact(models.Model):
     jid = models.CharField(max_length=100)
     name = models.CharField(max_length=100, blank=True, help_text="A name given in a contact card.")
     push_name = models.CharField(max_length=100, blank=True, help_text="The name the person chose.")
+    blocked = models.BooleanField(
+        default=False, db_default=False, help_text="Blocked by the session (contact_block)."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -382,6 +392,9 @@ class SessionSettings(models.Model):
     def __str__(self) -> str:
         return f"settings of {self.session_id}"
 
+
+# Labels (WhatsApp Business) live in a module of their own; imported here so Django finds the models.
+from messaging.models_labels import ChatLabel, Label  # noqa: E402, F401
 
 # Status (stories) and channels (newsletters) live in their own module; imported here for Django.
 from messaging.status_models import Newsletter, SandboxNewsletter, StatusPost  # noqa: E402, F401

@@ -4,12 +4,14 @@ from django.urls import path
 
 from messaging.api import (
     channels,
+    chat_actions,
     chats,
     contacts,
     directory,
     gateway,
     group_admin,
     groups,
+    labels,
     lists,
     media,
     messages,
@@ -104,6 +106,16 @@ urlpatterns = [
         sandbox.SandboxInboundApi.as_view(),
         name="sandbox-inbound",
     ),
+    # Chat and contact actions, labels (issue 41).
+    path("chats/archive", chat_actions.ChatArchiveApi.as_view(), name="chats-archive"),
+    path("chats/pin", chat_actions.ChatPinApi.as_view(), name="chats-pin"),
+    path("chats/mute", chat_actions.ChatMuteApi.as_view(), name="chats-mute"),
+    path("chats/unread", chat_actions.ChatUnreadApi.as_view(), name="chats-unread"),
+    path("contacts/block", chat_actions.ContactBlockApi.as_view(), name="contacts-block"),
+    path("contacts/blocked", chat_actions.ContactBlockedListApi.as_view(), name="contacts-blocked"),
+    path("labels", labels.LabelsApi.as_view(), name="labels"),
+    path("labels/<str:label_id>", labels.LabelApi.as_view(), name="label"),
+    path("chats/labels", labels.ChatLabelApi.as_view(), name="chats-labels"),
     # Status (stories).
     path("status", status.StatusListApi.as_view(), name="status"),
     path("status/contacts", status.StatusContactsApi.as_view(), name="status-contacts"),

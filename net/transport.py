@@ -188,6 +188,11 @@ def _refusal_in(exc: BaseException) -> RefusedAddress | None:
     return None
 
 
+def refused_address_in(exc: BaseException) -> RefusedAddress | None:
+    """The address refusal behind an error of requests or urllib3, if that is what it was."""
+    return _refusal_in(exc)
+
+
 @dataclass(frozen=True)
 class PostResult:
     status: int | None

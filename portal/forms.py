@@ -165,3 +165,62 @@ class WebhookForm(forms.Form):
             self.fields["secret"].help_text = _(
                 "Signs each delivery (x-webhook-signature). Never shown again; leave empty to keep."
             )
+
+
+class BotForm(forms.Form):
+    """A bot as a person sets one up: the kind's address and the few settings each kind needs; the
+    rest keeps its defaults (the API sets everything: docs/integrations.md)."""
+
+    session = forms.ChoiceField(label=_("Session"))
+    name = forms.CharField(label=_("Name"), max_length=100)
+    kind = forms.ChoiceField(
+        label=_("Kind"),
+        choices=[
+            ("http", _("HTTP (n8n, Make, Zapier…)")),
+            ("openai", _("OpenAI-compatible model")),
+            ("typebot", "Typebot"),
+        ],
+    )
+    url = forms.URLField(
+        label="URL",
+        max_length=500,
+        assume_scheme="https",
+        help_text=_(
+            "HTTP: where Ponte posts each message; model: its base URL (…/v1); Typebot: its address."
+        ),
+    )
+    model = forms.CharField(label=_("Model"), max_length=100, required=False, help_text=_("Model kind only."))
+    system_prompt = forms.CharField(
+        label=_("Instructions for the model"),
+        max_length=4000,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    typebot = forms.CharField(label=_("Typebot public id"), max_length=100, required=False)
+    secret = forms.CharField(
+        label=_("Secret"),
+        max_length=500,
+        required=False,
+        widget=forms.PasswordInput,
+        help_text=_(
+            "HTTP: the signing secret (16+ characters); model: its API key; Typebot: a token. "
+            "Never shown again."
+        ),
+    )
+    trigger = forms.ChoiceField(
+        label=_("Answers"),
+        choices=[
+            ("all", _("every message")),
+            ("keyword", _("a keyword")),
+            ("first_message", _("the first message of a chat")),
+        ],
+    )
+    operator = forms.ChoiceField(
+        label=_("Keyword match"),
+        choices=[("contains", _("contains")), ("equals", _("equals")), ("regex", _("regular expression"))],
+    )
+    value = forms.CharField(label=_("Keyword"), max_length=200, required=False)
+
+    def __init__(self, *args, sessions: list[tuple[str, str]], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["session"].choices = sessions

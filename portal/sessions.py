@@ -18,6 +18,7 @@ from core.timefmt import local_time_text
 from messaging.models import Session
 from messaging.qr import qr_data_uri
 from messaging.services import sessions as services
+from portal import chats
 from portal.common import account_required, form_error
 from portal.forms import PairingCodeForm, SessionForm
 from portal.refusals import translated
@@ -53,6 +54,11 @@ def _session_page(
     request: HttpRequest, session: Session, *, status: int = 200, **extra: object
 ) -> HttpResponse:
     context = {"session": session, "pairing_form": PairingCodeForm(), "sandbox": _is_sandbox(session)}
+    wanted = request.GET.get("chats", "")
+    chat_filter = wanted if wanted in chats.FILTERS else ""
+    context.update(
+        chats=chats.chat_rows(session, chat_filter), chat_filters=chats.FILTERS, chat_filter=chat_filter
+    )
     context.update(extra)
     return render(request, "portal/session.html", context, status=status)
 

@@ -3,7 +3,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from portal import auth, home, keys, sessions, webhooks
+from portal import auth, bots, home, keys, sessions, webhooks
 
 app_name = "account"
 
@@ -38,5 +38,10 @@ urlpatterns = [
     path("webhooks/<str:webhook_id>/delete/", webhooks.webhook_delete, name="webhook_delete"),
     path("webhooks/<str:webhook_id>/enable/", webhooks.webhook_enable, name="webhook_enable"),
     path("deliveries/", webhooks.delivery_list, name="deliveries"),
+    path("bots/", bots.bot_list, name="bots"),
+    path("bots/<int:bot_id>/", bots.bot_detail, name="bot"),
+    path("bots/<int:bot_id>/toggle/", bots.bot_toggle, name="bot_toggle"),
+    path("bots/<int:bot_id>/delete/", bots.bot_delete, name="bot_delete"),
+    path("bots/<int:bot_id>/chat/", bots.bot_chat, name="bot_chat"),
     path("deliveries/resend/", webhooks.delivery_resend, name="delivery_resend"),
 ]

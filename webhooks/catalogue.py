@@ -27,6 +27,13 @@ EVENTS: dict[str, str] = {
     "health": gettext_noop("Whether the account can send (AVAILABLE, LIMITED, BLOCKED)."),
     "poll_vote": gettext_noop("A vote in a poll (the voter's whole choice; empty when cleared)."),
     "message_edited": gettext_noop("A text message was edited (by the session or the other side)."),
+    # Chat and contact actions, labels (issue 41): through the API or on the phone.
+    "chat_pin": gettext_noop("Chat pinned or unpinned."),
+    "chat_mute": gettext_noop("Chat muted until a time, or unmuted."),
+    "chat_unread": gettext_noop("Chat marked unread, or read again."),
+    "contact_block": gettext_noop("Contact blocked or unblocked."),
+    "label_edit": gettext_noop("Label created, changed or deleted (WhatsApp Business)."),
+    "label_association": gettext_noop("Label put on a chat or taken off it."),
     "status": gettext_noop("A contact posted a status (story) the session saw, or deleted one."),
 }
 
@@ -61,6 +68,13 @@ ALIASES: dict[str, str] = {
     "session.qr": "qr",
     "poll.vote": "poll_vote",
     "message.edited": "message_edited",
+    "chat.archive": "chat_archive",
+    "chat.pin": "chat_pin",
+    "chat.mute": "chat_mute",
+    "chat.unread": "chat_unread",
+    "contact.block": "contact_block",
+    "label.upsert": "label_edit",
+    "label.chat": "label_association",
 }
 
 

@@ -3,6 +3,14 @@ example cannot drift from what is sent: tests validate each against its schema).
 
 from __future__ import annotations
 
+from messaging.engines.chat_events import (
+    ChatMuteEvent,
+    ChatPinEvent,
+    ChatUnreadEvent,
+    ContactBlockEvent,
+    LabelAssociationEvent,
+    LabelEditEvent,
+)
 from messaging.engines.events import (
     CallEvent,
     ChatArchiveEvent,
@@ -82,6 +90,12 @@ EXAMPLES: dict[str, EngineEvent] = {
         edited_at=TIMESTAMP,
         sender=_CONTACT,
     ),
+    "chat_pin": ChatPinEvent(chat_jid=_CONTACT, pinned=True, timestamp=_AT),
+    "chat_mute": ChatMuteEvent(chat_jid=_GROUP, muted_until="2026-11-23T04:00:00+00:00", timestamp=_AT),
+    "chat_unread": ChatUnreadEvent(chat_jid=_CONTACT, unread=True, timestamp=_AT),
+    "contact_block": ContactBlockEvent(jid=_CONTACT, blocked=True, timestamp=_AT),
+    "label_edit": LabelEditEvent(label_id="1", label_name="Novo cliente", color=4, timestamp=_AT),
+    "label_association": LabelAssociationEvent(label_id="1", chat_jid=_CONTACT, labeled=True, timestamp=_AT),
     "status": StatusEvent(
         id="3EB0C431A2B5D6E7F8A0",
         sender=_CONTACT,

@@ -88,6 +88,7 @@ PONTE_METRICS_TOKEN = env_str("PONTE_METRICS_TOKEN", "")
 PONTE_METRICS_COLLECTORS = [
     "webhooks.outbox.deliveries.collect",
     "integrations.chatwoot.jobs.collect",
+    "integrations.bots.jobs.collect",
     "messaging.channels.queue.collect",
     "messaging.channels.calls.collect",
     "webhooks.stream.jobs.collect",
@@ -101,7 +102,8 @@ MESSAGING_ENGINE = env_str("MESSAGING_ENGINE", "messaging.engines.sandbox.Sandbo
 # Where the messaging app hands every engine event (resolved once at app start): the outbox's emit, then
 # the support-platform mirror (comma-separated dotted paths, called in order in the event's transaction).
 MESSAGING_EVENT_SINK = env_str(
-    "MESSAGING_EVENT_SINK", "webhooks.services.emit,integrations.chatwoot.sink.event_received"
+    "MESSAGING_EVENT_SINK",
+    "webhooks.services.emit,integrations.chatwoot.sink.event_received,integrations.bots.sink.event_received",
 )
 # Engine processes (`manage.py run_engine`, used by messaging.engines.remote.RemoteEngine; need REDIS_URL).
 ENGINE_DRIVER = env_str("ENGINE_DRIVER", "sandbox")
@@ -256,6 +258,13 @@ PONTE_EVENT_STREAM_CLAIM_LEASE_SECONDS = env_int("PONTE_EVENT_STREAM_CLAIM_LEASE
 # job held by a killed worker is taken again (by the sweeper or a starting worker's sweep) this long
 # after the worker's last heartbeat, and a slow job is never run twice.
 PONTE_CHATWOOT_CLAIM_LEASE_SECONDS = env_int("PONTE_CHATWOOT_CLAIM_LEASE_SECONDS", 8)
+
+# --- Bots (integrations.bots) ----------------------------------------------------------------------
+
+# A bot job's claim, renewed while its call runs (an LLM may take its time: the lease is not the limit).
+PONTE_BOT_CLAIM_LEASE_SECONDS = env_int("PONTE_BOT_CLAIM_LEASE_SECONDS", 8)
+# Failed attempts in a row after which a bot is disabled with the reason (as webhooks are).
+PONTE_BOT_DISABLE_AFTER = env_int("PONTE_BOT_DISABLE_AFTER", 10)
 
 # --- Bonds --------------------------------------------------------------------------------------
 

@@ -286,6 +286,9 @@ SPECTACULAR_SETTINGS = {
         "WebhookStatusEnum": "webhooks.models.Webhook.Status",
         "DeliveryStatusEnum": "webhooks.models.Delivery.Status",
         "DisconnectReasonEnum": "messaging.api.sandbox_inbound.DISCONNECT_REASONS",
+        "BotKindEnum": "integrations.bots.models.Bot.Kind",
+        "BotTriggerEnum": "integrations.bots.models.Bot.Trigger",
+        "BotKeywordOperatorEnum": "integrations.bots.models.Bot.Operator",
     },
 }
 

@@ -19,6 +19,7 @@ from core.errors import ValidationFailed
 from core.transactions import NoRequestTransaction
 from messaging.addressing import normalize_jid
 from messaging.api.bases import SessionKeyedView
+from messaging.api.chat_filters import ChatFilterSerializer, MutedUntilField, chats_filtered
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
 from messaging.models import Session
 from messaging.selectors import paginate
@@ -55,6 +56,10 @@ class ChatSerializer(serializers.Serializer):
     )
     lastMessageAt = serializers.DateTimeField(source="last_message_at", allow_null=True)
     archived = serializers.BooleanField()
+    # The chat's state on the phone (POST /api/chats/archive, /pin, /mute, /unread; or the phone's own).
+    pinned = serializers.BooleanField()
+    mutedUntil = MutedUntilField(source="*")
+    markedUnread = serializers.BooleanField(source="marked_unread")
 
 
 class ChatListSerializer(serializers.Serializer):
@@ -67,6 +72,7 @@ class ContactSerializer(serializers.Serializer):
     jid = serializers.CharField()
     name = serializers.CharField(help_text="The name given in a contact card received; may be empty.")
     pushName = serializers.CharField(source="push_name", help_text="The name the person chose; may be empty.")
+    blocked = serializers.BooleanField(help_text="Blocked by the session (POST /api/contacts/block).")
 
 
 class ContactListSerializer(serializers.Serializer):
@@ -75,16 +81,18 @@ class ContactListSerializer(serializers.Serializer):
 
 
 class ChatListApi(DirectoryView):
-    """The session's chats, newest message first."""
+    """The session's chats, newest message first; filtered by `archived`, `pinned`, `muted`,
+    `markedUnread` and `labelId` when given."""
 
     @extend_schema(
-        parameters=[SESSION_QUERY, PaginationQuerySerializer],
+        parameters=[SESSION_QUERY, PaginationQuerySerializer, ChatFilterSerializer],
         responses=ChatListSerializer,
         operation_id="chats_list",
     )
     def get(self, request: Request) -> Response:
         session = self.query_session(request)
-        return self.page(request, services.chat_list(session=session), ChatSerializer)
+        chats = chats_filtered(services.chat_list(session=session), session, request.query_params)
+        return self.page(request, chats, ChatSerializer)
 
 
 class ContactListApi(DirectoryView):

@@ -10,6 +10,7 @@ from typing import Any
 from rest_framework import serializers
 
 from core.errors import ValidationFailed, validation_failed
+from messaging.api.sandbox_chat_inbound import CHAT_INBOUND_EVENTS, CHAT_INBOUND_SERIALIZERS
 from messaging.api.sandbox_fields import (
     Flag,
     GroupJid,
@@ -36,6 +37,7 @@ INBOUND_EVENTS = (
     "disconnected",
     "poll_vote",
     "message_edited",
+    *CHAT_INBOUND_EVENTS,
     "status",
 )
 # Why a connection drops: the reasons the WhatsApp driver reports too.
@@ -156,6 +158,7 @@ EVENT_SERIALIZERS: dict[str, type[InboundSerializer]] = {
     "disconnected": DisconnectedInbound,
     "poll_vote": PollVoteInbound,
     "message_edited": MessageEditedInbound,
+    **CHAT_INBOUND_SERIALIZERS,
     "status": StatusInbound,
 }
 

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from messaging.channels import CHANNEL_NAMES, WHATSAPP_CLOUD
+from messaging.channels.chat_actions import GraphChatActions
 from messaging.channels.group_admin import GraphGroupAdmin
 from messaging.channels.lists import GraphLists
 from messaging.channels.models import ChannelAccount
@@ -55,7 +56,7 @@ def _cloud_only(account: ChannelAccount, operation: str) -> None:
         raise unsupported(account.session.provider, operation)
 
 
-class GraphChannelEngine(GraphGroupAdmin, GraphLists, Engine):
+class GraphChannelEngine(GraphGroupAdmin, GraphLists, GraphChatActions, Engine):
     label = "graph"
     reports_own_reads = False  # the Graph API sends no receipt of the session's own reading
     media_by_link = True  # Meta fetches the URL itself

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.utils.module_loading import import_string
 
+from messaging.engines import chat_events  # noqa: F401  (registers the chat and label events)
 from messaging.engines.base import Engine
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from messaging.engines.chat_contract import CHAT_ACTION_COMMANDS, ChatActions
 from messaging.engines.events import EngineEvent
 from messaging.engines.outgoing import (  # noqa: F401 (engines import them from here)
     OUTGOING_KINDS,
@@ -31,12 +32,15 @@ from messaging.engines.outgoing import (  # noqa: F401 (engines import them from
     OutgoingContacts,
     OutgoingDelete,
     OutgoingEdit,
+    OutgoingForward,
+    OutgoingList,
     OutgoingLocation,
     OutgoingMedia,
     OutgoingMediaLink,
     OutgoingPoll,
     OutgoingReaction,
     OutgoingText,
+    OutgoingTextPreview,
     Sent,
 )
 
@@ -82,6 +86,7 @@ GROUP_ADMIN_COMMANDS = (
     "group_join",
     "contact_picture",
     "settings_apply",
+    *CHAT_ACTION_COMMANDS,
 )
 #: Status (stories), optional like group administration (issue 41).
 STATUS_COMMANDS = ("status_text", "status_media", "status_delete")
@@ -162,7 +167,7 @@ class EngineCredentialsRevoked(EngineError):
 # --- The contract --------------------------------------------------------------------------------
 
 
-class Engine(ABC):
+class Engine(ChatActions, ABC):
     """One method per operation. `session_id` is the session's UUID as a string."""
 
     #: Short label shown in the admin and the API (`engine` field).
@@ -178,6 +183,9 @@ class Engine(ABC):
     #: network (an engine process, Meta's Graph API), made outside any transaction, so no row lock is
     #: held while it lasts (messaging.services.messages.message_send).
     local: bool = False
+
+    def unsupported_error(self, what: str) -> EngineUnsupported:
+        return EngineUnsupported(f"The {self.label} engine cannot {what}.")
 
     def report(self, session_id: str, event: EngineEvent) -> None:
         """Tell Ponte that something happened on the session (connected, qr, message, ...)."""
@@ -344,18 +352,16 @@ class Engine(ABC):
     # Lists, forwards and link previews (not abstract: engines without them answer 400
     # OPERATION_NOT_SUPPORTED naming the engine).
 
-    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+    def send_list(self, session_id: str, message: OutgoingList) -> Sent:
         """Send a list message; a customer's choice is reported as a `list_response` message."""
         raise EngineUnsupported(f"The {self.label} engine cannot send list messages.")
 
-    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+    def send_forward(self, session_id: str, message: OutgoingForward) -> Sent:
         """Send a copy of a message of the history, marked forwarded (`forwarded` in its echo)."""
         raise EngineUnsupported(f"The {self.label} engine cannot forward messages.")
 
-    def send_text_preview(
-        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
-    ) -> SentMessage:
-        """Send a text with the link preview `preview` (its `url` is a link of the text)."""
+    def send_text_preview(self, session_id: str, message: OutgoingTextPreview) -> Sent:
+        """Send a text with the link preview `message.preview` (its `url` is a link of the text)."""
         raise EngineUnsupported(f"The {self.label} engine cannot send link previews.")
 
     # Group administration, contacts' pictures and the session's settings. Not

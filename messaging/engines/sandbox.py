@@ -54,6 +54,7 @@ from messaging.engines.events import (
     event_from_data,
 )
 from messaging.engines.sandbox_behaviour import SandboxBehaviour
+from messaging.engines.sandbox_chat_actions import SandboxChatActions
 from messaging.engines.sandbox_group_admin import SandboxGroupAdmin
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
@@ -84,6 +85,7 @@ class SandboxEngine(
     SandboxGroupAdmin,
     SandboxGroups,
     SandboxLists,
+    SandboxChatActions,
     SandboxStatus,
     SandboxNewsletters,
     Engine,

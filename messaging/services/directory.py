@@ -59,8 +59,8 @@ def directory_named(session: Session, *, jid: str, name: str) -> None:
 
 
 def directory_read(session: Session, *, chat: str) -> None:
-    """The chat's received messages were marked read."""
-    Chat.objects.filter(session=session, jid=chat).update(unread_count=0)
+    """The chat's received messages were marked read (which also clears a mark "unread")."""
+    Chat.objects.filter(session=session, jid=chat).update(unread_count=0, marked_unread=False)
 
 
 def _message_seen(session: Session, event: MessageEvent) -> None:

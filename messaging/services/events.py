@@ -33,6 +33,7 @@ from messaging.engines.events import (
     QrEvent,
 )
 from messaging.models import Group, Message, Session
+from messaging.services import chat_records
 from messaging.services.directory import directory_record
 from messaging.services.poll_edit_records import message_edited_record, poll_record, poll_vote_record
 from messaging.services.status_records import status_record
@@ -223,6 +224,12 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
     "health": _health,
     "poll_vote": poll_vote_record,
     "message_edited": message_edited_record,
+    "chat_pin": chat_records.chat_pin_record,
+    "chat_mute": chat_records.chat_mute_record,
+    "chat_unread": chat_records.chat_unread_record,
+    "contact_block": chat_records.contact_block_record,
+    "label_edit": chat_records.label_edit_record,
+    "label_association": chat_records.label_association_record,
     "status": status_record,
 }
 

@@ -16,21 +16,14 @@ import logging
 import re
 import time
 from html.parser import HTMLParser
-from typing import Any
 from urllib.parse import urljoin
 
 from django.conf import settings
 
-from messaging.engines.base import Engine, EngineOutsideWindow, LinkPreview, Quoted, SentMessage
+from messaging.engines.base import LinkPreview, OutgoingTextPreview
 from messaging.models import Message, Session
 from messaging.services.engine import require_connected
-from messaging.services.messages import (
-    Dispatched,
-    QuotedInput,
-    _failed_outside_window,
-    message_send,
-    message_send_text,
-)
+from messaging.services.messages import QuotedInput, message_send, message_send_text
 from net.transport import TransportError, UnsafeTarget, safe_get
 
 logger = logging.getLogger(__name__)
@@ -149,20 +142,6 @@ def message_send_text_preview(
     if preview is None:
         return message_send_text(session=session, to=to, text=text, quoted=quoted, savepoint=savepoint)
 
-    def send(engine: Engine, session_id: str, quote: Quoted | None) -> SentMessage:
-        try:
-            return engine.send_text_preview(session_id, to, text, preview, quote)
-        except EngineOutsideWindow as exc:
-            if not exc.unsent:
-                raise
-            raise _failed_outside_window(session, to, text, exc) from exc
-
-    card = {"url": preview.url, "title": preview.title, "description": preview.description}
-
-    def content(done: Dispatched) -> dict[str, Any]:
-        quote = {"quoted": {"messageId": done.quote.message_id}} if done.quote else {}
-        return {"text": text, "linkPreview": card, **quote}
-
-    return message_send(
-        session=session, to=to, type_="text", send=send, content=content, quoted=quoted, savepoint=savepoint
-    )
+    quote = quoted.as_quoted() if quoted else None
+    outgoing = OutgoingTextPreview(to=to, text=text, preview=preview, quoted=quote)
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)

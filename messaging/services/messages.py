@@ -46,8 +46,6 @@ from messaging.engines.base import (
     OutgoingContacts,
     OutgoingDelete,
     OutgoingLocation,
-    OutgoingMedia,
-    OutgoingPoll,
     OutgoingReaction,
     OutgoingText,
     Quoted,
@@ -61,6 +59,7 @@ from messaging.errors import (
     OutsideCustomerWindow,
 )
 from messaging.models import Message, Session
+from messaging.services.chat_state import contact_blocked_check
 from messaging.services.directory import directory_sent
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import echo_emit, event_record
@@ -125,6 +124,7 @@ def message_send(*, session: Session, outgoing: Outgoing, savepoint: bool = True
     A text the channel refused to send (the 24-hour window, no template fits) is recorded as a failed
     message once the send's own writes are rolled back, in a transaction of its own, and the 409 raised."""
     require_connected(session)
+    contact_blocked_check(session, outgoing.to)
     newsletter_send_check(session, outgoing.to)  # a channel takes posts from its owner only
     outgoing = _quoted(outgoing, session)
     try:
@@ -179,8 +179,7 @@ def _recorded(session: Session, outgoing: Outgoing, sent: Sent) -> Message:
     message = _record(
         session, sent, outgoing.row_type or outgoing.kind, _content(session, outgoing, sent, echo)
     )
-    if isinstance(outgoing, OutgoingPoll):  # with the message's row, so no vote finds the poll missing
-        poll_keep(session, message, outgoing)
+    poll_keep(session, message, outgoing)  # with the message's row, so no vote finds the poll missing
     if echo is not None:
         echo_emit(session, echo)
     directory_sent(session, chat=message.chat, at=message.timestamp)
@@ -191,7 +190,7 @@ def _content(session: Session, outgoing: Outgoing, sent: Sent, echo: MessageEven
     """What the history keeps: the message as sent, and for media the link to the copy the engine
     stored, from its echo (read from the history when an engine process stored the echo itself)."""
     content = outgoing.history()
-    if isinstance(outgoing, OutgoingMedia):
+    if outgoing.carries_media:
         if echo is not None:
             link = echo.media_url or ""
         else:
@@ -329,6 +328,7 @@ def message_react(*, session: Session, chat: str, message_id: str, emoji: str) -
     In no transaction: the engine is called first (the Graph API on official channels), then the
     message's reactions saved in one statement, with what the engine's answer carries (its echo)."""
     require_connected(session)
+    contact_blocked_check(session, chat)
     message = _find(session, chat, message_id)
     if message.status == Message.Status.DELETED:
         raise MessageAlreadyDeleted("A deleted message cannot be reacted to.")

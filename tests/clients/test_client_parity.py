@@ -19,7 +19,8 @@ from tests.clients.typescript_support import PACKAGE
 from webhooks.catalogue import ALIASES, EVENTS
 
 PYTHON_CLIENT = Path(__file__).resolve().parents[2] / "clients" / "python" / "src" / "ponte_client"
-TYPESCRIPT_SOURCES = [PACKAGE / "src" / "client.ts", PACKAGE / "src" / "directory.ts"]
+# Every hand-written module of each client (the generated schema.ts names paths, it sends nothing).
+TYPESCRIPT_SOURCES = sorted(path for path in (PACKAGE / "src").glob("*.ts") if path.name != "schema.ts")
 # The Python client builds these paths from a word: the TypeScript client has one method per word.
 PYTHON_PATH_WORDS = {
     "/api/groups/{}": ("/api/groups/subject", "/api/groups/description", "/api/groups/settings"),
@@ -32,8 +33,8 @@ def _normalised(path: str) -> str:
 
 def python_operations() -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
-    for module in ("ops.py", "directory.py"):
-        text = (PYTHON_CLIENT / module).read_text()
+    for module in sorted(PYTHON_CLIENT.glob("*.py")):
+        text = module.read_text()
         for method, path in re.findall(r'Op\(\s*"([A-Z]+)",\s*f?"([^"]+)"', text):
             for each in PYTHON_PATH_WORDS.get(_normalised(path), (path,)):
                 found.add((method, _normalised(each)))

@@ -123,6 +123,8 @@ class GraphStandIn:
                 return 200, {"id": IG_ID, "name": "acme.ig"}, {}
         if method == "POST" and len(parts) == 2 and parts[1] == "messages":
             return self._send(parts[0], owner, body or {})
+        if method in ("POST", "DELETE") and parts == [PHONE_NUMBER_ID, "block_users"] and owner == "cloud":
+            return self._block(method, body or {})
         if method == "GET" and parts == [WABA_ID, "message_templates"] and owner == "cloud":
             return 200, {"data": self.templates, "paging": {"cursors": {"before": "a", "after": "b"}}}, {}
         if len(parts) == 2 and parts[1] == "subscribed_apps" and owner in ("page", "instagram"):
@@ -148,6 +150,18 @@ class GraphStandIn:
             graph_error(100, f"Unsupported {method} request.", subcode=33, kind="GraphMethodException"),
             {},
         )
+
+    def _block(self, method: str, body: dict):
+        """Block Users API: numbers ending in 0009 never wrote in the last 24 hours (refused per user)."""
+        users = [u.get("user", "") for u in body.get("block_users", [])]
+        done = [{"input": u, "wa_id": u} for u in users if not u.endswith("0009")]
+        failed = [
+            {"input": u, "errors": [{"code": 139100, "message": "Failed to block/unblock users"}]}
+            for u in users
+            if u.endswith("0009")
+        ]
+        key = "added_users" if method == "POST" else "removed_users"
+        return 200, {"messaging_product": "whatsapp", "block_users": {key: done, "failed_users": failed}}, {}
 
     def _send(self, sender: str, owner: str, body: dict):
         if owner == "cloud":
@@ -198,6 +212,9 @@ def _handler(standin: GraphStandIn) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             self._serve("POST")
+
+        def do_DELETE(self) -> None:
+            self._serve("DELETE")
 
     return Handler
 

@@ -104,7 +104,9 @@ def test_cloud_messages_make_chats_and_contacts_and_are_read_at_once_when_set(ad
         (f"{CUSTOMER}@s.whatsapp.net", "Maria", 0)
     ]
     contacts = admin_client.get("/api/contacts", {"sessionId": str(cloud.pk)}).json()["data"]
-    assert contacts == [{"jid": f"{CUSTOMER}@s.whatsapp.net", "name": "", "pushName": "Maria"}]
+    assert contacts == [
+        {"jid": f"{CUSTOMER}@s.whatsapp.net", "name": "", "pushName": "Maria", "blocked": False}
+    ]
 
 
 def test_messenger_messages_count_unread_without_the_setting(admin_client, graph, messenger):

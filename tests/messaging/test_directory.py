@@ -101,9 +101,9 @@ def test_contacts_come_from_push_names_contact_cards_and_group_participants(admi
     body = response.json()
     assert body["meta"]["total"] == 3
     assert body["data"] == [
-        {"jid": jid(ANA), "name": "", "pushName": "Ana"},
-        {"jid": jid(BIA), "name": "", "pushName": ""},
-        {"jid": "5511933330001@s.whatsapp.net", "name": "Carla Loja", "pushName": ""},
+        {"jid": jid(ANA), "name": "", "pushName": "Ana", "blocked": False},
+        {"jid": jid(BIA), "name": "", "pushName": "", "blocked": False},
+        {"jid": "5511933330001@s.whatsapp.net", "name": "Carla Loja", "pushName": "", "blocked": False},
     ]
 
 

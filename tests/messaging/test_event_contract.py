@@ -10,6 +10,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
+from messaging.engines.chat_events import (
+    ChatMuteEvent,
+    ChatPinEvent,
+    ChatUnreadEvent,
+    ContactBlockEvent,
+    LabelAssociationEvent,
+    LabelEditEvent,
+)
 from messaging.engines.events import (
     EVENT_TYPES,
     ButtonRef,
@@ -87,6 +95,13 @@ EVERY_EVENT = [
     ),
     PollVoteEvent(poll_message_id="P1", voter=CONTACT),
     MessageEditedEvent(message_id="M1", chat_jid=CONTACT, text="new", edited_at="2025-11-22T00:00:00+00:00"),
+    ChatPinEvent(chat_jid=CONTACT, pinned=False, timestamp=3),
+    ChatMuteEvent(chat_jid=GROUP, muted_until="2026-11-23T08:00:00+00:00"),
+    ChatMuteEvent(chat_jid=GROUP),
+    ChatUnreadEvent(chat_jid=CONTACT),
+    ContactBlockEvent(jid=CONTACT, blocked=False),
+    LabelEditEvent(label_id="3", label_name="VIP", color=19, deleted=True),
+    LabelAssociationEvent(label_id="3", chat_jid=GROUP, labeled=False),
     StatusEvent(
         id="S1", sender=CONTACT, type="text", text="Oi", timestamp=1, background_color="#000000", font=3
     ),

@@ -71,7 +71,9 @@ def test_a_send_on_its_own_is_one_transaction_of_the_same_statements_on_the_sand
     assert len(counted_sinks.spans) == 1, "one event: the echo of the sent message"
     # SQLite (the ORM's job store, webhooks.outbox.store_orm): the chat's counter is raised and read
     # back (an UPDATE and a SELECT) where PostgreSQL's one statement does it all.
-    assert len(ours) + len(sinks) <= (8 if connection.vendor == "postgresql" else 13), (ours, sinks)
+    # The embedded default has no shared cache, so its processes keep no lookups (webhooks.lookups): each
+    # sink asks the database once per event (the outbox, the Chatwoot mirror, the bots).
+    assert len(ours) + len(sinks) <= (8 if connection.vendor == "postgresql" else 14), (ours, sinks)
     print(f"send on its own: {len(ours)} + sinks {len(sinks)} {sinks} (budget 9 in all)")
 
 

@@ -125,6 +125,13 @@ def _other_inbound(poll_id: str) -> list[dict]:
         {"event": "health", "status": "LIMITED", "reason": "too many messages"},
         {"event": "poll_vote", "from": CUSTOMER, "pollMessageId": poll_id, "options": ["Yes"]},
         {"event": "message_edited", "from": CUSTOMER, "messageId": "IN-TEXT", "text": "olá!"},
+        {"event": "chat_pin", "chat": CUSTOMER},
+        {"event": "chat_mute", "chat": GROUP, "mutedUntil": "2026-12-01T00:00:00Z"},
+        {"event": "chat_mute", "chat": GROUP, "mutedUntil": None},
+        {"event": "chat_unread", "chat": CUSTOMER, "unread": False},
+        {"event": "contact_block", "jid": CUSTOMER},
+        {"event": "label_edit", "labelId": "1", "name": "VIP", "color": 19},
+        {"event": "label_association", "labelId": "1", "chat": GROUP, "labeled": False},
         {"event": "status", "from": CUSTOMER, "text": "Bom dia", "backgroundColor": "#112233", "font": 1},
         {
             "event": "status",

@@ -102,11 +102,16 @@ def test_a_session_without_configuration_sends_nothing(session):
     assert _target(session, "message", message(text="hi")) is None
 
 
-def test_chat_archive_has_no_instance_field_and_is_not_sent(session):
+def test_chat_actions_blocks_and_labels_go_to_the_message_url(session):
     configure(session)
-    assert (
-        _target(session, "chat_archive", {"chat": "5511988887777@s.whatsapp.net", "archived": True}) is None
-    )
+    chat = "5511988887777@s.whatsapp.net"
+    for name, data in (
+        ("chat_archive", {"chat": chat, "archived": True}),
+        ("chat_pin", {"chat": chat, "pinned": True}),
+        ("contact_block", {"jid": chat, "blocked": True}),
+        ("label_edit", {"labelId": "1", "name": "VIP", "color": 2}),
+    ):
+        assert _target(session, name, data) == DEFAULT_URL, name
 
 
 def test_allow_number_forwards_only_the_listed_numbers_messages(session):

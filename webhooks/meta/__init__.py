@@ -8,8 +8,9 @@
 
 `value` always carries `messaging_product` and `metadata {display_phone_number, phone_number_id}`, then
 one list named after what happened: `messages[]` (with `contacts[]`), `statuses[]` (message_ack),
-`presences[]`, `connection`, `qrcode`, `calls[]`, `groups[]`, `health`. The shapes the contract leaves
-open are Ponte's design after the cloud API.
+`presences[]`, `connection`, `qrcode`, `calls[]`, `groups[]`, `health`, and Ponte's extension
+`chats[]`, `blocklist[]`, `labels[]` / `label_associations[]` (webhooks.meta.chats_labels). The shapes
+the contract leaves open are Ponte's design after the cloud API.
 
 Inputs are the typed events of messaging's event contract (messaging.engines.events), parsed back from
 the stored data: only their fields are read, under one spelling each.
@@ -22,6 +23,7 @@ from typing import Any
 from core.timefmt import iso_millis_of_ms
 from messaging.engines.events import EngineEvent
 from messaging.models import Session
+from webhooks.meta.chats_labels import blocklist_value, chats_value, labels_value
 from webhooks.meta.common import (  # noqa: F401  (the format's public names)
     FIELDS,
     decode_entry_id,
@@ -59,6 +61,13 @@ _VALUES = {
     "health": health_value,
     "poll_vote": poll_vote_value,
     "message_edited": message_edited_value,
+    "chat_archive": chats_value,
+    "chat_pin": chats_value,
+    "chat_mute": chats_value,
+    "chat_unread": chats_value,
+    "contact_block": blocklist_value,
+    "label_edit": labels_value,
+    "label_association": labels_value,
     "status": status_value,
 }
 

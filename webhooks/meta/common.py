@@ -46,6 +46,14 @@ FIELDS = {
     # Ponte's extension (webhooks.meta.polls_edits): the cloud API has no polls and reports no edits.
     "poll_vote": "messages",
     "message_edited": "messages",
+    # Ponte's extension (webhooks.meta.chats_labels): chat actions, blocks and labels.
+    "chat_archive": "chats",
+    "chat_pin": "chats",
+    "chat_mute": "chats",
+    "chat_unread": "chats",
+    "contact_block": "blocklist",
+    "label_edit": "labels",
+    "label_association": "labels",
     # Ponte's extension (webhooks.meta.status): the cloud API has no statuses (stories).
     "status": "status",
 }

@@ -4,7 +4,9 @@
  * header, the bonds statuses and the typed errors.
  */
 
+import { Bots } from "./bots.js";
 import { DeadLetters, Deliveries, type EventType, eventTypes } from "./deliveries.js";
+import { ChatActions, Labels } from "./chatActions.js";
 import { Chats, Contacts, Instance, type Reply } from "./directory.js";
 import { BondsAccessError } from "./errors.js";
 import { ListMessages } from "./lists.js";
@@ -60,6 +62,12 @@ export type WebhookEvent =
   | "health"
   | "poll_vote"
   | "message_edited"
+  | "chat_pin"
+  | "chat_mute"
+  | "chat_unread"
+  | "contact_block"
+  | "label_edit"
+  | "label_association"
   | "status"
   | "messages"
   | "message.received"
@@ -69,9 +77,17 @@ export type WebhookEvent =
   | "session.disconnected"
   | "session.qr"
   | "poll.vote"
-  | "message.edited";
+  | "message.edited"
+  | "chat.archive"
+  | "chat.pin"
+  | "chat.mute"
+  | "chat.unread"
+  | "contact.block"
+  | "label.upsert"
+  | "label.chat";
 export type WebhookStatus = Schemas["WebhookStatusEnum"];
 export type * from "./deliveries.js";
+export type * from "./bots.js";
 export type Success = Schemas["Success"];
 
 type BondQuery = Query<"listBonds">;
@@ -409,7 +425,11 @@ export class Ponte {
   readonly deadLetters: DeadLetters;
   readonly contacts: Contacts;
   readonly chats: Chats;
+  readonly chatActions: ChatActions;
+  readonly labels: Labels;
   readonly instance: Instance;
+  /** Bots on a session: create, change, their conversations (pause, resume). */
+  readonly bots: Bots;
   /** Status (stories): post, delete, list the own and the contacts' of the last 24 hours. */
   readonly status: Status;
   /** Channels (WhatsApp's newsletters): owned and followed, create, follow, unfollow, posts. */
@@ -427,9 +447,12 @@ export class Ponte {
     this.deadLetters = new DeadLetters(this.http);
     this.contacts = new Contacts(this.http);
     this.chats = new Chats(this.http);
+    this.chatActions = new ChatActions(this.http);
+    this.labels = new Labels(this.http);
     this.status = new Status(this.http);
     this.channels = new Channels(this.http);
     this.instance = new Instance(this.http);
+    this.bots = new Bots(this.http);
   }
 
   /** The rate-limit headers of the last messaging or gateway reply (null before the first). */

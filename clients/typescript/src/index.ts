@@ -17,5 +17,6 @@ export {
 export { verifyWebhook, type WebhookHeaders } from "./webhooks.js";
 export type * from "./events.js";
 export type { LinkPreview, ListRow, ListSection } from "./lists.js";
+export type { ChatActions, ChatFilters, Labels } from "./chatActions.js";
 /** The generated OpenAPI types, for operations this layer does not wrap. */
 export type { components, operations, paths } from "./schema.js";

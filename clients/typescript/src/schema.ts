@@ -4,6 +4,121 @@
  */
 
 export interface paths {
+    "/api/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description `GET /api/bots?sessionId=` lists the bots (of one session, or of every session the key may use);
+         *     `POST /api/bots` creates one.
+         */
+        get: operations["bots_list"];
+        put?: never;
+        /**
+         * @description `GET /api/bots?sessionId=` lists the bots (of one session, or of every session the key may use);
+         *     `POST /api/bots` creates one.
+         */
+        post: operations["bots_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{bot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description `GET|PUT|DELETE /api/bots/{id}`: PUT replaces the bot's settings and rules (the secret is kept
+         *     unless given; the session cannot change).
+         */
+        get: operations["bots_get"];
+        /**
+         * @description `GET|PUT|DELETE /api/bots/{id}`: PUT replaces the bot's settings and rules (the secret is kept
+         *     unless given; the session cannot change).
+         */
+        put: operations["bots_update"];
+        post?: never;
+        /**
+         * @description `GET|PUT|DELETE /api/bots/{id}`: PUT replaces the bot's settings and rules (the secret is kept
+         *     unless given; the session cannot change).
+         */
+        delete: operations["bots_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{bot_id}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/bots/{id}/conversations`: the chats where the bot is talking (paused ones too). */
+        get: operations["bots_conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{bot_id}/conversations/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description An APIView authenticated by `X-API-Key`, rate limited per key, with rate-limit headers on
+         *     every reply (errors included).
+         *
+         *     Subclasses set `permission_classes` (accounts.permissions) and, for a stricter per-endpoint
+         *     limit, `rate_limits = {"POST": "5/m"}`.
+         */
+        post: operations["bots_conversation_pause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{bot_id}/conversations/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description An APIView authenticated by `X-API-Key`, rate limited per key, with rate-limit headers on
+         *     every reply (errors included).
+         *
+         *     Subclasses set `permission_classes` (accounts.permissions) and, for a stricter per-endpoint
+         *     limit, `rate_limits = {"POST": "5/m"}`.
+         */
+        post: operations["bots_conversation_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/channels": {
         parameters: {
             query?: never;
@@ -89,10 +204,81 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The session's chats, newest message first. */
+        /**
+         * @description The session's chats, newest message first; filtered by `archived`, `pinned`, `muted`,
+         *     `markedUnread` and `labelId` when given.
+         */
         get: operations["chats_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chats/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Archive a chat (`archived: true`) or bring it back; a new received message unarchives it. */
+        post: operations["chats_archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chats/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Put a label on a chat (`action: add`) or take it off (`remove`); answers the chat's labels. */
+        post: operations["chats_labels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chats/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Mute a chat's notifications until a time (`until`), or unmute it (`until: null`). */
+        post: operations["chats_mute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chats/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Pin a chat to the top of the phone's list (WhatsApp allows three), or unpin it. */
+        post: operations["chats_pin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -139,6 +325,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chats/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Mark a chat unread (`unread: true`: the phone shows it with a dot) or read again. */
+        post: operations["chats_unread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts": {
         parameters: {
             query?: never;
@@ -148,6 +351,43 @@ export interface paths {
         };
         /** @description Who the session has seen: senders' push names, contact cards received, group participants. */
         get: operations["contacts_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Block a contact (`blocked: true`) or unblock it. Sends to a blocked contact answer 409
+         *     CONTACT_BLOCKED.
+         */
+        post: operations["contacts_block"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/blocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The contacts the session has blocked (through the API or on the phone). */
+        get: operations["contacts_blocked"];
         put?: never;
         post?: never;
         delete?: never;
@@ -515,6 +755,48 @@ export interface paths {
          *     itself.
          */
         delete: operations["keys_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The session's labels (`GET`, any key) and a new one (`POST`, operator keys). */
+        get: operations["labels_list"];
+        put?: never;
+        /** @description The session's labels (`GET`, any key) and a new one (`POST`, operator keys). */
+        post: operations["labels_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * @description One label: changed (`PUT`, its `name`, `color` or both) or deleted (`DELETE`, taken off every
+         *     chat); `sessionId` in the query. 404 LABEL_NOT_FOUND for an id the session does not have.
+         */
+        put: operations["labels_update"];
+        post?: never;
+        /**
+         * @description One label: changed (`PUT`, its `name`, `color` or both) or deleted (`DELETE`, taken off every
+         *     chat); `sessionId` in the query. 404 LABEL_NOT_FOUND for an id the session does not have.
+         */
+        delete: operations["labels_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1930,7 +2212,7 @@ export interface webhooks {
         put?: never;
         /**
          * Chat archived or unarchived.
-         * @description The body POSTed to a registered webhook for `chat_archive`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         * @description The body POSTed to a registered webhook for `chat_archive` (aliases accepted on subscribing: chat.archive). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
          */
         post: operations["webhook_chat_archive"];
         delete?: never;
@@ -2013,6 +2295,126 @@ export interface webhooks {
          * @description The body POSTed to a registered webhook for `message_edited` (aliases accepted on subscribing: message.edited). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
          */
         post: operations["webhook_message_edited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    chat_pin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat pinned or unpinned.
+         * @description The body POSTed to a registered webhook for `chat_pin` (aliases accepted on subscribing: chat.pin). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_chat_pin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    chat_mute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat muted until a time, or unmuted.
+         * @description The body POSTed to a registered webhook for `chat_mute` (aliases accepted on subscribing: chat.mute). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_chat_mute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    chat_unread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat marked unread, or read again.
+         * @description The body POSTed to a registered webhook for `chat_unread` (aliases accepted on subscribing: chat.unread). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_chat_unread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    contact_block: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contact blocked or unblocked.
+         * @description The body POSTed to a registered webhook for `contact_block` (aliases accepted on subscribing: contact.block). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_contact_block"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    label_edit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Label created, changed or deleted (WhatsApp Business).
+         * @description The body POSTed to a registered webhook for `label_edit` (aliases accepted on subscribing: label.upsert). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_label_edit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    label_association: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Label put on a chat or taken off it.
+         * @description The body POSTed to a registered webhook for `label_association` (aliases accepted on subscribing: label.chat). Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_label_association"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2102,6 +2504,12 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description * `add` - add
+         *     * `remove` - remove
+         * @enum {string}
+         */
+        ActionEnum: "add" | "remove";
         /** @description What every figure of the list was computed from (OpenAPI component `Assumptions`). */
         Assumptions: {
             /** Format: date */
@@ -2274,6 +2682,124 @@ export interface components {
          * @enum {string}
          */
         BondListStatusEnum: "ok" | "preview" | "unauthorized" | "no_subscription" | "payment_issue" | "rate_limited" | "bad_request" | "not_found" | "method_not_allowed" | "payload_too_large" | "error";
+        BotConversationOutput: {
+            chatId: string;
+            status: components["schemas"]["BotConversationOutputStatusEnum"];
+            /** Format: date-time */
+            pausedUntil: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            lastActivityAt: string;
+        };
+        /**
+         * @description * `active` - active
+         *     * `paused` - paused
+         * @enum {string}
+         */
+        BotConversationOutputStatusEnum: "active" | "paused";
+        BotInputRequest: {
+            sessionId: string;
+            name: string;
+            kind: components["schemas"]["BotKindEnum"];
+            /** @default true */
+            enabled?: boolean;
+            /** @default 100 */
+            priority?: number;
+            /** @description The kind's settings (docs/integrations.md). */
+            settings: {
+                [key: string]: unknown;
+            };
+            /** @description http: the signing secret (16+ characters, required); openai: the API key; typebot: a token for private bots. Never returned. */
+            secret?: string;
+            rules?: components["schemas"]["BotRulesRequest"];
+        };
+        /**
+         * @description * `equals` - Equals
+         *     * `contains` - Contains
+         *     * `regex` - Regex
+         * @enum {string}
+         */
+        BotKeywordOperatorEnum: "equals" | "contains" | "regex";
+        /**
+         * @description * `http` - Http
+         *     * `openai` - Openai
+         *     * `typebot` - Typebot
+         * @enum {string}
+         */
+        BotKindEnum: "http" | "openai" | "typebot";
+        BotOutput: {
+            id: number;
+            sessionId: string;
+            name: string;
+            kind: components["schemas"]["BotKindEnum"];
+            enabled: boolean;
+            priority: number;
+            settings: {
+                [key: string]: unknown;
+            };
+            secretSet: boolean;
+            rules: components["schemas"]["BotRules"];
+            /** @description Why Ponte disabled the bot (failing), else empty. */
+            disabledReason: string;
+            lastError: string;
+            /** Format: date-time */
+            lastErrorAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        BotPauseInputRequest: {
+            chatId: string;
+            minutes: number;
+        };
+        BotResumeInputRequest: {
+            chatId: string;
+        };
+        BotRules: {
+            /** @default all */
+            trigger?: components["schemas"]["BotTriggerEnum"];
+            /** @default contains */
+            operator?: components["schemas"]["BotKeywordOperatorEnum"];
+            /** @default  */
+            value?: string;
+            /** @default true */
+            ignoreGroups?: boolean;
+            /** @default #sair */
+            stopKeyword?: string;
+            /** @default 60 */
+            expireMinutes?: number;
+            /** @default 60 */
+            pauseMinutes?: number;
+            /** @default 3 */
+            debounceSeconds?: number;
+        };
+        BotRulesRequest: {
+            /** @default all */
+            trigger?: components["schemas"]["BotTriggerEnum"];
+            /** @default contains */
+            operator?: components["schemas"]["BotKeywordOperatorEnum"];
+            /** @default  */
+            value?: string;
+            /** @default true */
+            ignoreGroups?: boolean;
+            /** @default #sair */
+            stopKeyword?: string;
+            /** @default 60 */
+            expireMinutes?: number;
+            /** @default 60 */
+            pauseMinutes?: number;
+            /** @default 3 */
+            debounceSeconds?: number;
+        };
+        /**
+         * @description * `all` - every message
+         *     * `keyword` - a keyword
+         *     * `first_message` - the first message of a chat
+         * @enum {string}
+         */
+        BotTriggerEnum: "all" | "keyword" | "first_message";
         /** @description A voice or video call offered to the session, or how it went on. */
         CallInboundRequest: {
             /**
@@ -2395,6 +2921,10 @@ export interface components {
             /** Format: date-time */
             lastMessageAt: string | null;
             archived: boolean;
+            pinned: boolean;
+            /** Format: date-time */
+            readonly mutedUntil: string | null;
+            markedUnread: boolean;
         };
         /** @description The session's own phone archives a chat (or unarchives it). */
         ChatArchiveInboundRequest: {
@@ -2407,9 +2937,62 @@ export interface components {
             /** @default true */
             archived?: boolean;
         };
+        ChatArchiveInputRequest: {
+            sessionId: string;
+            chatId: string;
+            archived: boolean;
+        };
+        ChatLabelInputRequest: {
+            sessionId: string;
+            chatId: string;
+            labelId: string;
+            action: components["schemas"]["ActionEnum"];
+        };
+        ChatLabelOutput: {
+            success: boolean;
+            chatId: string;
+            /** @description The chat's labels now. */
+            labelIds: string[];
+        };
         ChatList: {
             data: components["schemas"]["Chat"][];
             meta: components["schemas"]["Meta"];
+        };
+        /** @description The phone mutes a chat until `mutedUntil` (ISO 8601), or unmutes it (null or absent). */
+        ChatMuteInboundRequest: {
+            /**
+             * @description `chat_mute` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "chat_mute";
+            chat: string;
+            /** Format: date-time */
+            mutedUntil?: string | null;
+        };
+        ChatMuteInputRequest: {
+            sessionId: string;
+            chatId: string;
+            /**
+             * Format: date-time
+             * @description When the mute ends (ISO 8601, in the future); null unmutes.
+             */
+            until: string | null;
+        };
+        /** @description The phone pins a chat (or unpins it). */
+        ChatPinInboundRequest: {
+            /**
+             * @description `chat_pin` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "chat_pin";
+            chat: string;
+            /** @default true */
+            pinned?: boolean;
+        };
+        ChatPinInputRequest: {
+            sessionId: string;
+            chatId: string;
+            pinned: boolean;
         };
         ChatPresenceInputRequest: {
             sessionId: string;
@@ -2430,6 +3013,22 @@ export interface components {
             success: boolean;
             chatId: string;
             messageIds: string[];
+        };
+        /** @description The phone marks a chat unread (or read). */
+        ChatUnreadInboundRequest: {
+            /**
+             * @description `chat_unread` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "chat_unread";
+            chat: string;
+            /** @default true */
+            unread?: boolean;
+        };
+        ChatUnreadInputRequest: {
+            sessionId: string;
+            chatId: string;
+            unread: boolean;
         };
         ChatwootConfigOutput: {
             baseUrl: string;
@@ -2490,6 +3089,29 @@ export interface components {
             name: string;
             /** @description The name the person chose; may be empty. */
             pushName: string;
+            /** @description Blocked by the session (POST /api/contacts/block). */
+            blocked: boolean;
+        };
+        /** @description The phone blocks a contact (or unblocks it). */
+        ContactBlockInboundRequest: {
+            /**
+             * @description `contact_block` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "contact_block";
+            jid: string;
+            /** @default true */
+            blocked?: boolean;
+        };
+        ContactBlockInputRequest: {
+            sessionId: string;
+            jid: string;
+            blocked: boolean;
+        };
+        ContactBlockOutput: {
+            success: boolean;
+            jid: string;
+            blocked: boolean;
         };
         ContactCardRequest: {
             displayName: string;
@@ -3094,6 +3716,59 @@ export interface components {
          * @enum {string}
          */
         KeyRoleEnum: "admin" | "operator" | "viewer";
+        Label: {
+            /** @description WhatsApp's id of the label. */
+            id: string;
+            name: string;
+            /** @description An index of WhatsApp's label palette, 0 to 19. */
+            color: number;
+        };
+        /** @description The phone puts a label on a chat (or takes it off). */
+        LabelAssociationInboundRequest: {
+            /**
+             * @description `label_association` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "label_association";
+            labelId: string;
+            chat: string;
+            /** @default true */
+            labeled?: boolean;
+        };
+        LabelCreateInputRequest: {
+            sessionId: string;
+            name: string;
+            /** @description An index of WhatsApp's label palette. */
+            color: number;
+        };
+        LabelDeleteOutput: {
+            success: boolean;
+            id: string;
+        };
+        /** @description The phone creates, changes or deletes a label. */
+        LabelEditInboundRequest: {
+            /**
+             * @description `label_edit` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "label_edit";
+            labelId: string;
+            /** @default  */
+            name?: string;
+            /** @default 0 */
+            color?: number;
+            /** @default false */
+            deleted?: boolean;
+        };
+        LabelList: {
+            data: components["schemas"]["Label"][];
+            meta: components["schemas"]["Meta"];
+        };
+        LabelUpdateInputRequest: {
+            name?: string;
+            /** @description An index of WhatsApp's label palette. */
+            color?: number;
+        };
         /**
          * @description * `redemption` - redemption
          *     * `sale` - sale
@@ -3459,7 +4134,7 @@ export interface components {
         PatchedWebhookPatchRequest: {
             url?: string;
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, status, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, chat_pin, chat_mute, chat_unread, contact_block, label_edit, label_association, status, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
             events?: string[];
             /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number;
@@ -3660,7 +4335,7 @@ export interface components {
             /** @default  */
             emoji?: string;
         };
-        SandboxInboundInputRequest: components["schemas"]["SandboxInboundMessageRequest"] | components["schemas"]["MessageAckInboundRequest"] | components["schemas"]["PresenceInboundRequest"] | components["schemas"]["CallInboundRequest"] | components["schemas"]["GroupJoinInboundRequest"] | components["schemas"]["GroupLeaveInboundRequest"] | components["schemas"]["GroupUpdateInboundRequest"] | components["schemas"]["ChatArchiveInboundRequest"] | components["schemas"]["HealthInboundRequest"] | components["schemas"]["DisconnectedInboundRequest"] | components["schemas"]["PollVoteInboundRequest"] | components["schemas"]["MessageEditedInboundRequest"] | components["schemas"]["StatusInboundRequest"];
+        SandboxInboundInputRequest: components["schemas"]["SandboxInboundMessageRequest"] | components["schemas"]["MessageAckInboundRequest"] | components["schemas"]["PresenceInboundRequest"] | components["schemas"]["CallInboundRequest"] | components["schemas"]["GroupJoinInboundRequest"] | components["schemas"]["GroupLeaveInboundRequest"] | components["schemas"]["GroupUpdateInboundRequest"] | components["schemas"]["ChatArchiveInboundRequest"] | components["schemas"]["HealthInboundRequest"] | components["schemas"]["DisconnectedInboundRequest"] | components["schemas"]["PollVoteInboundRequest"] | components["schemas"]["MessageEditedInboundRequest"] | components["schemas"]["ChatPinInboundRequest"] | components["schemas"]["ChatMuteInboundRequest"] | components["schemas"]["ChatUnreadInboundRequest"] | components["schemas"]["ContactBlockInboundRequest"] | components["schemas"]["LabelEditInboundRequest"] | components["schemas"]["LabelAssociationInboundRequest"] | components["schemas"]["StatusInboundRequest"];
         SandboxInboundMessageRequest: components["schemas"]["TextMessageInboundRequest"] | components["schemas"]["VisualMessageInboundRequest"] | components["schemas"]["AudioMessageInboundRequest"] | components["schemas"]["DocumentMessageInboundRequest"] | components["schemas"]["StickerMessageInboundRequest"] | components["schemas"]["LocationMessageInboundRequest"] | components["schemas"]["ContactsMessageInboundRequest"] | components["schemas"]["ReactionMessageInboundRequest"] | components["schemas"]["ListResponseMessageInboundRequest"];
         SandboxInboundOutput: {
             event: string;
@@ -3964,7 +4639,7 @@ export interface components {
             url: string;
             /** @default  */
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, status, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, chat_pin, chat_mute, chat_unread, contact_block, label_edit, label_association, status, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
             events: string[];
             /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number | null;
@@ -4121,7 +4796,7 @@ export interface components {
          * @description The name of an event a registered webhook receives (GET /gateway/event-types).
          * @enum {string}
          */
-        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "status" | "webhook.disabled" | "webhook.dead_letter" | "webhook.test";
+        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "chat_pin" | "chat_mute" | "chat_unread" | "contact_block" | "label_edit" | "label_association" | "status" | "webhook.disabled" | "webhook.dead_letter" | "webhook.test";
         /**
          * message webhook body
          * @description New message received (text, media, location, contact).
@@ -4642,6 +5317,169 @@ export interface components {
             timestamp: string;
         };
         /**
+         * chat_pin webhook body
+         * @description Chat pinned or unpinned.
+         */
+        ChatPinWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "chat_pin";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                chat: string;
+                pinned: boolean;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * chat_mute webhook body
+         * @description Chat muted until a time, or unmuted.
+         */
+        ChatMuteWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "chat_mute";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description `muted_until`: ISO 8601, or None when the chat is not muted (always in the wire form). */
+            data: {
+                chat: string;
+                mutedUntil: string | null;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * chat_unread webhook body
+         * @description Chat marked unread, or read again.
+         */
+        ChatUnreadWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "chat_unread";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description The chat was marked unread (`unread`) or read again on the phone or through the API. */
+            data: {
+                chat: string;
+                unread: boolean;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * contact_block webhook body
+         * @description Contact blocked or unblocked.
+         */
+        ContactBlockWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "contact_block";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            data: {
+                jid: string;
+                blocked: boolean;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * label_edit webhook body
+         * @description Label created, changed or deleted (WhatsApp Business).
+         */
+        LabelEditWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "label_edit";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description A label was created, renamed, recoloured (`color`: 0 to 19) or deleted (`deleted`). */
+            data: {
+                labelId: string;
+                name: string;
+                color: number;
+                deleted: boolean;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * label_association webhook body
+         * @description Label put on a chat or taken off it.
+         */
+        LabelAssociationWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "label_association";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description A label was put on a chat (`labeled`) or taken off it. */
+            data: {
+                labelId: string;
+                chat: string;
+                labeled: boolean;
+                timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
          * status webhook body
          * @description A contact posted a status (story) the session saw, or deleted one.
          */
@@ -4789,6 +5627,912 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    bots_list: {
+        parameters: {
+            query?: {
+                sessionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotOutput"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    bots_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    bots_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    bots_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    bots_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    bots_conversations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotConversationOutput"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    bots_conversation_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotPauseInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    bots_conversation_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotResumeInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
     channels_list: {
         parameters: {
             query: {
@@ -5527,8 +7271,15 @@ export interface operations {
     chats_list: {
         parameters: {
             query: {
+                archived?: boolean | null;
+                /** @description Only chats carrying this label (GET /api/labels). */
+                labelId?: string;
                 limit?: number;
+                markedUnread?: boolean | null;
+                /** @description Muted now (`mutedUntil` in the future). */
+                muted?: boolean | null;
                 page?: number;
+                pinned?: boolean | null;
                 sessionId: string;
             };
             header?: never;
@@ -5613,6 +7364,690 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    chats_archive: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatArchiveInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Chat"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    chats_labels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatLabelInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatLabelOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    chats_mute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatMuteInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Chat"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    chats_pin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatPinInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Chat"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -6002,7 +8437,485 @@ export interface operations {
             };
         };
     };
+    chats_unread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatUnreadInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Chat"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
     contacts_list: {
+        parameters: {
+            query: {
+                limit?: number;
+                page?: number;
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    contacts_block: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactBlockInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactBlockOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    contacts_blocked: {
         parameters: {
             query: {
                 limit?: number;
@@ -9407,6 +12320,584 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    labels_list: {
+        parameters: {
+            query: {
+                limit?: number;
+                page?: number;
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    labels_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelCreateInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    labels_update: {
+        parameters: {
+            query: {
+                sessionId: string;
+            };
+            header?: never;
+            path: {
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LabelUpdateInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    labels_delete: {
+        parameters: {
+            query: {
+                sessionId: string;
+            };
+            header?: never;
+            path: {
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelDeleteOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19203,6 +22694,291 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["MessageEditedWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_chat_pin: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "chat_pin",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "pinned": true,
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatPinWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_chat_mute: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "chat_mute",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "chat": "120363025246125486@g.us",
+                 *         "mutedUntil": "2026-11-23T04:00:00+00:00",
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatMuteWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_chat_unread: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "chat_unread",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "unread": true,
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatUnreadWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contact_block: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "contact_block",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "jid": "5511999990000@s.whatsapp.net",
+                 *         "blocked": true,
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactBlockWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_label_edit: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "label_edit",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "labelId": "1",
+                 *         "name": "Novo cliente",
+                 *         "color": 4,
+                 *         "deleted": false,
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelEditWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_label_association: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "label_association",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "labelId": "1",
+                 *         "chat": "5511999990000@s.whatsapp.net",
+                 *         "labeled": true,
+                 *         "timestamp": 1763784000
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelAssociationWebhookBody"];
             };
         };
         responses: {

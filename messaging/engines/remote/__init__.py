@@ -34,9 +34,6 @@ OPTIONAL_COMMANDS = (
     *base.GROUP_ADMIN_COMMANDS,
     *base.STATUS_COMMANDS,
     *base.NEWSLETTER_COMMANDS,
-    "send_list",
-    "send_forward",
-    "send_text_preview",
 )
 _SENDS = {name for name in base.Engine.__abstractmethods__ if name.startswith("send_")}
 COMMANDS = (

@@ -26,6 +26,8 @@ import redis
 from django.conf import settings
 
 from messaging.engines import base
+from messaging.engines.chat_events import CHAT_EVENT_TYPES
+from messaging.engines.events import ChatArchiveEvent
 
 PREFIX = "ponte:engine:"
 VALUE_TYPES: dict[str, type] = {
@@ -58,6 +60,8 @@ VALUE_TYPES: dict[str, type] = {
         base.NewsletterInfo,
     )
 }
+# The events the chat actions and labels return (messaging.engines.chat_contract) travel as values too.
+VALUE_TYPES.update({cls.__name__: cls for cls in (ChatArchiveEvent, *CHAT_EVENT_TYPES)})
 # Errors an engine may answer with, recreated on the caller's side.
 ERROR_TYPES: dict[str, type[base.EngineError]] = {
     cls.__name__: cls

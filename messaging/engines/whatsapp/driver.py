@@ -37,6 +37,11 @@ from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, EngineEvent, QrEvent
 from messaging.engines.whatsapp import inbound, polls
 from messaging.engines.whatsapp import status as stories
+from messaging.engines.whatsapp.chat_actions import (
+    WhatsAppChatActions,
+    blocklist_events,
+    history_state_events,
+)
 from messaging.engines.whatsapp.errors import library_errors
 from messaging.engines.whatsapp.group_admin import WhatsAppBehaviour, WhatsAppGroupAdmin
 from messaging.engines.whatsapp.library import load
@@ -63,6 +68,7 @@ _MESSAGE_EVENTS = (
     "CallOffer",
     "CallAccept",
     "CallTerminate",
+    "Blocklist",
 )
 _CONNECTION_EVENTS = (
     "LoggedOut",
@@ -105,7 +111,13 @@ class _Live:
 
 
 class WhatsAppDriver(
-    WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, WhatsAppStatus, WhatsAppNewsletters, Engine
+    WhatsAppOperations,
+    WhatsAppGroupAdmin,
+    WhatsAppBehaviour,
+    WhatsAppChatActions,
+    WhatsAppStatus,
+    WhatsAppNewsletters,
+    Engine,
 ):
     label = "whatsapp"
 
@@ -157,9 +169,10 @@ class WhatsAppDriver(
                 self.read_at_once(session_id, client, message)
             return [message] if message else []
         if name == "HistorySync":
-            return self.without_ignored(
+            messages = self.without_ignored(
                 session_id, list(inbound.history_events(ev, client.download_any, store))
             )
+            return [*messages, *history_state_events(ev)]
         if name == "Receipt":
             return list(inbound.receipt_events(ev, type(ev).ReceiptType.Name(ev.Type)))
         if name == "Presence":
@@ -177,6 +190,8 @@ class WhatsAppDriver(
         if name in ("CallAccept", "CallTerminate"):
             status = {"CallOffer": "offer", "CallAccept": "accept", "CallTerminate": "terminate"}[name]
             return [inbound.call_event(ev, status)]
+        if name == "Blocklist":
+            return blocklist_events(ev)
         if name in _CONNECTION_EVENTS:
             events = inbound.connection_events(name, ev)
             if any(isinstance(e, DisconnectedEvent) for e in events):

@@ -12,7 +12,7 @@ from typing import Any
 from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
 from neonize.utils.enum import VoteType
 
-from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, SentMessage
+from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, Sent
 from messaging.engines.whatsapp.outbound import _context, _sent, media_message, to_jid
 
 _POLL_FIELDS = ("pollCreationMessage", "pollCreationMessageV2", "pollCreationMessageV3")
@@ -41,7 +41,7 @@ def list_message(message: ListMessage) -> Any:
     )
 
 
-def send_list(client: Any, to: str, message: ListMessage) -> SentMessage:
+def send_list(client: Any, to: str, message: ListMessage) -> Sent:
     return _sent(client.send_message(to_jid(to), list_message(message)), to)
 
 
@@ -60,9 +60,7 @@ def preview_message(text: str, preview: LinkPreview, quoted: Quoted | None = Non
     return wa.Message(extendedTextMessage=extended)
 
 
-def send_text_preview(
-    client: Any, to: str, text: str, preview: LinkPreview, quoted: Quoted | None
-) -> SentMessage:
+def send_text_preview(client: Any, to: str, text: str, preview: LinkPreview, quoted: Quoted | None) -> Sent:
     return _sent(client.send_message(to_jid(to), preview_message(text, preview, quoted)), to)
 
 
@@ -105,5 +103,5 @@ def forward_message(client: Any, content: ForwardContent) -> Any:
     return wa.Message(extendedTextMessage=text)
 
 
-def send_forward(client: Any, to: str, content: ForwardContent) -> SentMessage:
+def send_forward(client: Any, to: str, content: ForwardContent) -> Sent:
     return _sent(client.send_message(to_jid(to), forward_message(client, content)), to)

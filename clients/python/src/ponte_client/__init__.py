@@ -2,6 +2,8 @@
 
 from ponte_client._http import RetryPolicy
 from ponte_client.aio import AsyncClient
+from ponte_client.bots import Bot, BotConversation, BotRules
+from ponte_client.chat_actions import Label
 from ponte_client.client import Client
 from ponte_client.delivery_log import Delivery, DeliveryAttempt, DeliveryDetail, EventType, Resent
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
@@ -46,6 +48,9 @@ __all__ = [
     "BondFilterWarning",
     "BondList",
     "BondsAccessError",
+    "Bot",
+    "BotConversation",
+    "BotRules",
     "Channel",
     "Chat",
     "Client",
@@ -59,6 +64,7 @@ __all__ = [
     "EventType",
     "Group",
     "GroupInvite",
+    "Label",
     "LinkPreview",
     "ListRow",
     "ListSection",

@@ -11,6 +11,8 @@ import httpx
 
 from ponte_client import directory, ops
 from ponte_client._http import Op, RetryPolicy, send_async
+from ponte_client.bots import AsyncBots
+from ponte_client.chat_actions import AsyncChatActions, AsyncLabels
 from ponte_client.delivery_log import AsyncDeadLetters, AsyncDeliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.lists import AsyncListMessages
@@ -403,10 +405,13 @@ class AsyncClient:
         self.contacts = Contacts(self._send)
         self.groups = Groups(self._send)
         self.chats = Chats(self._send)
+        self.chat_actions = AsyncChatActions(self._send)
+        self.labels = AsyncLabels(self._send)
         self.webhooks = Webhooks(self._send)
         self.instance = Instance(self._send)
         self.deliveries = AsyncDeliveries(self._send)
         self.dead_letters = AsyncDeadLetters(self._send)
+        self.bots = AsyncBots(self._send)
         self.status = AsyncStatusResource(self._send)
         self.channels = AsyncChannelsResource(self._send)
 

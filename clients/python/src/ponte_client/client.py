@@ -11,6 +11,8 @@ import httpx
 
 from ponte_client import directory, ops
 from ponte_client._http import Op, RetryPolicy, send
+from ponte_client.bots import Bots
+from ponte_client.chat_actions import ChatActions, Labels
 from ponte_client.delivery_log import DeadLetters, Deliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
 from ponte_client.lists import ListMessages
@@ -400,10 +402,13 @@ class Client:
         self.contacts = Contacts(self._send)
         self.groups = Groups(self._send)
         self.chats = Chats(self._send)
+        self.chat_actions = ChatActions(self._send)
+        self.labels = Labels(self._send)
         self.webhooks = Webhooks(self._send)
         self.instance = Instance(self._send)
         self.deliveries = Deliveries(self._send)
         self.dead_letters = DeadLetters(self._send)
+        self.bots = Bots(self._send)
         self.status = StatusResource(self._send)
         self.channels = ChannelsResource(self._send)
 

@@ -37,6 +37,9 @@ class Chat:
     unread_count: int
     last_message_at: datetime | None
     archived: bool
+    pinned: bool = False
+    muted_until: datetime | None = None  # None: not muted now
+    marked_unread: bool = False
 
     @classmethod
     def from_json(cls, data: JSON) -> Chat:
@@ -47,6 +50,9 @@ class Chat:
             data["unreadCount"],
             _dt(data.get("lastMessageAt")),
             data["archived"],
+            data.get("pinned", False),
+            _dt(data.get("mutedUntil")),
+            data.get("markedUnread", False),
         )
 
 
@@ -55,10 +61,11 @@ class Contact:
     jid: str
     name: str
     push_name: str
+    blocked: bool = False
 
     @classmethod
     def from_json(cls, data: JSON) -> Contact:
-        return cls(data["jid"], data.get("name", ""), data.get("pushName", ""))
+        return cls(data["jid"], data.get("name", ""), data.get("pushName", ""), data.get("blocked", False))
 
 
 @dataclass(frozen=True)

@@ -259,6 +259,45 @@ class ChatArchiveData(TypedDict):
     timestamp: NotRequired[int]
 
 
+class ChatPinData(TypedDict):
+    chat: str
+    pinned: bool
+    timestamp: NotRequired[int]
+
+
+class ChatMuteData(TypedDict):
+    chat: str
+    mutedUntil: str | None  # ISO 8601; None: unmuted
+    timestamp: NotRequired[int]
+
+
+class ChatUnreadData(TypedDict):
+    chat: str
+    unread: bool
+    timestamp: NotRequired[int]
+
+
+class ContactBlockData(TypedDict):
+    jid: str
+    blocked: bool
+    timestamp: NotRequired[int]
+
+
+class LabelEditData(TypedDict):
+    labelId: str
+    name: str
+    color: int  # 0 to 19
+    deleted: bool
+    timestamp: NotRequired[int]
+
+
+class LabelAssociationData(TypedDict):
+    labelId: str
+    chat: str
+    labeled: bool
+    timestamp: NotRequired[int]
+
+
 class GroupUpdateData(TypedDict):
     group: str
     participants: list[str]

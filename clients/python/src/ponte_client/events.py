@@ -9,12 +9,18 @@ from typing import Literal, TypedDict
 from ponte_client.event_data import (
     CallData,
     ChatArchiveData,
+    ChatMuteData,
+    ChatPinData,
+    ChatUnreadData,
     ConnectedData,
+    ContactBlockData,
     DisconnectedData,
     GroupJoinData,
     GroupLeaveData,
     GroupUpdateData,
     HealthData,
+    LabelAssociationData,
+    LabelEditData,
     MessageAckData,
     MessageData,
     MessageEditedData,
@@ -42,6 +48,12 @@ EventName = Literal[
     "health",
     "poll_vote",
     "message_edited",
+    "chat_pin",
+    "chat_mute",
+    "chat_unread",
+    "contact_block",
+    "label_edit",
+    "label_association",
     "status",
     "webhook.disabled",
     "webhook.dead_letter",
@@ -62,6 +74,12 @@ EVENT_NAMES: tuple[EventName, ...] = (
     "health",
     "poll_vote",
     "message_edited",
+    "chat_pin",
+    "chat_mute",
+    "chat_unread",
+    "contact_block",
+    "label_edit",
+    "label_association",
     "status",
     "webhook.disabled",
     "webhook.dead_letter",
@@ -195,6 +213,59 @@ class MessageEditedBody(TypedDict):
     timestamp: str  # ISO 8601, UTC
 
 
+class ChatPinBody(TypedDict):
+    """`chat_pin`: Chat pinned or unpinned."""
+
+    event: Literal["chat_pin"]
+    session_id: str
+    data: ChatPinData
+    timestamp: str  # ISO 8601, UTC
+
+
+class ChatMuteBody(TypedDict):
+    """`chat_mute`: Chat muted until a time, or unmuted."""
+
+    event: Literal["chat_mute"]
+    session_id: str
+    data: ChatMuteData
+    timestamp: str  # ISO 8601, UTC
+
+
+class ChatUnreadBody(TypedDict):
+    """`chat_unread`: Chat marked unread, or read again."""
+
+    event: Literal["chat_unread"]
+    session_id: str
+    data: ChatUnreadData
+    timestamp: str  # ISO 8601, UTC
+
+
+class ContactBlockBody(TypedDict):
+    """`contact_block`: Contact blocked or unblocked."""
+
+    event: Literal["contact_block"]
+    session_id: str
+    data: ContactBlockData
+    timestamp: str  # ISO 8601, UTC
+
+
+class LabelEditBody(TypedDict):
+    """`label_edit`: Label created, changed or deleted (WhatsApp Business)."""
+
+    event: Literal["label_edit"]
+    session_id: str
+    data: LabelEditData
+    timestamp: str  # ISO 8601, UTC
+
+
+class LabelAssociationBody(TypedDict):
+    """`label_association`: Label put on a chat or taken off it."""
+
+    event: Literal["label_association"]
+    session_id: str
+    data: LabelAssociationData
+
+
 class StatusBody(TypedDict):
     """`status`: A contact posted a status (story) the session saw, or deleted one."""
 
@@ -246,6 +317,12 @@ WebhookBody = (
     | HealthBody
     | PollVoteBody
     | MessageEditedBody
+    | ChatPinBody
+    | ChatMuteBody
+    | ChatUnreadBody
+    | ContactBlockBody
+    | LabelEditBody
+    | LabelAssociationBody
     | StatusBody
     | WebhookDisabledBody
     | WebhookDeadLetterBody
@@ -267,6 +344,12 @@ BODY_TYPES: dict[EventName, type] = {
     "health": HealthBody,
     "poll_vote": PollVoteBody,
     "message_edited": MessageEditedBody,
+    "chat_pin": ChatPinBody,
+    "chat_mute": ChatMuteBody,
+    "chat_unread": ChatUnreadBody,
+    "contact_block": ContactBlockBody,
+    "label_edit": LabelEditBody,
+    "label_association": LabelAssociationBody,
     "status": StatusBody,
     "webhook.disabled": WebhookDisabledBody,
     "webhook.dead_letter": WebhookDeadLetterBody,

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('messaging', '0011_official_channels_move_to_their_app'),
+        ('messaging', '0012_chat_state_blocked_labels'),
     ]
 
     operations = [

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('messaging', '0012_status_posts'),
+        ('messaging', '0013_status_posts'),
     ]
 
     operations = [
