@@ -16,6 +16,13 @@ from messaging.errors import InvalidPhoneNumber
 # E.164 allows at most 15 digits; 8 is the shortest country code + subscriber number in use.
 _NUMBER = re.compile(r"^[0-9]{8,15}$")
 _GROUP_ID = re.compile(r"^[0-9]{6,30}(-[0-9]{6,20})?$")
+# A channel (newsletter): `<digits>@newsletter`; a chat that takes messages where groups do.
+_NEWSLETTER_ID = re.compile(r"^[0-9]{6,30}$")
+NEWSLETTER_SUFFIX = "newsletter"
+
+
+def is_newsletter(jid: str) -> bool:
+    return jid.endswith("@" + NEWSLETTER_SUFFIX)
 
 
 def user_suffix() -> str:
@@ -51,6 +58,8 @@ def normalize_jid(value: str, *, allow_group: bool = True, allow_user: bool = Tr
     if domain == user_suffix() and allow_user and _NUMBER.match(local):
         return raw
     if domain == group_suffix() and allow_group and _GROUP_ID.match(local):
+        return raw
+    if domain == NEWSLETTER_SUFFIX and allow_group and _NEWSLETTER_ID.match(local):
         return raw
     allowed = []
     if allow_user:

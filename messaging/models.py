@@ -395,3 +395,6 @@ class SessionSettings(models.Model):
 
 # Labels (WhatsApp Business) live in a module of their own; imported here so Django finds the models.
 from messaging.models_labels import ChatLabel, Label  # noqa: E402, F401
+
+# Status (stories) and channels (newsletters) live in their own module; imported here for Django.
+from messaging.status_models import Newsletter, SandboxNewsletter, StatusPost  # noqa: E402, F401

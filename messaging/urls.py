@@ -15,10 +15,12 @@ from messaging.api import (
     lists,
     media,
     messages,
+    newsletters,
     polls,
     sandbox,
     session_settings,
     sessions,
+    status,
 )
 
 urlpatterns = [
@@ -114,6 +116,17 @@ urlpatterns = [
     path("labels", labels.LabelsApi.as_view(), name="labels"),
     path("labels/<str:label_id>", labels.LabelApi.as_view(), name="label"),
     path("chats/labels", labels.ChatLabelApi.as_view(), name="chats-labels"),
+    # Status (stories).
+    path("status", status.StatusListApi.as_view(), name="status"),
+    path("status/contacts", status.StatusContactsApi.as_view(), name="status-contacts"),
+    path("status/text", status.StatusTextApi.as_view(), name="status-text"),
+    path("status/media", status.StatusMediaApi.as_view(), name="status-media"),
+    path("status/delete", status.StatusDeleteApi.as_view(), name="status-delete"),
+    # Channels (WhatsApp's newsletters; the official channels are /channels/, outside /api).
+    path("channels", newsletters.ChannelsApi.as_view(), name="channels"),
+    path("channels/follow", newsletters.ChannelFollowApi.as_view(), name="channels-follow"),
+    path("channels/unfollow", newsletters.ChannelUnfollowApi.as_view(), name="channels-unfollow"),
+    path("channels/messages", newsletters.ChannelMessagesApi.as_view(), name="channels-messages"),
 ]
 gateway_urlpatterns = [
     path("sessions", gateway.GatewaySessionListApi.as_view(), name="gateway-sessions"),

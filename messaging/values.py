@@ -72,6 +72,10 @@ class MediaPayload:
     mime_type: str
     file_name: str = ""
     caption: str = ""
+    #: Voice notes (already OGG/Opus, mono, 48 kHz: messaging.services.audio): the length in whole
+    #: seconds and 64 loudness values from 0 to 100, as WhatsApp's clients draw the note.
+    seconds: int = 0
+    waveform: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -201,3 +205,34 @@ class ForwardContent:
     cards: tuple[ForwardCard, ...] = ()
     options: tuple[str, ...] = ()
     selectable_count: int = 1
+
+
+#: A status event's kinds (`revoked`: its author deleted it).
+STATUS_TYPES = ("text", "image", "video", "revoked")
+#: The fonts of a text status (`font` 0 to 5 of `POST /api/status/text`), in WhatsApp's order.
+STATUS_FONTS = 6
+
+
+@dataclass(frozen=True)
+class StatusPosted:
+    """A status the session posted: its id and when WhatsApp took it (stored media: the echo's link)."""
+
+    status_id: str
+    timestamp: datetime
+    media_url: str = ""
+
+
+#: Where WhatsApp's channels (newsletters) live: `<digits>@newsletter`.
+NEWSLETTER_SUFFIX = "newsletter"
+
+
+@dataclass(frozen=True)
+class NewsletterInfo:
+    """A channel (newsletter): its JID, name, description, invite code and the session's `role` in it
+    (`owner` or `follower`)."""
+
+    jid: str
+    name: str
+    description: str = ""
+    invite: str = ""
+    role: str = "follower"

@@ -34,6 +34,7 @@ EVENTS: dict[str, str] = {
     "contact_block": gettext_noop("Contact blocked or unblocked."),
     "label_edit": gettext_noop("Label created, changed or deleted (WhatsApp Business)."),
     "label_association": gettext_noop("Label put on a chat or taken off it."),
+    "status": gettext_noop("A contact posted a status (story) the session saw, or deleted one."),
 }
 
 # Operational events (webhooks.outbox.operational): about the account's webhooks rather than a session's

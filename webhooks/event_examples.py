@@ -28,6 +28,7 @@ from messaging.engines.events import (
     PollVoteEvent,
     PresenceEvent,
     QrEvent,
+    StatusEvent,
 )
 
 SESSION_ID = "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10"
@@ -95,6 +96,16 @@ EXAMPLES: dict[str, EngineEvent] = {
     "contact_block": ContactBlockEvent(jid=_CONTACT, blocked=True, timestamp=_AT),
     "label_edit": LabelEditEvent(label_id="1", label_name="Novo cliente", color=4, timestamp=_AT),
     "label_association": LabelAssociationEvent(label_id="1", chat_jid=_CONTACT, labeled=True, timestamp=_AT),
+    "status": StatusEvent(
+        id="3EB0C431A2B5D6E7F8A0",
+        sender=_CONTACT,
+        push_name="Maria",
+        type="text",
+        text="Bom dia!",
+        timestamp=_AT,
+        background_color="#25D366",
+        font=2,
+    ),
 }
 
 

@@ -139,6 +139,9 @@ MESSAGING_PROFILE_PICTURE_FETCH_TIMEOUT = env_int("MESSAGING_PROFILE_PICTURE_FET
 # this many bytes (WhatsApp's own limit for photos, videos and audio is 16 MB).
 MESSAGING_MEDIA_MAX_BYTES = env_int("MESSAGING_MEDIA_MAX_BYTES", 16 * 1024 * 1024)
 MESSAGING_MEDIA_FETCH_TIMEOUT = env_int("MESSAGING_MEDIA_FETCH_TIMEOUT", 30)
+# Voice notes (`type: "voice"`) are converted to OGG/Opus on the web process (messaging.services.audio):
+# audio decoding to more than this many seconds is refused (400) before it costs more CPU.
+MESSAGING_VOICE_MAX_SECONDS = env_int("MESSAGING_VOICE_MAX_SECONDS", 30 * 60)
 # Links to stored media (`mediaUrl` of message events) stop working this long after they were made.
 MESSAGING_MEDIA_URL_TTL_SECONDS = env_int("MESSAGING_MEDIA_URL_TTL_SECONDS", 24 * 60 * 60)
 # Where media bytes are kept (messaging.media): files under the var dir, or any Django storage backend,

@@ -22,6 +22,7 @@ from messaging.api.sandbox_fields import (
     optional_text,
 )
 from messaging.api.sandbox_messages import MESSAGE_SERIALIZERS, MESSAGE_TYPES
+from messaging.api.sandbox_status import StatusInbound
 
 INBOUND_EVENTS = (
     "message",
@@ -37,6 +38,7 @@ INBOUND_EVENTS = (
     "poll_vote",
     "message_edited",
     *CHAT_INBOUND_EVENTS,
+    "status",
 )
 # Why a connection drops: the reasons the WhatsApp driver reports too.
 DISCONNECT_REASONS = ("logged_out", "replaced", "banned", "stream_error", "connection_lost")
@@ -157,6 +159,7 @@ EVENT_SERIALIZERS: dict[str, type[InboundSerializer]] = {
     "poll_vote": PollVoteInbound,
     "message_edited": MessageEditedInbound,
     **CHAT_INBOUND_SERIALIZERS,
+    "status": StatusInbound,
 }
 
 

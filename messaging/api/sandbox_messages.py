@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework import serializers
 
-from messaging.addressing import is_group, normalize_jid
+from messaging.addressing import is_group, is_newsletter, normalize_jid
 from messaging.api.sandbox_fields import (
     ContactNumber,
     Flag,
@@ -81,8 +81,10 @@ def _message_parties(attrs: dict[str, Any]) -> dict[str, str]:
     parties = {"from": _jid(attrs["from"], "from", allow_group=False)}
     if attrs["chat"]:
         parties["chat"] = _jid(attrs["chat"], "chat")
-        if not is_group(parties["chat"]):
-            raise serializers.ValidationError({"chat": "only a group JID (for a message sent in a group)."})
+        if not (is_group(parties["chat"]) or is_newsletter(parties["chat"])):
+            raise serializers.ValidationError(
+                {"chat": "only a group JID (a message in a group) or a channel's (a channel's post)."}
+            )
     return parties
 
 

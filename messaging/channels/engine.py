@@ -183,8 +183,12 @@ class GraphChannelEngine(GraphGroupAdmin, GraphLists, GraphChatActions, Engine):
         return send(account, to, "text", {"text": message.text, "quick_replies": replies})
 
     def send_media_link(self, session_id: str, message: OutgoingMediaLink) -> Sent:
-        """Media by URL: Meta fetches `link` itself."""
+        """Media by URL: Meta fetches `link` itself. `voice`: an OGG/Opus voice note (converted by the
+        services), sent as `audio` with `voice: true` on the Cloud API, as audio on the page channels."""
         account, to, kind = account_of(session_id), message.to, message.media_kind
+        if kind == "voice" and account.session.provider == WHATSAPP_CLOUD:
+            return send(account, to, "audio", {"link": message.link, "voice": True})
+        kind = "audio" if kind == "voice" else kind
         if account.session.provider == WHATSAPP_CLOUD:
             media: dict[str, Any] = {"link": message.link}
             if message.caption and kind in ("image", "video", "document"):

@@ -61,6 +61,7 @@ from messaging.values import (  # noqa: F401
     ListRow,
     ListSection,
     MediaPayload,
+    NewsletterInfo,
     PairingCode,
     Participant,
     ParticipantResult,
@@ -68,6 +69,7 @@ from messaging.values import (  # noqa: F401
     Quoted,
     SentTemplate,
     SessionBehaviour,
+    StatusPosted,
 )
 
 EventCallback = Callable[[str, EngineEvent], None]
@@ -86,6 +88,10 @@ GROUP_ADMIN_COMMANDS = (
     "settings_apply",
     *CHAT_ACTION_COMMANDS,
 )
+#: Status (stories), optional like group administration (issue 41).
+STATUS_COMMANDS = ("status_text", "status_media", "status_delete")
+#: Channels (newsletters), optional too.
+NEWSLETTER_COMMANDS = ("newsletter_list", "newsletter_create", "newsletter_follow", "newsletter_unfollow")
 
 
 # --- Exceptions ----------------------------------------------------------------------------------
@@ -290,7 +296,8 @@ class Engine(ChatActions, ABC):
         raise EngineNotAllowed(f"The {self.label} engine cannot send media.")
 
     def send_media_link(self, session_id: str, message: OutgoingMediaLink) -> Sent:
-        """Media the platform fetches from `link` itself (official channels; others take the bytes)."""
+        """Media the platform fetches from `link` itself (official channels; others take the bytes).
+        `media_kind` is a MEDIA_SEND_TYPES value; `voice` links to an OGG/Opus note Ponte converted."""
         raise EngineUnsupported(f"The {self.label} engine sends media as bytes, not by link.")
 
     def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
@@ -411,3 +418,36 @@ class Engine(ChatActions, ABC):
     def inject(self, session_id: str, event: str, data: dict[str, Any]) -> Injected:
         """Something arrives from "WhatsApp"; returns the event's data and the events to record."""
         raise EngineNotFound("Not a sandbox session.", kind="session")
+
+    # Status (stories). Not abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED
+    # (messaging.services.status). The services record the session's own statuses from the answers.
+
+    def status_text(self, session_id: str, text: str, background_color: str, font: int) -> StatusPosted:
+        """Post a text status (`background_color` `#RRGGBB`, `font` 0 to 5) to the session's contacts."""
+        raise EngineUnsupported(f"The {self.label} engine cannot post statuses.")
+
+    def status_media(self, session_id: str, media: MediaPayload) -> StatusPosted:
+        """Post an image or video status (`media.type`), with `media.caption`."""
+        raise EngineUnsupported(f"The {self.label} engine cannot post statuses.")
+
+    def status_delete(self, session_id: str, status_id: str) -> None:
+        """Delete one of the session's own statuses for everyone who could see it."""
+        raise EngineUnsupported(f"The {self.label} engine cannot delete statuses.")
+
+    # Channels (newsletters). Not abstract: an engine without them answers 400 OPERATION_NOT_SUPPORTED.
+    # Messages are sent to a channel's JID like to any chat (messaging.services.newsletters checks that
+    # the session owns it); a channel's posts arrive as `message` events of that chat.
+
+    def newsletter_list(self, session_id: str) -> list[NewsletterInfo]:
+        """The channels the session owns or follows."""
+        raise EngineUnsupported(f"The {self.label} engine has no channels.")
+
+    def newsletter_create(self, session_id: str, name: str, description: str) -> NewsletterInfo:
+        raise EngineUnsupported(f"The {self.label} engine cannot create channels.")
+
+    def newsletter_follow(self, session_id: str, jid: str = "", invite: str = "") -> NewsletterInfo:
+        """Follow a channel by JID or invite code; EngineNotFound(kind="channel") when there is none."""
+        raise EngineUnsupported(f"The {self.label} engine cannot follow channels.")
+
+    def newsletter_unfollow(self, session_id: str, jid: str) -> None:
+        raise EngineUnsupported(f"The {self.label} engine cannot unfollow channels.")

@@ -27,6 +27,7 @@ from messaging.engines.message_parts import (  # noqa: F401 (re-exported: the co
     ListSectionRef,
 )
 from messaging.engines.wire import dump_fields, load
+from messaging.values import STATUS_TYPES
 
 # --- building blocks --------------------------------------------------------------------------------
 
@@ -153,6 +154,9 @@ class MessageEvent(EngineEvent):
     file_name: str | None = None
     size: int | None = None  # bytes of the stored media (messaging.media)
     voice: bool | None = None
+    #: Voice notes: the length in whole seconds and 64 loudness values from 0 to 100 (as WhatsApp draws).
+    seconds: int | None = None
+    waveform: tuple[int, ...] | None = field(default=None, metadata={"many": int})
     animated: bool | None = None
     view_once: bool | None = None
     sticker_id: str | None = None
@@ -372,6 +376,34 @@ class MessageEditedEvent(EngineEvent):
         return self.chat_jid
 
 
+@dataclass(frozen=True)
+class StatusEvent(EngineEvent):
+    """A status (story): a contact's, seen by the session, or the session's own posted from the phone
+    (`from_me`); `revoked`: its author deleted the status `id`. Text statuses carry `backgroundColor`
+    (`#RRGGBB`) and `font` (0 to 5); media ones `caption` and the stored media's link and facts."""
+
+    name: ClassVar[str] = "status"
+
+    id: str = ""
+    sender: str = ""
+    push_name: str = ""
+    type: str = field(default="text", metadata={"choices": STATUS_TYPES})
+    text: str = ""
+    timestamp: int = 0
+    from_me: bool = False
+    background_color: str | None = None
+    font: int | None = None
+    caption: str | None = None
+    media_url: str | None = None
+    mime_type: str | None = None
+    sha256: str | None = None
+    size: int | None = None
+
+    @property
+    def chat(self) -> str:
+        return "status@broadcast"
+
+
 EVENT_TYPES: dict[str, type[EngineEvent]] = {
     cls.name: cls
     for cls in (
@@ -389,6 +421,7 @@ EVENT_TYPES: dict[str, type[EngineEvent]] = {
         HealthEvent,
         PollVoteEvent,
         MessageEditedEvent,
+        StatusEvent,
     )
 }
 

@@ -171,6 +171,8 @@ class OutgoingMedia(Outgoing):
             "sha256": hashlib.sha256(media.data).hexdigest(),
             "size": len(media.data),
             **({"voice": True} if media.type == "voice" else {}),
+            # A voice note's length and waveform (messaging.services.audio converted it).
+            **({"seconds": media.seconds, "waveform": list(media.waveform)} if media.type == "voice" else {}),
         }
 
 
@@ -179,20 +181,25 @@ class OutgoingMediaLink(Outgoing):
     """Media the platform fetches from `link` itself (official channels)."""
 
     kind: ClassVar[str] = "media_link"
-    media_kind: str  # image, video, audio, document, sticker
+    media_kind: str  # image, video, audio, voice (an OGG/Opus note Ponte converted and serves), ...
     link: str
     caption: str = ""
     file_name: str = ""
+    seconds: int = 0  # voice notes: their length and waveform
+    waveform: tuple[int, ...] = ()
 
     @property
     def row_type(self) -> str | None:
-        return self.media_kind
+        return "audio" if self.media_kind == "voice" else self.media_kind
 
     def history(self) -> dict[str, Any]:
         content: dict[str, Any] = {
             "mediaUrl": self.link,
             **({"caption": self.caption} if self.caption else {}),
         }
+        if self.media_kind == "voice":
+            voice = {"voice": True, "seconds": self.seconds, "waveform": list(self.waveform)}
+            content.update(mimeType="audio/ogg; codecs=opus", **voice)
         if self.file_name:
             content["fileName"] = self.file_name
         return content

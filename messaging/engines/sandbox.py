@@ -60,7 +60,9 @@ from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
 from messaging.engines.sandbox_lists import SandboxLists
 from messaging.engines.sandbox_media import SandboxMedia
+from messaging.engines.sandbox_newsletters import SandboxNewsletters
 from messaging.engines.sandbox_polls import SandboxPolls
+from messaging.engines.sandbox_status import SandboxStatus
 from messaging.models import SandboxDevice
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
@@ -84,6 +86,8 @@ class SandboxEngine(
     SandboxGroups,
     SandboxLists,
     SandboxChatActions,
+    SandboxStatus,
+    SandboxNewsletters,
     Engine,
 ):
     label = "sandbox"

@@ -76,6 +76,8 @@ class SandboxInbound:
             reported = self.inject_poll_or_edit(device, event, data)
         elif event == "call":
             reported = self._call(data, now, behaviour)
+        elif event == "status":
+            reported = self._inject_status(device, data, now)
         else:
             reported = event_from_data(event, {**data, "timestamp": now})
         return Injected(data=reported.to_data(), events=(reported, *self._after(device, reported)))

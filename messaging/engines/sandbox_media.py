@@ -39,6 +39,8 @@ class SandboxMedia:
             fields["fileName"] = media.file_name
         if media.type in ("audio", "voice"):
             fields["voice"] = media.type == "voice"
+        if media.type == "voice":
+            fields.update(seconds=media.seconds, waveform=media.waveform)
         return self._sent(device, to, "audio" if media.type == "voice" else media.type, **fields)
 
     @transaction.atomic

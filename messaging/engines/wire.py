@@ -71,6 +71,7 @@ def load(cls: type, data: Any) -> Any:
         if nested is not None and raw is not None:
             raw = load(nested, raw)
         elif many is not None and raw is not None:
-            raw = tuple(load(many, item) if many is not str else str(item) for item in (raw or ()))
+            # Plain values (`many` is str or int) are coerced; contract dataclasses are loaded.
+            raw = tuple(many(item) if many in (str, int) else load(many, item) for item in (raw or ()))
         values[f.name] = raw
     return cls(**values)

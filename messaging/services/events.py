@@ -36,6 +36,7 @@ from messaging.models import Group, Message, Session
 from messaging.services import chat_records
 from messaging.services.directory import directory_record
 from messaging.services.poll_edit_records import message_edited_record, poll_record, poll_vote_record
+from messaging.services.status_records import status_record
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +119,8 @@ _CONTENT_KEYS = (
     "listResponse",
     "linkPreview",
     "forwarded",
+    "seconds",
+    "waveform",
 )
 
 
@@ -227,6 +230,7 @@ _HANDLERS: dict[str, Callable[[Session, Any], str | None]] = {
     "contact_block": chat_records.contact_block_record,
     "label_edit": chat_records.label_edit_record,
     "label_association": chat_records.label_association_record,
+    "status": status_record,
 }
 
 

@@ -63,6 +63,7 @@ from messaging.services.chat_state import contact_blocked_check
 from messaging.services.directory import directory_sent
 from messaging.services.engine import engine_errors, engine_for, require_connected
 from messaging.services.events import echo_emit, event_record
+from messaging.services.newsletters import newsletter_send_check
 from messaging.services.poll_edit_records import poll_keep
 from messaging.services.quota import quota_held, quota_take
 
@@ -124,6 +125,7 @@ def message_send(*, session: Session, outgoing: Outgoing, savepoint: bool = True
     message once the send's own writes are rolled back, in a transaction of its own, and the 409 raised."""
     require_connected(session)
     contact_blocked_check(session, outgoing.to)
+    newsletter_send_check(session, outgoing.to)  # a channel takes posts from its owner only
     outgoing = _quoted(outgoing, session)
     try:
         return _send(session, engine_for(session), outgoing, savepoint)

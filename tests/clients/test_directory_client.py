@@ -8,6 +8,7 @@ import asyncio
 import pytest
 from ponte_client import (
     AsyncClient,
+    Channel,
     Chat,
     Contact,
     Group,
@@ -16,6 +17,7 @@ from ponte_client import (
     ParticipantStatus,
     PermissionDeniedError,
     SessionSettings,
+    Status,
 )
 
 from messaging.models import Session as SessionRow
@@ -86,3 +88,39 @@ def test_group_administration_and_settings_are_typed(client, paired, key_of_role
                 await viewer.groups.set_subject(paired, group["id"], "x")
 
     asyncio.run(viewer_scenario())
+
+
+def test_status_posts_deletes_and_lists_are_typed(client, paired, ponte, admin_key) -> None:
+    posted = client.status.post_text(paired, "Bom dia", background_color="#112233", font=4)
+    assert isinstance(posted, Status) and (posted.type, posted.font, posted.from_me) == ("text", 4, True)
+    image = client.status.post_media(paired, "image", base64="/9j/4AAQSkZJRg==", caption="Nova")
+    assert image.media_url and image.background_color is None
+    assert [s.id for s in client.status.list(paired).items] == [image.id, posted.id]
+    row = SessionRow.objects.get(pk=paired)
+    sandbox_inject(
+        session=row, event="status", data={"from": f"{ANA}@s.whatsapp.net", "type": "text", "text": "oi"}
+    )
+    (seen,) = client.status.contacts(paired).items
+    assert (seen.sender, seen.text, seen.from_me) == (f"{ANA}@s.whatsapp.net", "oi", False)
+    client.status.delete(paired, posted.id)
+    with pytest.raises(NotFoundError):
+        client.status.delete(paired, posted.id)
+
+    async def twin() -> None:
+        async with AsyncClient(base_url=ponte, api_key=admin_key) as aio:
+            assert (await aio.status.list(paired)).total == 1
+
+    asyncio.run(twin())
+
+
+def test_channels_are_typed(client, paired) -> None:
+    created = client.channels.create(paired, "Ofertas", description="As melhores")
+    assert isinstance(created, Channel) and created.role == "owner" and created.jid.endswith("@newsletter")
+    assert client.channels.list(paired) == [created]
+    sent = client.messages.send_text(paired, created.jid, "Abrimos às 9h")
+    posts = client.channels.messages(paired, created.jid)
+    assert [post["messageId"] for post in posts.items] == [sent.message_id]
+    with pytest.raises(NotFoundError):
+        client.channels.follow(paired, invite="NOPE")
+    with pytest.raises(PermissionDeniedError):
+        client.channels.unfollow(paired, created.jid)  # an owner cannot

@@ -41,6 +41,7 @@ from messaging.engines.events import (
     QrEvent,
     QuotedRef,
     Reaction,
+    StatusEvent,
     event_from_data,
 )
 from messaging.models import Session
@@ -101,6 +102,13 @@ EVERY_EVENT = [
     ContactBlockEvent(jid=CONTACT, blocked=False),
     LabelEditEvent(label_id="3", label_name="VIP", color=19, deleted=True),
     LabelAssociationEvent(label_id="3", chat_jid=GROUP, labeled=False),
+    StatusEvent(
+        id="S1", sender=CONTACT, type="text", text="Oi", timestamp=1, background_color="#000000", font=3
+    ),
+    StatusEvent(
+        id="S2", sender=CONTACT, type="image", caption="c", media_url="https://x", mime_type="image/jpeg"
+    ),
+    MessageEvent(id="V1", chat_jid=CONTACT, type="audio", voice=True, seconds=3, waveform=(0, 50, 100)),
 ]
 
 

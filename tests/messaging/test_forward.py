@@ -7,6 +7,7 @@ import base64
 import pytest
 
 from messaging.models import Message, Poll
+from tests.messaging.audio_inputs import tone
 from tests.messaging.contract import CUSTOMER, CUSTOMER_JID
 from webhooks.models import Event
 
@@ -96,7 +97,10 @@ def test_location_contacts_and_a_sent_voice_note_are_forwarded_as_what_they_are(
     forward(api, cards["id"])
     (forwarded_card,) = last_event()["contacts"]
     assert forwarded_card["displayName"] == "Ana" and "5511912345678" in forwarded_card["vcard"]
-    voice = api("media", to=CUSTOMER, type="voice", base64=base64.b64encode(b"OggS voice").decode())
+    # A real note: voice notes are decoded and converted to OGG/Opus (tests/messaging/test_voice_notes.py).
+    voice = api(
+        "media", to=CUSTOMER, type="voice", base64=base64.b64encode(tone("ogg", seconds=0.5)).decode()
+    )
     assert voice.status_code == 200, voice.json()
     forward(api, voice.json()["messageId"])
     assert last_event()["type"] == "audio" and last_event()["voice"] is True

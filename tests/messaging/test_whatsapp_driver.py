@@ -254,13 +254,14 @@ def test_media_is_uploaded_then_sent(driver, connected, kind, field):
         mime_type="image/webp" if kind == "sticker" else "x/y",
         file_name="a.pdf",
         caption="c",
+        **({"seconds": 7, "waveform": tuple(range(0, 128, 2))} if kind == "voice" else {}),
     )
     driver.send(sid, OutgoingMedia(to=CUSTOMER, media=payload))
     assert client.last("upload")[0][0] == b"bytes"
     media = getattr(client.last("send_message")[0][1], field)
     assert media.directPath == "/v/t62/enc" and media.fileLength == 5 and media.mediaKey == b"k" * 32
     if kind == "voice":
-        assert media.PTT is True
+        assert media.PTT is True and (media.seconds, media.waveform) == (7, bytes(range(0, 128, 2)))
     if kind == "document":
         assert media.fileName == "a.pdf"
 
@@ -403,9 +404,12 @@ def test_inbound_media_is_downloaded_stored_and_linked(connected, events, client
     served = client.get(event.media_url.split("://", 1)[1].split("/", 1)[1].join(["/", ""]))
     body = b"".join(served.streaming_content)
     assert body.startswith(b"downloaded-bytes:") and event.size == len(body)
-    voice = wa.AudioMessage(mimetype="audio/ogg; codecs=opus", PTT=True)
+    voice = wa.AudioMessage(
+        mimetype="audio/ogg; codecs=opus", PTT=True, seconds=4, waveform=bytes([0, 50, 100])
+    )
     standin.fire("Message", message_ev(wa.Message(audioMessage=voice)))
     assert events[-1].type == "audio" and events[-1].voice is True
+    assert (events[-1].seconds, events[-1].waveform) == (4, (0, 50, 100))
 
 
 def test_receipts_presence_and_history(connected, events):

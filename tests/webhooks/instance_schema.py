@@ -299,6 +299,31 @@ VALUES: dict[str, dict[str, Any]] = {
             }
         )
     ),
+    # Ponte's extension (webhooks/meta/status.py): a contact's status (story).
+    "status": _value(
+        contacts={"type": "array", "minItems": 1, "items": CONTACT},
+        status_posts={
+            "type": "array",
+            "minItems": 1,
+            "items": closed(
+                {
+                    "from": DIGITS,
+                    "id": {"type": "string", "minLength": 1},
+                    "timestamp": UNIX_SECONDS,
+                    "type": {"enum": ["text", "image", "video", "revoked"]},
+                },
+                {
+                    "text": closed({"body": STRING, "background_color": STRING, "font": {"type": "integer"}}),
+                    "image": closed(
+                        {"url": STRING, "mime_type": STRING, "sha256": STRING, "caption": STRING}
+                    ),
+                    "video": closed(
+                        {"url": STRING, "mime_type": STRING, "sha256": STRING, "caption": STRING}
+                    ),
+                },
+            ),
+        },
+    ),
 }
 
 ENVELOPE = closed(

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from messaging.api.sandbox_messages import MESSAGE_TYPES as SANDBOX_MESSAGE_TYPES
 from messaging.engines.events import EVENT_TYPES
+from tests.messaging.audio_inputs import tone
 from tests.messaging.pairing import pair_sandbox_session
 from webhooks.catalogue import ALIASES, EVENTS, OPERATIONAL, TEST_EVENT
 from webhooks.event_schemas import closed
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.django_db
 
 CUSTOMER, SELF, GROUP = "5511988880001", "5511999990001", "120363000000000001@g.us"
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 64).decode()
+VOICE = base64.b64encode(tone("ogg", seconds=0.5)).decode()
 
 
 def _validators() -> dict[str, Draft202012Validator]:
@@ -130,6 +132,14 @@ def _other_inbound(poll_id: str) -> list[dict]:
         {"event": "contact_block", "jid": CUSTOMER},
         {"event": "label_edit", "labelId": "1", "name": "VIP", "color": 19},
         {"event": "label_association", "labelId": "1", "chat": GROUP, "labeled": False},
+        {"event": "status", "from": CUSTOMER, "text": "Bom dia", "backgroundColor": "#112233", "font": 1},
+        {
+            "event": "status",
+            "from": CUSTOMER,
+            "type": "image",
+            "media": {"base64": PNG, "mimeType": "image/png"},
+        },
+        {"event": "status", "from": CUSTOMER, "type": "revoked", "statusId": "ST1"},
         {"event": "disconnected", "reason": "logged_out"},
     ]
 
@@ -144,7 +154,7 @@ def _sends(api: APIClient, session_id: str) -> str:
     for path, body in [
         ("/api/messages/location", {"latitude": 1.5, "longitude": 2.5, "name": "Here"}),
         ("/api/messages/media", {"type": "image", "base64": PNG, "mimeType": "image/png", "caption": "c"}),
-        ("/api/messages/media", {"type": "voice", "base64": PNG, "mimeType": "audio/ogg"}),
+        ("/api/messages/media", {"type": "voice", "base64": VOICE, "mimeType": "audio/ogg"}),
         ("/api/messages/vcard", card),
         ("/api/messages/vcards", {"displayName": "Two", "contacts": [card, {**card, "displayName": "Bia"}]}),
         ("/api/messages/buttons", {"text": "Pick", "buttons": [{"buttonId": "a", "buttonText": "A"}]}),

@@ -44,6 +44,7 @@ from webhooks.meta.states import (
     qrcode_value,
     statuses_value,
 )
+from webhooks.meta.status import status_value
 from webhooks.models import Event
 
 _VALUES = {
@@ -67,6 +68,7 @@ _VALUES = {
     "contact_block": blocklist_value,
     "label_edit": labels_value,
     "label_association": labels_value,
+    "status": status_value,
 }
 
 

@@ -54,6 +54,8 @@ FIELDS = {
     "contact_block": "blocklist",
     "label_edit": "labels",
     "label_association": "labels",
+    # Ponte's extension (webhooks.meta.status): the cloud API has no statuses (stories).
+    "status": "status",
 }
 
 

@@ -13,6 +13,8 @@ import { ListMessages } from "./lists.js";
 import type { RateLimit } from "./errors.js";
 import { type ClientOptions, type QueryValue, sleep, Transport } from "./http.js";
 import type { components, operations } from "./schema.js";
+import { Channels } from "./newsletters.js";
+import { Status } from "./status.js";
 
 type Schemas = components["schemas"];
 /** The JSON request body of an operation, by its OpenAPI operation id. */
@@ -66,6 +68,7 @@ export type WebhookEvent =
   | "contact_block"
   | "label_edit"
   | "label_association"
+  | "status"
   | "messages"
   | "message.received"
   | "message.ack"
@@ -427,6 +430,10 @@ export class Ponte {
   readonly instance: Instance;
   /** Bots on a session: create, change, their conversations (pause, resume). */
   readonly bots: Bots;
+  /** Status (stories): post, delete, list the own and the contacts' of the last 24 hours. */
+  readonly status: Status;
+  /** Channels (WhatsApp's newsletters): owned and followed, create, follow, unfollow, posts. */
+  readonly channels: Channels;
   private readonly http: Transport;
 
   constructor(options: ClientOptions) {
@@ -442,6 +449,8 @@ export class Ponte {
     this.chats = new Chats(this.http);
     this.chatActions = new ChatActions(this.http);
     this.labels = new Labels(this.http);
+    this.status = new Status(this.http);
+    this.channels = new Channels(this.http);
     this.instance = new Instance(this.http);
     this.bots = new Bots(this.http);
   }

@@ -40,6 +40,7 @@ export type ChatUnreadBody = WebhookBodyOf<"chat_unread">;
 export type ContactBlockBody = WebhookBodyOf<"contact_block">;
 export type LabelEditBody = WebhookBodyOf<"label_edit">;
 export type LabelAssociationBody = WebhookBodyOf<"label_association">;
+export type StatusBody = WebhookBodyOf<"status">;
 export type WebhookDisabledBody = WebhookBodyOf<"webhook.disabled">;
 export type WebhookDeadLetterBody = WebhookBodyOf<"webhook.dead_letter">;
 export type WebhookTestBody = WebhookBodyOf<"webhook.test">;

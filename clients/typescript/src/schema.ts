@@ -119,6 +119,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description `GET`: the channels the session owns or follows, owned first (viewer; asked of the engine).
+         *     `POST`: create a channel the session owns (operator).
+         */
+        get: operations["channels_list"];
+        put?: never;
+        /**
+         * @description `GET`: the channels the session owns or follows, owned first (viewer; asked of the engine).
+         *     `POST`: create a channel the session owns (operator).
+         */
+        post: operations["channels_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/follow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Follow a channel by `jid` or `invite` (code or link); 404 CHANNEL_NOT_FOUND when there is none. */
+        post: operations["channels_follow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description A channel's posts in the history, newest first: the session's own (owned channels) and what
+         *     followed channels posted (`message` events of the channel's JID).
+         */
+        get: operations["channels_messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/unfollow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Stop following a channel (`jid`; an owner cannot: 403). */
+        post: operations["channels_unfollow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chats": {
         parameters: {
             query?: never;
@@ -1366,6 +1444,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The session's own statuses of the last 24 hours, newest first. */
+        get: operations["status_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Contacts' statuses the session saw in the last 24 hours (from `status` events), newest first. */
+        get: operations["status_contacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Delete one of the session's own statuses of the last 24 hours (404 STATUS_NOT_FOUND otherwise). */
+        post: operations["status_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Post an image or video status: exactly one of `url` (fetched through the SSRF-safe transport) or
+         *     `base64`, at most MESSAGING_MEDIA_MAX_BYTES.
+         */
+        post: operations["status_media"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Post a text status to the session's contacts. */
+        post: operations["status_text"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/bonds/api/": {
         parameters: {
             query?: never;
@@ -2255,6 +2421,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact posted a status (story) the session saw, or deleted one.
+         * @description The body POSTed to a registered webhook for `status`. Answer 2xx or 3xx within 10 seconds; anything else is retried on the webhook's schedule.
+         */
+        post: operations["webhook_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.disabled": {
         parameters: {
             query?: never;
@@ -2672,6 +2858,41 @@ export interface components {
              */
             median_source: components["schemas"]["MedianSourceEnum"] | components["schemas"]["NullEnum"];
         };
+        Channel: {
+            /** @description `<digits>@newsletter`: send to it to post (owners only). */
+            jid: string;
+            name: string;
+            description: string;
+            /** @description The invite code (https://whatsapp.com/channel/<invite>). */
+            invite: string;
+            role: components["schemas"]["ChannelRoleEnum"];
+        };
+        ChannelCreateInputRequest: {
+            sessionId: string;
+            name: string;
+            /** @default  */
+            description?: string;
+        };
+        ChannelInputRequest: {
+            sessionId: string;
+            /** @description `<digits>@newsletter` */
+            jid?: string;
+            /** @description code or link */
+            invite?: string;
+        };
+        ChannelList: {
+            data: components["schemas"]["Channel"][];
+        };
+        ChannelMessageList: {
+            data: components["schemas"]["MessageRecord"][];
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description * `owner` - Owner
+         *     * `follower` - Follower
+         * @enum {string}
+         */
+        ChannelRoleEnum: "owner" | "follower";
         ChannelTemplate: {
             name: string;
             language: string;
@@ -2683,6 +2904,11 @@ export interface components {
             variables: number;
             /** Format: date-time */
             syncedAt: string;
+        };
+        ChannelUnfollowInputRequest: {
+            sessionId: string;
+            /** @description `<digits>@newsletter` */
+            jid: string;
         };
         Chat: {
             /** @description The chat's JID (a person or a group). */
@@ -3746,7 +3972,7 @@ export interface components {
         MessageMediaInputRequest: {
             sessionId: string;
             to: string;
-            type: components["schemas"]["TypeEnum"];
+            type: components["schemas"]["MessageMediaInputTypeEnum"];
             url?: string;
             /** @default  */
             base64?: string;
@@ -3757,6 +3983,16 @@ export interface components {
             mimeType?: string;
             quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
+        /**
+         * @description * `image` - image
+         *     * `video` - video
+         *     * `audio` - audio
+         *     * `voice` - voice
+         *     * `document` - document
+         *     * `sticker` - sticker
+         * @enum {string}
+         */
+        MessageMediaInputTypeEnum: "image" | "video" | "audio" | "voice" | "document" | "sticker";
         MessagePollInputRequest: {
             sessionId: string;
             to: string;
@@ -3898,7 +4134,7 @@ export interface components {
         PatchedWebhookPatchRequest: {
             url?: string;
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, chat_pin, chat_mute, chat_unread, contact_block, label_edit, label_association, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, chat_pin, chat_mute, chat_unread, contact_block, label_edit, label_association, status, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
             events?: string[];
             /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number;
@@ -4099,7 +4335,7 @@ export interface components {
             /** @default  */
             emoji?: string;
         };
-        SandboxInboundInputRequest: components["schemas"]["SandboxInboundMessageRequest"] | components["schemas"]["MessageAckInboundRequest"] | components["schemas"]["PresenceInboundRequest"] | components["schemas"]["CallInboundRequest"] | components["schemas"]["GroupJoinInboundRequest"] | components["schemas"]["GroupLeaveInboundRequest"] | components["schemas"]["GroupUpdateInboundRequest"] | components["schemas"]["ChatArchiveInboundRequest"] | components["schemas"]["HealthInboundRequest"] | components["schemas"]["DisconnectedInboundRequest"] | components["schemas"]["PollVoteInboundRequest"] | components["schemas"]["MessageEditedInboundRequest"] | components["schemas"]["ChatPinInboundRequest"] | components["schemas"]["ChatMuteInboundRequest"] | components["schemas"]["ChatUnreadInboundRequest"] | components["schemas"]["ContactBlockInboundRequest"] | components["schemas"]["LabelEditInboundRequest"] | components["schemas"]["LabelAssociationInboundRequest"];
+        SandboxInboundInputRequest: components["schemas"]["SandboxInboundMessageRequest"] | components["schemas"]["MessageAckInboundRequest"] | components["schemas"]["PresenceInboundRequest"] | components["schemas"]["CallInboundRequest"] | components["schemas"]["GroupJoinInboundRequest"] | components["schemas"]["GroupLeaveInboundRequest"] | components["schemas"]["GroupUpdateInboundRequest"] | components["schemas"]["ChatArchiveInboundRequest"] | components["schemas"]["HealthInboundRequest"] | components["schemas"]["DisconnectedInboundRequest"] | components["schemas"]["PollVoteInboundRequest"] | components["schemas"]["MessageEditedInboundRequest"] | components["schemas"]["ChatPinInboundRequest"] | components["schemas"]["ChatMuteInboundRequest"] | components["schemas"]["ChatUnreadInboundRequest"] | components["schemas"]["ContactBlockInboundRequest"] | components["schemas"]["LabelEditInboundRequest"] | components["schemas"]["LabelAssociationInboundRequest"] | components["schemas"]["StatusInboundRequest"];
         SandboxInboundMessageRequest: components["schemas"]["TextMessageInboundRequest"] | components["schemas"]["VisualMessageInboundRequest"] | components["schemas"]["AudioMessageInboundRequest"] | components["schemas"]["DocumentMessageInboundRequest"] | components["schemas"]["StickerMessageInboundRequest"] | components["schemas"]["LocationMessageInboundRequest"] | components["schemas"]["ContactsMessageInboundRequest"] | components["schemas"]["ReactionMessageInboundRequest"] | components["schemas"]["ListResponseMessageInboundRequest"];
         SandboxInboundOutput: {
             event: string;
@@ -4200,6 +4436,100 @@ export interface components {
             /** @description Ask the phone for the full history at the next pairing (WhatsApp driver). */
             syncFullHistory?: boolean;
         };
+        Status: {
+            /** @description The status's message id. */
+            id: string;
+            /** @description Who posted it (the session's own JID for its statuses). */
+            sender: string;
+            pushName: string;
+            fromMe: boolean;
+            type: components["schemas"]["StatusTypeEnum"];
+            /** @description A text status's text, or a media status's caption. */
+            text: string;
+            /** @description Text statuses: `#RRGGBB`; null otherwise. */
+            backgroundColor: string | null;
+            /** @description Text statuses: 0 to 5. */
+            font: number | null;
+            /** @description Media statuses: a signed, expiring link. */
+            mediaUrl: string | null;
+            mimeType: string | null;
+            /** Format: date-time */
+            postedAt: string;
+            /**
+             * Format: date-time
+             * @description 24 hours after it was posted.
+             */
+            expiresAt: string;
+        };
+        StatusDeleteInputRequest: {
+            sessionId: string;
+            id: string;
+        };
+        /**
+         * @description A contact's status: `text` (with `backgroundColor`, `font`), `image` or `video` (`media` bytes,
+         *     `caption`), or `revoked` (its author deleted the status `statusId`).
+         */
+        StatusInboundRequest: {
+            /**
+             * @description `status` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "status";
+            from: string;
+            /** @default text */
+            type?: components["schemas"]["StatusInboundTypeEnum"];
+            statusId?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            backgroundColor?: string;
+            font?: number;
+            /** @default  */
+            caption?: string;
+            media?: components["schemas"]["InboundMediaRequest"];
+        };
+        /**
+         * @description * `text` - text
+         *     * `image` - image
+         *     * `video` - video
+         *     * `revoked` - revoked
+         * @enum {string}
+         */
+        StatusInboundTypeEnum: "text" | "image" | "video" | "revoked";
+        StatusList: {
+            data: components["schemas"]["Status"][];
+            meta: components["schemas"]["Meta"];
+        };
+        StatusMediaInputRequest: {
+            sessionId: string;
+            type: components["schemas"]["StatusMediaInputTypeEnum"];
+            url?: string;
+            /** @default  */
+            base64?: string;
+            /** @default  */
+            caption?: string;
+        };
+        /**
+         * @description * `image` - image
+         *     * `video` - video
+         * @enum {string}
+         */
+        StatusMediaInputTypeEnum: "image" | "video";
+        StatusTextInputRequest: {
+            sessionId: string;
+            text: string;
+            /** @description `#RRGGBB` */
+            backgroundColor: string;
+            font: number;
+        };
+        /**
+         * @description * `text` - Text
+         *     * `image` - Image
+         *     * `video` - Video
+         * @enum {string}
+         */
+        StatusTypeEnum: "text" | "image" | "video";
         /** @description A sticker (`animated` or not). */
         StickerMessageInboundRequest: {
             /** @description `message` */
@@ -4269,16 +4599,6 @@ export interface components {
             forwarded?: boolean;
             linkPreview?: components["schemas"]["InboundLinkPreviewRequest"];
         };
-        /**
-         * @description * `image` - image
-         *     * `video` - video
-         *     * `audio` - audio
-         *     * `voice` - voice
-         *     * `document` - document
-         *     * `sticker` - sticker
-         * @enum {string}
-         */
-        TypeEnum: "image" | "video" | "audio" | "voice" | "document" | "sticker";
         /** @description An image or a video (`viewOnce`: it can be seen once). */
         VisualMessageInboundRequest: {
             /** @description `message` */
@@ -4319,7 +4639,7 @@ export interface components {
             url: string;
             /** @default  */
             secret?: string;
-            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, chat_pin, chat_mute, chat_unread, contact_block, label_edit, label_association, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
+            /** @description Event names: message, message_ack, connected, disconnected, qr, group_join, group_leave, call, presence, chat_archive, group_update, health, poll_vote, message_edited, chat_pin, chat_mute, chat_unread, contact_block, label_edit, label_association, status, webhook.disabled, webhook.dead_letter; aliases messages, connection, session.connected accepted. */
             events: string[];
             /** @description Attempts per event, 1 to 10, default 5, on the seed's retrySchedule (other schedules set their own). */
             retryCount?: number | null;
@@ -4476,7 +4796,7 @@ export interface components {
          * @description The name of an event a registered webhook receives (GET /gateway/event-types).
          * @enum {string}
          */
-        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "chat_pin" | "chat_mute" | "chat_unread" | "contact_block" | "label_edit" | "label_association" | "webhook.disabled" | "webhook.dead_letter" | "webhook.test";
+        WebhookEventName: "message" | "message_ack" | "connected" | "disconnected" | "qr" | "group_join" | "group_leave" | "call" | "presence" | "chat_archive" | "group_update" | "health" | "poll_vote" | "message_edited" | "chat_pin" | "chat_mute" | "chat_unread" | "contact_block" | "label_edit" | "label_association" | "status" | "webhook.disabled" | "webhook.dead_letter" | "webhook.test";
         /**
          * message webhook body
          * @description New message received (text, media, location, contact).
@@ -4515,6 +4835,8 @@ export interface components {
                 fileName?: string;
                 size?: number;
                 voice?: boolean;
+                seconds?: number;
+                waveform?: number[];
                 animated?: boolean;
                 viewOnce?: boolean;
                 stickerId?: string;
@@ -5150,6 +5472,45 @@ export interface components {
                 chat: string;
                 labeled: boolean;
                 timestamp?: number;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC, milliseconds); the same on every retry.
+             */
+            timestamp: string;
+        };
+        /**
+         * status webhook body
+         * @description A contact posted a status (story) the session saw, or deleted one.
+         */
+        StatusWebhookBody: {
+            /**
+             * @description The event's canonical name.
+             * @constant
+             */
+            event: "status";
+            /**
+             * Format: uuid
+             * @description The session it happened on.
+             */
+            session_id: string;
+            /** @description A status (story): a contact's, seen by the session, or the session's own posted from the phone (`from_me`); `revoked`: its author deleted the status `id`. Text statuses carry `backgroundColor` (`#RRGGBB`) and `font` (0 to 5); media ones `caption` and the stored media's link and facts. */
+            data: {
+                id: string;
+                sender: string;
+                pushName: string;
+                /** @enum {string} */
+                type: "text" | "image" | "video" | "revoked";
+                text: string;
+                timestamp: number;
+                fromMe: boolean;
+                backgroundColor?: string;
+                font?: number;
+                caption?: string;
+                mediaUrl?: string;
+                mimeType?: string;
+                sha256?: string;
+                size?: number;
             };
             /**
              * Format: date-time
@@ -6164,6 +6525,741 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    channels_list: {
+        parameters: {
+            query: {
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    channels_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelCreateInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    channels_follow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    channels_messages: {
+        parameters: {
+            query: {
+                /** @description `<digits>@newsletter` */
+                jid: string;
+                limit?: number;
+                page?: number;
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelMessageList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    channels_unfollow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelUnfollowInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17455,6 +18551,731 @@ export interface operations {
             };
         };
     };
+    status_list: {
+        parameters: {
+            query: {
+                limit?: number;
+                page?: number;
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    status_contacts: {
+        parameters: {
+            query: {
+                limit?: number;
+                page?: number;
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    status_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusDeleteInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    status_media: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusMediaInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    status_text: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusTextInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
     listBonds: {
         parameters: {
             query?: {
@@ -21158,6 +22979,59 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["LabelAssociationWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any status below 400 counts as delivered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_status: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The dispatch's id (msg_…): the same on every retry and resend; deduplicate on it. */
+                "x-webhook-id": string;
+                /** @description ISO 8601 time of this attempt. */
+                "x-webhook-timestamp": string;
+                /** @description Hex HMAC-SHA256 of the raw body with the webhook's secret; only with a secret. */
+                "x-webhook-signature"?: string;
+                /** @description Standard Webhooks: the same value as x-webhook-id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`; with a secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "status",
+                 *       "session_id": "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10",
+                 *       "data": {
+                 *         "id": "3EB0C431A2B5D6E7F8A0",
+                 *         "sender": "5511999990000@s.whatsapp.net",
+                 *         "pushName": "Maria",
+                 *         "type": "text",
+                 *         "text": "Bom dia!",
+                 *         "timestamp": 1763784000,
+                 *         "fromMe": false,
+                 *         "backgroundColor": "#25D366",
+                 *         "font": 2
+                 *       },
+                 *       "timestamp": "2026-11-22T04:00:00.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StatusWebhookBody"];
             };
         };
         responses: {

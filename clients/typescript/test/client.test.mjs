@@ -112,6 +112,43 @@ test("sessions: created, connected, paired in the sandbox, then a text, a group,
   });
 });
 
+test("status: a text status posted, listed, deleted; a contact's status listed", async () => {
+  const session = await ponte.sessions.create("stories");
+  await ponte.sessions.connect(session.id);
+  await ponte.sessions.sandboxScan(session.id, { phone: "5511999990004" });
+  const posted = await ponte.status.postText(session.id, { text: "Bom dia", backgroundColor: "#25d366", font: 2 });
+  assert.equal(posted.backgroundColor, "#25D366");
+  assert.deepEqual((await ponte.status.list(session.id)).data.map((s) => s.id), [posted.id]);
+  const inbound = `${baseUrl}/api/sandbox/sessions/${session.id}/inbound`;
+  const seen = await fetch(inbound, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": env("PONTE_ADMIN_KEY") },
+    body: JSON.stringify({ event: "status", from: CUSTOMER, text: "Oi", backgroundColor: "#000000", font: 0 }),
+  });
+  assert.equal(seen.status, 201);
+  assert.equal((await ponte.status.contacts(session.id)).data[0].sender, `${CUSTOMER}@s.whatsapp.net`);
+  assert.equal((await ponte.status.delete(session.id, posted.id)).id, posted.id);
+  assert.equal((await ponte.status.list(session.id)).meta.total, 0);
+  await ponte.sessions.delete(session.id);
+});
+
+test("channels: created, listed, posted to by the owner, posts read back", async () => {
+  const session = await ponte.sessions.create("channel");
+  await ponte.sessions.connect(session.id);
+  await ponte.sessions.sandboxScan(session.id, { phone: "5511999990005" });
+  const channel = await ponte.channels.create(session.id, "Ofertas");
+  assert.equal(channel.role, "owner");
+  assert.deepEqual((await ponte.channels.list(session.id)).map((c) => c.jid), [channel.jid]);
+  const sent = await ponte.messages.sendText(session.id, channel.jid, "Abrimos às 9h");
+  const posts = await ponte.channels.messages(session.id, channel.jid);
+  assert.deepEqual(posts.data.map((m) => m.messageId), [sent.messageId]);
+  await assert.rejects(ponte.channels.follow(session.id, { invite: "NOPE" }), (error) => {
+    assert.ok(error instanceof NotFoundError);
+    return true;
+  });
+  await ponte.sessions.delete(session.id);
+});
+
 test("webhooks: created, listed, updated and deleted through the gateway", async () => {
   const session = await ponte.sessions.create("hooks");
   const hook = await ponte.webhooks.create(session.id, "http://127.0.0.1:9/hook", ["message"], {

@@ -32,6 +32,8 @@ OPTIONAL_COMMANDS = (
     "send_presence",
     "restart",
     *base.GROUP_ADMIN_COMMANDS,
+    *base.STATUS_COMMANDS,
+    *base.NEWSLETTER_COMMANDS,
 )
 _SENDS = {name for name in base.Engine.__abstractmethods__ if name.startswith("send_")}
 COMMANDS = (
@@ -46,6 +48,8 @@ COMMANDS = (
 # their service's transaction and join this list as their services are moved.
 OUTSIDE_TRANSACTIONS = frozenset(
     {"send", "mark_read", "send_presence", "set_profile_picture", "set_profile_status", "set_profile_name"}
+    | set(base.STATUS_COMMANDS)
+    | set(base.NEWSLETTER_COMMANDS)
 )
 # A process that is draining or full answers "ask another": the caller routes again this many times.
 _ROUTES = 3

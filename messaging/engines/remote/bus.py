@@ -56,6 +56,8 @@ VALUE_TYPES: dict[str, type] = {
         base.LinkPreview,
         base.ForwardCard,
         base.ForwardContent,
+        base.StatusPosted,
+        base.NewsletterInfo,
     )
 }
 # The events the chat actions and labels return (messaging.engines.chat_contract) travel as values too.
@@ -70,6 +72,7 @@ ERROR_TYPES: dict[str, type[base.EngineError]] = {
         base.EngineNotAllowed,
         base.EngineRefused,
         base.EngineRateLimited,
+        base.EngineUnsupported,
     )
 }
 

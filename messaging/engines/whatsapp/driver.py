@@ -36,6 +36,7 @@ from messaging.engines.base import (
 from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, EngineEvent, QrEvent
 from messaging.engines.whatsapp import inbound, polls
+from messaging.engines.whatsapp import status as stories
 from messaging.engines.whatsapp.chat_actions import (
     WhatsAppChatActions,
     blocklist_events,
@@ -44,7 +45,9 @@ from messaging.engines.whatsapp.chat_actions import (
 from messaging.engines.whatsapp.errors import library_errors
 from messaging.engines.whatsapp.group_admin import WhatsAppBehaviour, WhatsAppGroupAdmin
 from messaging.engines.whatsapp.library import load
+from messaging.engines.whatsapp.newsletters import WhatsAppNewsletters
 from messaging.engines.whatsapp.operations import WhatsAppOperations
+from messaging.engines.whatsapp.status import WhatsAppStatus
 from messaging.engines.whatsapp.store import device_delete, device_jid_str, parse_device_jid, store_dsn
 from messaging.media import media_save
 from messaging.models import Session, WhatsAppDevice
@@ -107,7 +110,15 @@ class _Live:
     settled: threading.Event = field(default_factory=threading.Event)  # QR, connected, or ended
 
 
-class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, WhatsAppChatActions, Engine):
+class WhatsAppDriver(
+    WhatsAppOperations,
+    WhatsAppGroupAdmin,
+    WhatsAppBehaviour,
+    WhatsAppChatActions,
+    WhatsAppStatus,
+    WhatsAppNewsletters,
+    Engine,
+):
     label = "whatsapp"
 
     def __init__(self, on_event: EventCallback | None = None, *, client_factory: ClientFactory | None = None):
@@ -147,6 +158,9 @@ class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, 
         if name == "Message":
             if self.ignored(session_id, ev):  # the session's settings (messaging.engines.behaviour)
                 return []
+            statuses = stories.status_events(ev, client.download_any, store)  # status@broadcast
+            if statuses is not None:
+                return statuses
             special = polls.message_events(session_id, client, ev)  # votes, edits, polls
             if special is not None:
                 return special

@@ -141,6 +141,9 @@ def _media(message: Any, media: Any, kind: str, download: Download, store: Store
         fields["file_name"] = media.fileName
     if kind == "audio":
         fields["voice"] = bool(media.PTT)
+        if media.PTT:
+            fields["seconds"] = int(media.seconds)
+            fields["waveform"] = tuple(media.waveform) if media.waveform else None
     if kind == "sticker":
         fields["animated"] = bool(media.isAnimated)
     if kind in ("image", "video") and media.viewOnce:

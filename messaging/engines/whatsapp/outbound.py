@@ -21,11 +21,12 @@ from neonize.utils.enum import (
     ReceiptType,
 )
 
-from messaging.addressing import is_group
+from messaging.addressing import is_group, is_newsletter
 from messaging.engines.base import (
     Button,
     ContactCard,
     ContactStatus,
+    EngineUnsupported,
     GroupInfo,
     MediaPayload,
     Participant,
@@ -170,6 +171,9 @@ def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sende
 
 def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> Sent:
     """Upload the bytes (encrypted by the library), then send the message pointing at them."""
+    if is_newsletter(to):
+        # whatsmeow needs the upload's media handle in the send request; neonize 0.5.2 cannot pass it.
+        raise EngineUnsupported("The WhatsApp driver posts text to channels, not media (neonize 0.5.2).")
     return _sent(client.send_message(to_jid(to), media_message(client, media, _context(quoted))), to)
 
 
@@ -192,11 +196,19 @@ def media_message(client: Any, media: MediaPayload, context: Any = None) -> Any:
     if media.type == "video":
         return wa.Message(videoMessage=wa.VideoMessage(caption=media.caption, **common))
     if media.type in ("audio", "voice"):
-        return wa.Message(audioMessage=wa.AudioMessage(PTT=media.type == "voice", **common))
+        return wa.Message(audioMessage=audio_message(media, common))
     if media.type == "sticker":
         return wa.Message(stickerMessage=wa.StickerMessage(**common))
     document = wa.DocumentMessage(caption=media.caption, fileName=media.file_name or "file", **common)
     return wa.Message(documentMessage=document)
+
+
+def audio_message(media: MediaPayload, common: dict[str, Any]) -> Any:
+    """An audio, or a voice note (PTT) with its length and waveform: the bar chart WhatsApp's clients
+    draw is these 64 bytes, each 0 to 100 (the services converted the audio: messaging.services.audio)."""
+    if media.type != "voice":
+        return wa.AudioMessage(PTT=False, **common)
+    return wa.AudioMessage(PTT=True, seconds=media.seconds, waveform=bytes(media.waveform), **common)
 
 
 def mark_read(client: Any, chat: str, message_ids: list[str], sender: str) -> None:

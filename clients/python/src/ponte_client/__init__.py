@@ -33,8 +33,10 @@ from ponte_client.models import (
     Session,
     Webhook,
 )
+from ponte_client.newsletters import Channel
 from ponte_client.ops import NO_RATE_LIMIT, BondFilterWarning
 from ponte_client.signatures import WebhookVerificationError, verify_webhook
+from ponte_client.status import Status
 
 __all__ = [
     "EVENT_NAMES",
@@ -49,6 +51,7 @@ __all__ = [
     "Bot",
     "BotConversation",
     "BotRules",
+    "Channel",
     "Chat",
     "Client",
     "ConflictError",
@@ -81,6 +84,7 @@ __all__ = [
     "ServerError",
     "Session",
     "SessionSettings",
+    "Status",
     "Webhook",
     "WebhookBody",
     "WebhookVerificationError",

@@ -27,6 +27,8 @@ from ponte_client.models import (
     Session,
     Webhook,
 )
+from ponte_client.newsletters import AsyncChannelsResource
+from ponte_client.status import AsyncStatusResource
 
 T = TypeVar("T")
 Run = Callable[[Op[Any]], Awaitable[Any]]
@@ -410,6 +412,8 @@ class AsyncClient:
         self.deliveries = AsyncDeliveries(self._send)
         self.dead_letters = AsyncDeadLetters(self._send)
         self.bots = AsyncBots(self._send)
+        self.status = AsyncStatusResource(self._send)
+        self.channels = AsyncChannelsResource(self._send)
 
     async def _send(self, op: Op[T]) -> T:
         return await send_async(self._http, op, api_key=self._api_key, retry=self._retry)

@@ -27,6 +27,8 @@ from ponte_client.models import (
     Session,
     Webhook,
 )
+from ponte_client.newsletters import ChannelsResource
+from ponte_client.status import StatusResource
 
 T = TypeVar("T")
 Run = Callable[[Op[Any]], Any]
@@ -407,6 +409,8 @@ class Client:
         self.deliveries = Deliveries(self._send)
         self.dead_letters = DeadLetters(self._send)
         self.bots = Bots(self._send)
+        self.status = StatusResource(self._send)
+        self.channels = ChannelsResource(self._send)
 
     def _send(self, op: Op[T]) -> T:
         return send(self._http, op, api_key=self._api_key, retry=self._retry)

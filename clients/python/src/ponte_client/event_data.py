@@ -124,6 +124,8 @@ class MessageData(TypedDict):
     fileName: NotRequired[str]
     size: NotRequired[int]
     voice: NotRequired[bool]
+    seconds: NotRequired[int]
+    waveform: NotRequired[list[int]]
     animated: NotRequired[bool]
     viewOnce: NotRequired[bool]
     stickerId: NotRequired[str]
@@ -361,3 +363,23 @@ class WebhookDeadLetterData(TypedDict):
 class WebhookTestData(TypedDict):
     webhookId: str
     message: str
+
+
+class StatusData(TypedDict):
+    """A status (story): a contact's, seen by the session, or the session's own posted from the phone
+    (`fromMe`); `revoked`: its author deleted the status `id`."""
+
+    id: str
+    sender: str
+    pushName: str
+    type: Literal["text", "image", "video", "revoked"]
+    text: str
+    timestamp: int
+    fromMe: bool
+    backgroundColor: NotRequired[str]
+    font: NotRequired[int]
+    caption: NotRequired[str]
+    mediaUrl: NotRequired[str]
+    mimeType: NotRequired[str]
+    sha256: NotRequired[str]
+    size: NotRequired[int]

@@ -27,6 +27,7 @@ from ponte_client.event_data import (
     PollVoteData,
     PresenceData,
     QrData,
+    StatusData,
     WebhookDeadLetterData,
     WebhookDisabledData,
     WebhookTestData,
@@ -53,6 +54,7 @@ EventName = Literal[
     "contact_block",
     "label_edit",
     "label_association",
+    "status",
     "webhook.disabled",
     "webhook.dead_letter",
     "webhook.test",
@@ -78,6 +80,7 @@ EVENT_NAMES: tuple[EventName, ...] = (
     "contact_block",
     "label_edit",
     "label_association",
+    "status",
     "webhook.disabled",
     "webhook.dead_letter",
     "webhook.test",
@@ -261,6 +264,14 @@ class LabelAssociationBody(TypedDict):
     event: Literal["label_association"]
     session_id: str
     data: LabelAssociationData
+
+
+class StatusBody(TypedDict):
+    """`status`: A contact posted a status (story) the session saw, or deleted one."""
+
+    event: Literal["status"]
+    session_id: str
+    data: StatusData
     timestamp: str  # ISO 8601, UTC
 
 
@@ -312,6 +323,7 @@ WebhookBody = (
     | ContactBlockBody
     | LabelEditBody
     | LabelAssociationBody
+    | StatusBody
     | WebhookDisabledBody
     | WebhookDeadLetterBody
     | WebhookTestBody
@@ -338,6 +350,7 @@ BODY_TYPES: dict[EventName, type] = {
     "contact_block": ContactBlockBody,
     "label_edit": LabelEditBody,
     "label_association": LabelAssociationBody,
+    "status": StatusBody,
     "webhook.disabled": WebhookDisabledBody,
     "webhook.dead_letter": WebhookDeadLetterBody,
     "webhook.test": WebhookTestBody,
