@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework import serializers
 
-from messaging.addressing import is_group, normalize_jid
+from messaging.addressing import is_group, is_lid, normalize_jid
 from messaging.api.sandbox_fields import (
     ContactNumber,
     Flag,
@@ -51,6 +51,11 @@ class MessageInbound(InboundSerializer):
     text = optional_text(4096)
     messageId = OptionalText(max_length=100)
     isHistory = Flag(required=False, help_text="A message of the history sync (sent to `webhookHistory`).")
+    senderPn = OptionalText(
+        max_length=100,
+        help_text="With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp "
+        "gives it beside the linked id (Ponte learns the pair).",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         type_ = attrs["type"]
@@ -63,6 +68,8 @@ class MessageInbound(InboundSerializer):
         data.update(self.kind_data(attrs))
         if "isHistory" in attrs:
             data["isHistory"] = attrs["isHistory"]
+        if "senderPn" in attrs:
+            data["senderPn"] = _sender_pn(attrs)
         return data
 
     def kind_data(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +87,15 @@ def _message_parties(attrs: dict[str, Any]) -> dict[str, str]:
         if not is_group(parties["chat"]):
             raise serializers.ValidationError({"chat": "only a group JID (for a message sent in a group)."})
     return parties
+
+
+def _sender_pn(attrs: dict[str, Any]) -> str:
+    if attrs["fromMe"] or not is_lid(attrs["from"]):
+        raise serializers.ValidationError({"senderPn": "only with `from` a linked id (<digits>@lid)."})
+    pn = normalize_jid(attrs["senderPn"], allow_group=False, field="senderPn")
+    if is_lid(pn):
+        raise serializers.ValidationError({"senderPn": "a phone number or its JID, not a linked id."})
+    return pn
 
 
 def _jid(value: str, field: str, *, allow_group: bool = True) -> str:

@@ -57,6 +57,8 @@ GROUP_ADMIN_COMMANDS = (
     "contact_picture",
     "settings_apply",
 )
+#: The optional operations of WhatsApp's linked ids (messaging.services.lids), which travel too.
+LID_COMMANDS = ("lid_lookup",)
 
 
 # --- Exceptions ----------------------------------------------------------------------------------
@@ -362,6 +364,13 @@ class Engine(ABC):
         """The session's settings changed: apply what takes effect at once (`alwaysOnline`). The rest is
         read where it applies (messaging.engines.behaviour)."""
         return None  # nothing to do for an engine without a lasting connection
+
+    # Linked ids (not abstract: channels without them answer 400 OPERATION_NOT_SUPPORTED).
+
+    def lid_lookup(self, session_id: str, jid: str) -> dict[str, str] | None:
+        """The other id of `jid` (a `…@lid` or a phone JID) as the platform's own store knows it:
+        `{"lid": "…@lid", "pn": "…@s.whatsapp.net"}`, or None when it does not know."""
+        raise EngineUnsupported(f"The {self.label} engine has no linked ids (@lid).")
 
     # Sandbox only (the phone and WhatsApp played by the engine; `sandbox` engines override) ------------
 

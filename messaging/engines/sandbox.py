@@ -50,6 +50,7 @@ from messaging.engines.sandbox_behaviour import SandboxBehaviour
 from messaging.engines.sandbox_group_admin import SandboxGroupAdmin
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
+from messaging.engines.sandbox_lids import SandboxLids
 from messaging.engines.sandbox_media import SandboxMedia
 from messaging.engines.sandbox_polls import SandboxPolls
 from messaging.models import SandboxDevice
@@ -67,7 +68,14 @@ def _b64(raw: bytes) -> str:
 
 
 class SandboxEngine(
-    SandboxInbound, SandboxBehaviour, SandboxMedia, SandboxPolls, SandboxGroupAdmin, SandboxGroups, Engine
+    SandboxInbound,
+    SandboxBehaviour,
+    SandboxMedia,
+    SandboxPolls,
+    SandboxGroupAdmin,
+    SandboxGroups,
+    SandboxLids,
+    Engine,
 ):
     label = "sandbox"
     sandbox = True

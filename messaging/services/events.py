@@ -37,6 +37,7 @@ from messaging.engines.events import (
 )
 from messaging.models import Group, Message, Session
 from messaging.services.directory import directory_record
+from messaging.services.lids import lid_enrich
 from messaging.services.poll_edit_records import message_edited_record, poll_record, poll_vote_record
 
 logger = logging.getLogger(__name__)
@@ -307,6 +308,8 @@ def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int |
         except Session.DoesNotExist:
             logger.warning("Engine reported %r for unknown session %s; ignored", event.name, session_id)
             return
+    if isinstance(event, MessageEvent):
+        event = lid_enrich(session, event)  # senderPn / senderLid as Ponte knows them
     if reporting is not None and _own_echo(reporting, event):
         reporting.echo = event  # its row and its event are the sending service's to write (echo_record)
         return

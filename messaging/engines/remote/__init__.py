@@ -32,6 +32,7 @@ OPTIONAL_COMMANDS = (
     "send_poll",
     "edit_message",
     *base.GROUP_ADMIN_COMMANDS,
+    *base.LID_COMMANDS,
 )
 COMMANDS = (*sorted(base.Engine.__abstractmethods__), *OPTIONAL_COMMANDS, "scan", "inject")
 # A process that is draining or full answers "ask another": the caller routes again this many times.

@@ -155,16 +155,18 @@ def message_event(ev: Any, download: Download, store: Store) -> MessageEvent | N
     if not fields:
         return None
     info, source = ev.Info, ev.Info.MessageSource
-    sender_alt = jid_str(source.SenderAlt) if source.SenderAlt.Server else ""
+    sender = jid_str(source.Sender)
+    # The sender as WhatsApp gave it, and both its ids: itself and its alternative (SenderAlt), if any.
+    ids = [sender, jid_str(source.SenderAlt) if source.SenderAlt.Server else ""]
     return MessageEvent(
         id=info.ID,
         chat_jid=jid_str(source.Chat),
-        sender=jid_str(source.Sender),
+        sender=sender,
         push_name=info.Pushname,
         timestamp=int(info.Timestamp // 1000 if info.Timestamp > 10**11 else info.Timestamp),
         from_me=source.IsFromMe,
-        sender_lid=sender_alt if sender_alt.endswith("@lid") else None,
-        sender_pn=sender_alt if sender_alt and not sender_alt.endswith("@lid") else None,
+        sender_lid=next((j for j in ids if j.endswith("@lid")), None),
+        sender_pn=next((j for j in ids if j.endswith("@s.whatsapp.net")), None),
         **{k: v for k, v in fields.items() if v is not None},
     )
 

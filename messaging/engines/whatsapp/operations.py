@@ -19,7 +19,7 @@ from messaging.engines.base import (
     Quoted,
     SentMessage,
 )
-from messaging.engines.whatsapp import outbound, polls
+from messaging.engines.whatsapp import lids, outbound, polls
 from messaging.engines.whatsapp.errors import library_errors
 
 
@@ -130,3 +130,6 @@ class WhatsAppOperations:
 
     def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
         self._call(session_id, polls.edit_message, chat, message_id, text)
+
+    def lid_lookup(self, session_id: str, jid: str) -> dict[str, str] | None:
+        return self._call(session_id, lids.store_pair, jid)
