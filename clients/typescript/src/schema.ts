@@ -95,6 +95,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/lid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The phone number behind a linked id (`…@lid`), or the linked id of a number: from what the
+         *     session's events taught Ponte, else from the engine's own store (WhatsApp: whatsmeow's LID store),
+         *     asked outside any transaction. 404 `LID_NOT_FOUND` when neither knows it; 400
+         *     `OPERATION_NOT_SUPPORTED` on a channel without linked ids (the official channels).
+         */
+        get: operations["contacts_lid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/picture": {
         parameters: {
             query?: never;
@@ -1934,6 +1956,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
             mediaUrl?: string;
             /** @default  */
@@ -2127,6 +2151,10 @@ export interface components {
             /** Format: date-time */
             lastMessageAt: string | null;
             archived: boolean;
+            /** @description The person's linked id (`…@lid`), null when unknown. */
+            readonly lid: string | null;
+            /** @description The person's phone JID, null when unknown. */
+            readonly pn: string | null;
         };
         /** @description The session's own phone archives a chat (or unarchives it). */
         ChatArchiveInboundRequest: {
@@ -2267,6 +2295,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             contacts: components["schemas"]["InboundContactCardRequest"][];
         };
         DeadLetterResendRequest: {
@@ -2441,6 +2471,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
             mediaUrl?: string;
             /** @default  */
@@ -2809,6 +2841,12 @@ export interface components {
          * @enum {string}
          */
         KeyRoleEnum: "admin" | "operator" | "viewer";
+        LidPair: {
+            /** @description The contact's linked id, `<digits>@lid`. */
+            lid: string;
+            /** @description The contact's phone JID, `<digits>@s.whatsapp.net`. */
+            pn: string;
+        };
         /**
          * @description * `redemption` - redemption
          *     * `sale` - sale
@@ -2839,6 +2877,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             /** Format: double */
             latitude: number;
             /** Format: double */
@@ -3287,6 +3327,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             /** @description The id of the message reacted to. */
             reactionTo: string;
             /** @default  */
@@ -3417,6 +3459,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
             mediaUrl?: string;
             /** @default  */
@@ -3456,6 +3500,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
         };
         /**
          * @description * `image` - image
@@ -3491,6 +3537,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
             mediaUrl?: string;
             /** @default  */
@@ -3691,8 +3739,8 @@ export interface components {
                 type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contacts" | "reaction" | "buttons" | "button_reply" | "list_reply" | "button" | "revoked" | "poll";
                 mediaUrl: string | null;
                 isHistory?: boolean;
-                senderPn?: string;
-                senderLid?: string;
+                senderPn: string | null;
+                senderLid: string | null;
                 chatName?: string;
                 mediaId?: string;
                 mimeType?: string;
@@ -4265,6 +4313,8 @@ export interface operations {
     chats_list: {
         parameters: {
             query: {
+                /** @description Only this chat: a number, a JID, or either id (`…@lid` or phone JID) of a person. */
+                chat?: string;
                 limit?: number;
                 page?: number;
                 sessionId: string;
@@ -4980,6 +5030,142 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    contacts_lid: {
+        parameters: {
+            query: {
+                /** @description A linked id (`<digits>@lid`), a phone JID or a number with country code. */
+                id: string;
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LidPair"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -16189,6 +16375,8 @@ export interface operations {
                  *         "fromMe": false,
                  *         "type": "text",
                  *         "mediaUrl": null,
+                 *         "senderPn": null,
+                 *         "senderLid": null,
                  *         "chatId": "5511999990000@s.whatsapp.net",
                  *         "remoteJid": "5511999990000@s.whatsapp.net"
                  *       },

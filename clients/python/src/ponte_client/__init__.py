@@ -17,6 +17,7 @@ from ponte_client.errors import (
     ServerError,
 )
 from ponte_client.events import EVENT_NAMES, EventName, WebhookBody
+from ponte_client.lids import LidPair
 from ponte_client.models import (
     Bond,
     BondList,
@@ -55,6 +56,7 @@ __all__ = [
     "EventType",
     "Group",
     "GroupInvite",
+    "LidPair",
     "NotFoundError",
     "Page",
     "PairingCode",

@@ -9,10 +9,11 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ponte_client import directory, ops
+from ponte_client import directory, lids, ops
 from ponte_client._http import Op, RetryPolicy, send_async
 from ponte_client.delivery_log import AsyncDeadLetters, AsyncDeliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
+from ponte_client.lids import LidPair
 from ponte_client.models import (
     BondList,
     Connection,
@@ -211,11 +212,18 @@ class Contacts(_Resource):
         """The URL of a contact's (or group's) picture; None when hidden or absent."""
         return await self._run(directory.contacts_picture(session_id, jid))
 
+    async def lid(self, session_id: str, id_: str) -> LidPair:
+        """The linked id and phone JID of one contact (`id_`: either, or a number)."""
+        return await self._run(lids.contacts_lid(session_id, id_))
+
 
 class Chats(_Resource):
-    async def list(self, session_id: str, *, page: int = 1, limit: int = 20) -> Page[Chat]:
-        """The session's chats, newest message first, with their unread counts."""
-        return await self._run(directory.chats_list(session_id, page, limit))
+    async def list(
+        self, session_id: str, *, page: int = 1, limit: int = 20, chat: str | None = None
+    ) -> Page[Chat]:
+        """The session's chats, newest message first, with their unread counts (`chat`: only that one,
+        found by either id of a person)."""
+        return await self._run(directory.chats_list(session_id, page, limit, chat))
 
 
 class Groups(_Resource):

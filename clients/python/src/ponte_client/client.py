@@ -9,10 +9,11 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ponte_client import directory, ops
+from ponte_client import directory, lids, ops
 from ponte_client._http import Op, RetryPolicy, send
 from ponte_client.delivery_log import DeadLetters, Deliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
+from ponte_client.lids import LidPair
 from ponte_client.models import (
     BondList,
     Connection,
@@ -207,11 +208,16 @@ class Contacts(_Resource):
         """The URL of a contact's (or group's) picture; None when hidden or absent."""
         return self._run(directory.contacts_picture(session_id, jid))
 
+    def lid(self, session_id: str, id_: str) -> LidPair:
+        """The linked id and phone JID of one contact (`id_`: either, or a number)."""
+        return self._run(lids.contacts_lid(session_id, id_))
+
 
 class Chats(_Resource):
-    def list(self, session_id: str, *, page: int = 1, limit: int = 20) -> Page[Chat]:
-        """The session's chats, newest message first, with their unread counts."""
-        return self._run(directory.chats_list(session_id, page, limit))
+    def list(self, session_id: str, *, page: int = 1, limit: int = 20, chat: str | None = None) -> Page[Chat]:
+        """The session's chats, newest message first, with their unread counts (`chat`: only that one,
+        found by either id of a person)."""
+        return self._run(directory.chats_list(session_id, page, limit, chat))
 
 
 class Groups(_Resource):
