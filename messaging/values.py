@@ -72,6 +72,8 @@ class MediaPayload:
     mime_type: str
     file_name: str = ""
     caption: str = ""
+    #: JIDs the caption mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,12 @@ class MessageInbound(InboundSerializer):
     text = optional_text(4096)
     messageId = OptionalText(max_length=100)
     isHistory = Flag(required=False, help_text="A message of the history sync (sent to `webhookHistory`).")
+    mentions = serializers.ListField(
+        child=Jid(allow_group=False),
+        required=False,
+        max_length=1024,
+        help_text="The people the message mentions (numbers or JIDs).",
+    )
     senderPn = OptionalText(
         max_length=100,
         help_text="With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp "
@@ -70,6 +76,8 @@ class MessageInbound(InboundSerializer):
             data["isHistory"] = attrs["isHistory"]
         if "senderPn" in attrs:
             data["senderPn"] = _sender_pn(attrs)
+        if attrs.get("mentions"):
+            data["mentions"] = list(dict.fromkeys(attrs["mentions"]))
         return data
 
     def kind_data(self, attrs: dict[str, Any]) -> dict[str, Any]:

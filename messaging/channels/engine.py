@@ -48,6 +48,7 @@ def _cloud_only(account: ChannelAccount, operation: str) -> None:
 
 class GraphChannelEngine(GraphGroupAdmin, Engine):
     label = "graph"
+    mentions = False  # none of the three channels' send APIs mentions people
 
     # Connection ---------------------------------------------------------------------------------
 
@@ -88,10 +89,19 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
 
     # Messages -----------------------------------------------------------------------------------
 
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
+    def send_text(
+        self,
+        session_id: str,
+        to: str,
+        text: str,
+        quoted: Quoted | None = None,
+        mentions: tuple[str, ...] = (),
+    ) -> SentMessage:
         """Text within the 24-hour window; outside it, as the approved template it matches (or nothing
         is sent: EngineOutsideWindow, `unsent`). See window.py."""
         account = account_of(session_id)
+        if mentions:
+            raise unsupported(account.session.provider, "mention people")
         match = window_template(session_id, to, text)
         if match is not None:
             template = match.template
@@ -263,6 +273,7 @@ class GraphChannelEngine(GraphGroupAdmin, Engine):
         options: list[str],
         selectable_count: int = 1,
         quoted: Quoted | None = None,
+        mentions: tuple[str, ...] = (),
     ) -> SentMessage:
         raise unsupported(account_of(session_id).session.provider, "send polls")
 

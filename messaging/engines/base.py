@@ -150,6 +150,8 @@ class Engine(ABC):
     #: network (an engine process, Meta's Graph API), made outside any transaction, so no row lock is
     #: held while it lasts (messaging.services.messages.message_send).
     local: bool = False
+    #: Whether its messages can mention people (`mentions` of send_text, send_poll, MediaPayload).
+    mentions: bool = True
 
     def report(self, session_id: str, event: EngineEvent) -> None:
         """Tell Ponte that something happened on the session (connected, qr, message, ...)."""
@@ -184,7 +186,15 @@ class Engine(ABC):
     # Messages -----------------------------------------------------------------------------------
 
     @abstractmethod
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage: ...
+    def send_text(
+        self,
+        session_id: str,
+        to: str,
+        text: str,
+        quoted: Quoted | None = None,
+        mentions: tuple[str, ...] = (),
+    ) -> SentMessage:
+        """`mentions`: the JIDs the text mentions (engines without mentions raise EngineUnsupported)."""
 
     @abstractmethod
     def send_reaction(
@@ -310,6 +320,7 @@ class Engine(ABC):
         options: list[str],
         selectable_count: int = 1,
         quoted: Quoted | None = None,
+        mentions: tuple[str, ...] = (),
     ) -> SentMessage:
         """Send a poll (`options`: 2 to 12 unique names; a voter may choose up to `selectable_count`).
         Votes are reported as `poll_vote` events naming the options chosen."""

@@ -162,6 +162,8 @@ class MessageEvent(EngineEvent):
     revoked_sender: str | None = None
     revoked_from_me: bool | None = None
     poll: PollRef | None = field(default=None, metadata={"nested": PollRef})
+    # The JIDs the message mentions (`@` in its text or caption), in order.
+    mentions: tuple[str, ...] | None = field(default=None, metadata={"many": str})
 
     @property
     def chat(self) -> str:

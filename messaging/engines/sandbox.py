@@ -55,6 +55,12 @@ from messaging.engines.sandbox_media import SandboxMedia
 from messaging.engines.sandbox_polls import SandboxPolls
 from messaging.models import SandboxDevice
 
+
+def _mentioned(mentions: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """The echo's `mentions`, when the message mentions anyone."""
+    return {"mentions": list(mentions)} if mentions else {}
+
+
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
 _CODE_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"
 
@@ -284,8 +290,16 @@ class SandboxEngine(
     # --- messages ---------------------------------------------------------------------------------
 
     @transaction.atomic(savepoint=False)
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
-        return self._sent(self._sending(session_id, to), to, "text", text=text, **self._quoted(quoted))
+    def send_text(
+        self,
+        session_id: str,
+        to: str,
+        text: str,
+        quoted: Quoted | None = None,
+        mentions: tuple[str, ...] = (),
+    ) -> SentMessage:
+        device = self._sending(session_id, to)
+        return self._sent(device, to, "text", text=text, **self._quoted(quoted), **_mentioned(mentions))
 
     @transaction.atomic(savepoint=False)
     def send_reaction(

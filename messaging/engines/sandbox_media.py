@@ -41,6 +41,8 @@ class SandboxMedia:
             "caption": media.caption,
             **self._quoted(quoted),
         }
+        if media.mentions:
+            fields["mentions"] = list(media.mentions)
         if media.file_name:
             fields["fileName"] = media.file_name
         if media.type in ("audio", "voice"):

@@ -28,10 +28,12 @@ class SandboxPolls:
         options: list[str],
         selectable_count: int = 1,
         quoted: Quoted | None = None,
+        mentions: tuple[str, ...] = (),
     ) -> SentMessage:
         poll = {"name": name, "options": list(options), "selectableCount": selectable_count}
         device = self._sending(session_id, to)
-        return self._sent(device, to, "poll", poll=poll, **self._quoted(quoted))
+        mentioned = {"mentions": list(mentions)} if mentions else {}
+        return self._sent(device, to, "poll", poll=poll, **self._quoted(quoted), **mentioned)
 
     @transaction.atomic(savepoint=False)
     def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:

@@ -117,6 +117,7 @@ _CONTENT_KEYS = (
     "quoted",
     "buttons",
     "poll",
+    "mentions",
 )
 
 

@@ -93,16 +93,20 @@ def message_send_media(
     file_name: str = "",
     mime_type: str = "",
     quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
     savepoint: bool = True,
 ) -> Message:
-    """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send)."""
+    """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send).
+    `mentions`: JIDs the caption mentions (messaging.services.mentions resolved them)."""
     if session.official:
         return _official_media_send(
             session=session, to=to, type_=type_, url=url, caption=caption, file_name=file_name
         )
     content, declared = media_bytes_load(url=url, data=data)
     mime = media_mime(type_, mime_type, declared, file_name)
-    payload = MediaPayload(type=type_, data=content, mime_type=mime, file_name=file_name, caption=caption)
+    payload = MediaPayload(
+        type=type_, data=content, mime_type=mime, file_name=file_name, caption=caption, mentions=mentions
+    )
     record = {
         "caption": caption,
         "mimeType": mime,
@@ -110,6 +114,7 @@ def message_send_media(
         "sha256": hashlib.sha256(content).hexdigest(),
         "size": len(content),
         **({"voice": True} if type_ == "voice" else {}),
+        **({"mentions": list(mentions)} if mentions else {}),
     }
 
     def recorded(done: Dispatched) -> dict[str, Any]:

@@ -236,10 +236,20 @@ def _failed_outside_window(
 
 
 def message_send_text(
-    *, session: Session, to: str, text: str, quoted: QuotedInput | None = None, savepoint: bool = True
+    *,
+    session: Session,
+    to: str,
+    text: str,
+    quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
+    savepoint: bool = True,
 ) -> Message:
+    """`mentions`: JIDs the text mentions (messaging.services.mentions resolved them)."""
+
     def send(engine: Engine, session_id: str, quote: Quoted | None) -> SentMessage:
         try:
+            if mentions:  # engines are asked with it only when it says something
+                return engine.send_text(session_id, to, text, quote, mentions=mentions)
             return engine.send_text(session_id, to, text, quote)
         except EngineOutsideWindow as exc:
             if not exc.unsent:
@@ -247,7 +257,8 @@ def message_send_text(
             raise _failed_outside_window(session, to, text, exc) from exc
 
     def content(done: Dispatched) -> dict[str, Any]:
-        return {"text": text, **({"quoted": {"messageId": done.quote.message_id}} if done.quote else {})}
+        quote = {"quoted": {"messageId": done.quote.message_id}} if done.quote else {}
+        return {"text": text, **quote, **({"mentions": list(mentions)} if mentions else {})}
 
     return message_send(
         session=session, to=to, type_="text", send=send, content=content, quoted=quoted, savepoint=savepoint

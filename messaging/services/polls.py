@@ -36,17 +36,22 @@ def poll_send(
     options: list[str],
     selectable_count: int = 1,
     quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
     savepoint: bool = True,
 ) -> Message:
-    """Send a poll and keep its question and options, so its votes can be counted."""
+    """Send a poll and keep its question and options, so its votes can be counted (`mentions`: JIDs
+    it mentions, resolved by messaging.services.mentions)."""
 
     def send(engine: Engine, session_id: str, quote: Quoted | None) -> SentMessage:
+        if mentions:
+            return engine.send_poll(session_id, to, name, options, selectable_count, quote, mentions=mentions)
         return engine.send_poll(session_id, to, name, options, selectable_count, quote)
 
     poll = {"name": name, "options": list(options), "selectableCount": selectable_count}
 
     def content(done: Any) -> dict[str, Any]:
-        return {"poll": poll, **({"quoted": {"messageId": done.quote.message_id}} if done.quote else {})}
+        quote = {"quoted": {"messageId": done.quote.message_id}} if done.quote else {}
+        return {"poll": poll, **quote, **({"mentions": list(mentions)} if mentions else {})}
 
     def keep(message: Message) -> None:  # with the message's row, so no vote finds the poll missing
         Poll.objects.update_or_create(

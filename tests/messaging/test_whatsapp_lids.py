@@ -92,3 +92,55 @@ def test_a_text_to_a_linked_id_goes_to_that_jid(connected):
     driver.send_text(sid, LID, "olá")
     (to, _message), _ = client.last("send_message")
     assert (to.User, to.Server) == ("190000111222333", "lid")
+
+
+def mentioning(message: wa.Message, sender: str = PN) -> lib.Message:
+    event = message_ev(sender)
+    event.Message.CopyFrom(message)
+    return event
+
+
+def test_mentions_come_from_the_context_info_of_a_text_or_a_caption(connected, events):
+    _driver, _sid, client = connected
+    context = wa.ContextInfo(mentionedJID=[LID, "5511977770001@s.whatsapp.net", LID])
+    text = wa.Message(extendedTextMessage=wa.ExtendedTextMessage(text="@ana @bia", contextInfo=context))
+    client.fire("Message", mentioning(text))
+    assert events[-1].mentions == (LID, "5511977770001@s.whatsapp.net")
+    assert events[-1].to_data()["mentions"] == [LID, "5511977770001@s.whatsapp.net"]
+    caption = wa.Message(
+        imageMessage=wa.ImageMessage(caption="@ana", mimetype="image/jpeg", contextInfo=context)
+    )
+    client.fire("Message", mentioning(caption))
+    assert events[-1].type == "image" and events[-1].mentions[0] == LID
+    client.fire("Message", mentioning(wa.Message(conversation="no one")))
+    assert events[-1].mentions is None and "mentions" not in events[-1].to_data()
+
+
+def test_a_text_that_mentions_goes_as_an_extended_text_with_the_mentioned_jids(connected):
+    driver, sid, client = connected
+    driver.send_text(sid, "120363000000000001@g.us", "@ana @bia", None, mentions=(LID, PN))
+    (_to, message), _ = client.last("send_message")
+    assert message.extendedTextMessage.text == "@ana @bia"
+    assert list(message.extendedTextMessage.contextInfo.mentionedJID) == [LID, PN]
+    driver.send_text(sid, PN, "plain")
+    (_to, message), _ = client.last("send_message")
+    assert message.conversation == "plain"
+
+
+def test_a_caption_and_a_poll_carry_their_mentions_in_their_context_info(connected):
+    from messaging.engines.base import MediaPayload, Quoted
+    from tests.messaging.whatsapp_standin import PollingStandInClient
+
+    driver, sid, client = connected
+    media = MediaPayload(
+        type="image", data=b"\xff\xd8", mime_type="image/jpeg", caption="@ana", mentions=(PN,)
+    )
+    driver.send_media(sid, PN, media, Quoted(message_id="3EB0Q", participant=PN, text="?"))
+    (_to, message), _ = client.last("send_message")
+    context = message.imageMessage.contextInfo
+    assert (list(context.mentionedJID), context.stanzaID) == ([PN], "3EB0Q")
+    client.build_poll_vote_creation = PollingStandInClient.build_poll_vote_creation.__get__(client)
+    driver.send_poll(sid, PN, "Almoço?", ["Sim", "Não"], 1, None, mentions=(LID,))
+    (_to, message), _ = client.last("send_message")
+    polls = [f for f in ("pollCreationMessage", "pollCreationMessageV3") if message.HasField(f)]
+    assert list(getattr(message, polls[0]).contextInfo.mentionedJID) == [LID]

@@ -70,8 +70,26 @@ def _quoted(context: Any) -> QuotedRef | None:
 
 
 def content_fields(message: Any, download: Download, store: Store) -> dict[str, Any]:
-    """The type and fields of one message's content (the message contract's fields plus the media facts)."""
+    """The type and fields of one message's content (the message contract's fields plus the media facts,
+    and the people it mentions)."""
     message = _unwrap(message)
+    fields = _kind_fields(message, download, store)
+    mentioned = mentions_of(message)
+    if fields and mentioned:
+        fields["mentions"] = mentioned
+    return fields
+
+
+def mentions_of(message: Any) -> tuple[str, ...]:
+    """The JIDs a message's content mentions (its `contextInfo.mentionedJID`, whichever kind it is)."""
+    for descriptor, content in message.ListFields():
+        kind = descriptor.message_type
+        if kind is not None and "contextInfo" in kind.fields_by_name and content.HasField("contextInfo"):
+            return tuple(dict.fromkeys(j for j in content.contextInfo.mentionedJID if j))
+    return ()
+
+
+def _kind_fields(message: Any, download: Download, store: Store) -> dict[str, Any]:
     if message.HasField("extendedTextMessage"):
         ext = message.extendedTextMessage
         return {"type": "text", "text": ext.text, "quoted": _quoted(ext.contextInfo)}

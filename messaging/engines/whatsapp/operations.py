@@ -32,8 +32,15 @@ class WhatsAppOperations:
         with library_errors(kind=kind):
             return operation(client, *args)
 
-    def send_text(self, session_id: str, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
-        return self._call(session_id, outbound.send_text, to, text, quoted)
+    def send_text(
+        self,
+        session_id: str,
+        to: str,
+        text: str,
+        quoted: Quoted | None = None,
+        mentions: tuple[str, ...] = (),
+    ) -> SentMessage:
+        return self._call(session_id, outbound.send_text, to, text, quoted, tuple(mentions))
 
     def send_reaction(
         self, session_id: str, chat: str, message_id: str, from_me: bool, sender: str, emoji: str
@@ -125,8 +132,11 @@ class WhatsAppOperations:
         options: list[str],
         selectable_count: int = 1,
         quoted: Quoted | None = None,
+        mentions: tuple[str, ...] = (),
     ) -> SentMessage:
-        return self._call(session_id, polls.send_poll, to, name, options, selectable_count, quoted)
+        return self._call(
+            session_id, polls.send_poll, to, name, options, selectable_count, quoted, tuple(mentions)
+        )
 
     def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
         self._call(session_id, polls.edit_message, chat, message_id, text)

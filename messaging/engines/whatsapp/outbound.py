@@ -60,22 +60,26 @@ def _sent(response: Any, chat: str) -> SentMessage:
     return SentMessage(message_id=response.ID, chat=chat, timestamp=at)
 
 
-def _context(quoted: Quoted | None) -> Any:
-    if quoted is None:
+def _context(quoted: Quoted | None, mentions: tuple[str, ...] = ()) -> Any:
+    """The reply and the mentions of a message (None when it has neither)."""
+    if quoted is None and not mentions:
         return None
-    return wa.ContextInfo(
-        stanzaID=quoted.message_id,
-        participant=quoted.participant,
-        quotedMessage=wa.Message(conversation=quoted.text),
-    )
+    context = wa.ContextInfo(mentionedJID=list(mentions))
+    if quoted is not None:
+        context.stanzaID = quoted.message_id
+        context.participant = quoted.participant
+        context.quotedMessage.CopyFrom(wa.Message(conversation=quoted.text))
+    return context
 
 
-def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> SentMessage:
-    if quoted is None:
+def send_text(
+    client: Any, to: str, text: str, quoted: Quoted | None = None, mentions: tuple[str, ...] = ()
+) -> SentMessage:
+    if quoted is None and not mentions:
         message = wa.Message(conversation=text)
     else:
         message = wa.Message(
-            extendedTextMessage=wa.ExtendedTextMessage(text=text, contextInfo=_context(quoted))
+            extendedTextMessage=wa.ExtendedTextMessage(text=text, contextInfo=_context(quoted, mentions))
         )
     return _sent(client.send_message(to_jid(to), message), to)
 
@@ -178,7 +182,7 @@ def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None)
         "fileLength": upload.FileLength,
         "mimetype": media.mime_type,
     }
-    context = _context(quoted)
+    context = _context(quoted, media.mentions)
     if context is not None:
         common["contextInfo"] = context
     if media.type == "image":
