@@ -39,3 +39,21 @@ def test_the_pair_of_a_linked_id_and_its_one_chat_are_typed(client, paired, pont
             return await aio.contacts.lid(paired, PN)
 
     assert asyncio.run(twin()) == LidPair(LID, PN)
+
+
+def test_a_text_and_a_poll_mention_people_and_mention_all_outside_a_group_is_a_bad_request(
+    client, paired
+) -> None:
+    from ponte_client import BadRequestError
+
+    from messaging.models import Message
+
+    sent = client.messages.send_text(paired, "5511911110001", "@bia", mentions=["5511911110002"])
+    row = Message.objects.get(message_id=sent.message_id)
+    assert row.content["mentions"] == ["5511911110002@s.whatsapp.net"]
+    group = client.groups.create(paired, "Equipe", ["5511911110001", "5511911110002"])
+    poll = client.messages.send_poll(paired, group["id"], "Almoço?", ["Sim", "Não"], mention_all=True)
+    mentioned = Message.objects.get(message_id=poll.message_id).content["mentions"]
+    assert mentioned == ["5511911110001@s.whatsapp.net", "5511911110002@s.whatsapp.net"]
+    with pytest.raises(BadRequestError):
+        client.messages.send_text(paired, "5511911110001", "@todos", mention_all=True)

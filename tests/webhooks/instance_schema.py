@@ -87,6 +87,8 @@ MESSAGE = {
         "context": closed({"id": STRING}),
         "group_id": STRING,
         "to": DIGITS,
+        # Ponte's extension (docs/instance-webhooks.md): whom the message mentions.
+        "mentions": {"type": "array", "minItems": 1, "items": STRING},
         # type "unsupported" (a type the seed's table does not have), as the cloud API reports it.
         "errors": {
             "type": "array",

@@ -138,6 +138,8 @@ def _message_entry(session: Session, event: Event, message: MessageEvent) -> tup
         entry["to"] = user_part(chat)
     if message.quoted is not None and message.quoted.message_id:
         entry["context"] = {"id": message.quoted.message_id}
+    if message.mentions:  # Ponte's extension: the Cloud API's messages name no mentions
+        entry["mentions"] = [user_part(jid) if not is_lid(jid) else jid for jid in message.mentions]
     if message.type in OBJECT_TYPES:
         entry["type"] = message.type
         entry[message.type] = _type_object(session, message)

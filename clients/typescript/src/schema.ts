@@ -1956,6 +1956,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
@@ -2295,6 +2297,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
             contacts: components["schemas"]["InboundContactCardRequest"][];
@@ -2471,6 +2475,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
@@ -2877,6 +2883,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
             /** Format: double */
@@ -2989,6 +2997,13 @@ export interface components {
             quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
         MessageMediaInputRequest: {
+            /** @description People the message mentions: numbers with country code or JIDs (a linked id too). Write `@<number>` in the text where each should show. */
+            mentions?: string[];
+            /**
+             * @description In a group: mention every participant (400 outside a group).
+             * @default false
+             */
+            mentionAll?: boolean;
             sessionId: string;
             to: string;
             type: components["schemas"]["TypeEnum"];
@@ -3003,6 +3018,13 @@ export interface components {
             quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
         MessagePollInputRequest: {
+            /** @description People the message mentions: numbers with country code or JIDs (a linked id too). Write `@<number>` in the text where each should show. */
+            mentions?: string[];
+            /**
+             * @description In a group: mention every participant (400 outside a group).
+             * @default false
+             */
+            mentionAll?: boolean;
             sessionId: string;
             to: string;
             /** @description The question. */
@@ -3060,6 +3082,13 @@ export interface components {
             editedAt: string | null;
         };
         MessageSendInputRequest: {
+            /** @description People the message mentions: numbers with country code or JIDs (a linked id too). Write `@<number>` in the text where each should show. */
+            mentions?: string[];
+            /**
+             * @description In a group: mention every participant (400 outside a group).
+             * @default false
+             */
+            mentionAll?: boolean;
             sessionId: string;
             to: string;
             text: string;
@@ -3327,6 +3356,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
             /** @description The id of the message reacted to. */
@@ -3459,6 +3490,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
@@ -3500,6 +3533,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
         };
@@ -3537,6 +3572,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
@@ -3791,6 +3828,7 @@ export interface components {
                     options: string[];
                     selectableCount: number;
                 };
+                mentions?: string[];
                 chatId: string;
                 remoteJid: string;
             };

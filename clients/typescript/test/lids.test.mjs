@@ -31,5 +31,11 @@ test("linked ids: the pair by either id, LID_NOT_FOUND typed, a person's one cha
     chats.data.map((chat) => [chat.id, chat.lid, chat.pn]),
     [[LID, LID, PN]],
   );
+  const sent = await ponte.messages.sendText(session.id, "5511911110002", "@ana", { mentions: ["5511911110001"] });
+  assert.ok(sent.messageId);
+  await assert.rejects(
+    ponte.messages.sendText(session.id, "5511911110002", "@todos", { mentionAll: true }),
+    (error) => error.statusCode === 400,
+  );
   await ponte.sessions.delete(session.id);
 });

@@ -138,9 +138,12 @@ class Messages(_Resource):
         *,
         quoted_message_id: str | None = None,
         idempotency_key: str | None = None,
+        mentions: Sequence[str] = (),
+        mention_all: bool = False,
     ) -> SentMessage:
-        """`idempotency_key`: a repeat with the same key gets the first reply, and nothing is sent twice."""
-        op = ops.messages_send_text(session_id, to, text, quoted_message_id)
+        """`idempotency_key`: a repeat with the same key gets the first reply, and nothing is sent twice.
+        `mentions`: numbers or JIDs the text mentions; `mention_all`: every participant of the group."""
+        op = ops.messages_send_text(session_id, to, text, quoted_message_id, mentions, mention_all)
         return await self._run(replace(op, idempotency_key=idempotency_key))
 
     async def send_location(
@@ -165,9 +168,13 @@ class Messages(_Resource):
         selectable_count: int = 1,
         quoted_message_id: str | None = None,
         idempotency_key: str | None = None,
+        mentions: Sequence[str] = (),
+        mention_all: bool = False,
     ) -> SentMessage:
         """A poll of 2 to 12 unique options; votes arrive as `poll_vote` events (see `poll_results`)."""
-        op = ops.messages_send_poll(session_id, to, name, options, selectable_count, quoted_message_id)
+        op = ops.messages_send_poll(
+            session_id, to, name, options, selectable_count, quoted_message_id, mentions, mention_all
+        )
         return await self._run(replace(op, idempotency_key=idempotency_key))
 
     async def poll_results(self, session_id: str, message_id: str) -> PollResults:

@@ -77,6 +77,7 @@ class MessageData(TypedDict):
     isHistory: NotRequired[bool]
     senderPn: str | None  # the sender's phone JID, None when unknown
     senderLid: str | None  # the sender's linked id (…@lid), None when unknown
+    mentions: NotRequired[list[str]]  # the JIDs the message mentions
     chatName: NotRequired[str]
     mediaId: NotRequired[str]
     mimeType: NotRequired[str]

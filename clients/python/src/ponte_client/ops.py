@@ -196,10 +196,27 @@ def sessions_delete(session_id: str) -> Op[None]:
 # --- messages, contacts, groups ---------------------------------------------------------------------
 
 
-def messages_send_text(session_id: str, to: str, text: str, quoted_message_id: str | None) -> Op[SentMessage]:
+def _mentioning(body: JSON, mentions: Sequence[str], mention_all: bool) -> JSON:
+    """`mentions` (numbers or JIDs) and `mentionAll` (a group's participants), when given."""
+    if mentions:
+        body["mentions"] = list(mentions)
+    if mention_all:
+        body["mentionAll"] = True
+    return body
+
+
+def messages_send_text(
+    session_id: str,
+    to: str,
+    text: str,
+    quoted_message_id: str | None,
+    mentions: Sequence[str] = (),
+    mention_all: bool = False,
+) -> Op[SentMessage]:
     body: JSON = {"sessionId": session_id, "to": to, "text": text}
     if quoted_message_id:
         body["quoted"] = {"messageId": quoted_message_id}
+    body = _mentioning(body, mentions, mention_all)
     return Op("POST", "/api/messages/send", _one(SentMessage.from_json), json=body)
 
 
@@ -224,6 +241,8 @@ def messages_send_poll(
     options: Sequence[str],
     selectable_count: int,
     quoted_message_id: str | None,
+    mentions: Sequence[str] = (),
+    mention_all: bool = False,
 ) -> Op[SentMessage]:
     body: JSON = {
         "sessionId": session_id,
@@ -234,6 +253,7 @@ def messages_send_poll(
     }
     if quoted_message_id:
         body["quoted"] = {"messageId": quoted_message_id}
+    body = _mentioning(body, mentions, mention_all)
     return Op("POST", "/api/messages/poll", _one(SentMessage.from_json), json=body)
 
 
