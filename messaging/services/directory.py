@@ -22,6 +22,7 @@ from django.utils import timezone
 from messaging.addressing import is_group, user_suffix
 from messaging.engines.events import ChatArchiveEvent, EngineEvent, GroupChange, MessageEvent
 from messaging.models import Chat, Contact, Group, LidMapping, Session, SessionSettings
+from messaging.services.lids import chat_ids
 
 # Protocol messages: they change another message, not the conversation.
 _NOT_CONVERSATION = ("reaction", "revoked")
@@ -44,8 +45,8 @@ def directory_sent(session: Session, *, chat: str, at: datetime) -> None:
 
 
 def directory_read(session: Session, *, chat: str) -> None:
-    """The chat's received messages were marked read."""
-    Chat.objects.filter(session=session, jid=chat).update(unread_count=0)
+    """The chat's received messages were marked read (its row, whichever of a person's ids names it)."""
+    Chat.objects.filter(session=session, jid__in=chat_ids(session, chat)).update(unread_count=0)
 
 
 def _message_seen(session: Session, event: MessageEvent) -> None:

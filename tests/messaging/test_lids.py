@@ -154,3 +154,12 @@ def test_an_official_channel_has_no_linked_ids(admin_client, official_session):
     response = admin_client.post("/api/messages/send", body, format="json")
     assert response.status_code == 400
     assert response.json()["error"] == "OPERATION_NOT_SUPPORTED"
+
+
+def test_reading_a_persons_chat_by_either_id_clears_its_one_row(admin_client, session):
+    inject(admin_client, session, event="message", **{"from": ANA_LID, "senderPn": ANA, "text": "a"})
+    inject(admin_client, session, event="message", **{"from": ANA, "text": "b"})
+    assert chats(admin_client, session)[0]["unreadCount"] == 2
+    body = {"sessionId": str(session.pk), "chatId": ANA}
+    assert admin_client.post("/api/chats/read", body, format="json").status_code == 200
+    assert chats(admin_client, session)[0]["unreadCount"] == 0

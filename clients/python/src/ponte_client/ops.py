@@ -11,6 +11,7 @@ import httpx
 
 from ponte_client._http import Op
 from ponte_client.errors import BondsAccessError
+from ponte_client.mentions import mentioning
 from ponte_client.models import (
     Bond,
     BondList,
@@ -196,15 +197,6 @@ def sessions_delete(session_id: str) -> Op[None]:
 # --- messages, contacts, groups ---------------------------------------------------------------------
 
 
-def _mentioning(body: JSON, mentions: Sequence[str], mention_all: bool) -> JSON:
-    """`mentions` (numbers or JIDs) and `mentionAll` (a group's participants), when given."""
-    if mentions:
-        body["mentions"] = list(mentions)
-    if mention_all:
-        body["mentionAll"] = True
-    return body
-
-
 def messages_send_text(
     session_id: str,
     to: str,
@@ -213,10 +205,9 @@ def messages_send_text(
     mentions: Sequence[str] = (),
     mention_all: bool = False,
 ) -> Op[SentMessage]:
-    body: JSON = {"sessionId": session_id, "to": to, "text": text}
+    body = mentioning({"sessionId": session_id, "to": to, "text": text}, mentions, mention_all)
     if quoted_message_id:
         body["quoted"] = {"messageId": quoted_message_id}
-    body = _mentioning(body, mentions, mention_all)
     return Op("POST", "/api/messages/send", _one(SentMessage.from_json), json=body)
 
 
@@ -244,16 +235,10 @@ def messages_send_poll(
     mentions: Sequence[str] = (),
     mention_all: bool = False,
 ) -> Op[SentMessage]:
-    body: JSON = {
-        "sessionId": session_id,
-        "to": to,
-        "name": name,
-        "options": list(options),
-        "selectableCount": selectable_count,
-    }
+    fields = {"sessionId": session_id, "to": to, "name": name, "options": list(options)}
+    body = mentioning({**fields, "selectableCount": selectable_count}, mentions, mention_all)
     if quoted_message_id:
         body["quoted"] = {"messageId": quoted_message_id}
-    body = _mentioning(body, mentions, mention_all)
     return Op("POST", "/api/messages/poll", _one(SentMessage.from_json), json=body)
 
 
