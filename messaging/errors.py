@@ -106,3 +106,9 @@ class InviteNotFound(NotFound):
     code = "INVITE_NOT_FOUND"
     gateway_text = "Invite not found"
     default_message = "No group has this invite code (unknown or revoked)."
+
+
+class LidNotFound(NotFound):
+    code = "LID_NOT_FOUND"
+    gateway_text = "LID not found"
+    default_message = "Neither Ponte nor the session's engine knows the other id of this contact."

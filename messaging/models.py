@@ -381,3 +381,6 @@ class SessionSettings(models.Model):
 
     def __str__(self) -> str:
         return f"settings of {self.session_id}"
+
+
+from messaging.lid_models import LidMapping  # noqa: E402,F401  (the LID map lives in its own module)

@@ -10,6 +10,7 @@ from messaging.api import (
     gateway,
     group_admin,
     groups,
+    lids,
     lists,
     media,
     messages,
@@ -102,6 +103,7 @@ urlpatterns = [
         sandbox.SandboxInboundApi.as_view(),
         name="sandbox-inbound",
     ),
+    path("contacts/lid", lids.ContactLidApi.as_view(), name="contacts-lid"),
 ]
 gateway_urlpatterns = [
     path("sessions", gateway.GatewaySessionListApi.as_view(), name="gateway-sessions"),

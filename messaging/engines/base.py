@@ -81,6 +81,8 @@ GROUP_ADMIN_COMMANDS = (
     "contact_picture",
     "settings_apply",
 )
+#: The optional operations of WhatsApp's linked ids (messaging.services.lids), which travel too.
+LID_COMMANDS = ("lid_lookup",)
 
 
 # --- Exceptions ----------------------------------------------------------------------------------
@@ -172,6 +174,9 @@ class Engine(ABC):
     #: network (an engine process, Meta's Graph API), made outside any transaction, so no row lock is
     #: held while it lasts (messaging.services.messages.message_send).
     local: bool = False
+    #: Whether its messages can mention people (the `mentions` of OutgoingText, OutgoingMedia and
+    #: OutgoingPoll); without, such a send answers 400 OPERATION_NOT_SUPPORTED.
+    mentions: bool = True
 
     def report(self, session_id: str, event: EngineEvent) -> None:
         """Tell Ponte that something happened on the session (connected, qr, message, ...)."""
@@ -395,6 +400,13 @@ class Engine(ABC):
         """The session's settings changed: apply what takes effect at once (`alwaysOnline`). The rest is
         read where it applies (messaging.engines.behaviour)."""
         return None  # nothing to do for an engine without a lasting connection
+
+    # Linked ids (not abstract: channels without them answer 400 OPERATION_NOT_SUPPORTED).
+
+    def lid_lookup(self, session_id: str, jid: str) -> dict[str, str] | None:
+        """The other id of `jid` (a `…@lid` or a phone JID) as the platform's own store knows it:
+        `{"lid": "…@lid", "pn": "…@s.whatsapp.net"}`, or None when it does not know."""
+        raise EngineUnsupported(f"The {self.label} engine has no linked ids (@lid).")
 
     # Sandbox only (the phone and WhatsApp played by the engine; `sandbox` engines override) ------------
 

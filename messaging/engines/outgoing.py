@@ -72,15 +72,21 @@ def _quote(quoted: Quoted | None) -> dict[str, Any]:
     return {"quoted": {"messageId": quoted.message_id}} if quoted is not None else {}
 
 
+def _mentions(mentions: tuple[str, ...]) -> dict[str, Any]:
+    return {"mentions": list(mentions)} if mentions else {}
+
+
 @dataclass(frozen=True, kw_only=True)
 class OutgoingText(Outgoing):
     kind: ClassVar[str] = "text"
     history_type: ClassVar[str | None] = "text"
     text: str
     quoted: Quoted | None = None
+    #: The JIDs the text mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
 
     def history(self) -> dict[str, Any]:
-        return {"text": self.text, **_quote(self.quoted)}
+        return {"text": self.text, **_quote(self.quoted), **_mentions(self.mentions)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,6 +145,8 @@ class OutgoingMedia(Outgoing):
     kind: ClassVar[str] = "media"
     media: MediaPayload
     quoted: Quoted | None = None
+    #: The JIDs the caption mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
 
     @property
     def row_type(self) -> str | None:
@@ -153,6 +161,7 @@ class OutgoingMedia(Outgoing):
             "sha256": hashlib.sha256(media.data).hexdigest(),
             "size": len(media.data),
             **({"voice": True} if media.type == "voice" else {}),
+            **_mentions(self.mentions),
         }
 
 
@@ -190,10 +199,12 @@ class OutgoingPoll(Outgoing):
     options: tuple[str, ...]
     selectable_count: int = 1
     quoted: Quoted | None = None
+    #: The JIDs the poll mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
 
     def history(self) -> dict[str, Any]:
         poll = {"name": self.name, "options": list(self.options), "selectableCount": self.selectable_count}
-        return {"poll": poll, **_quote(self.quoted)}
+        return {"poll": poll, **_quote(self.quoted), **_mentions(self.mentions)}
 
 
 @dataclass(frozen=True, kw_only=True)

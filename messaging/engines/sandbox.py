@@ -57,10 +57,17 @@ from messaging.engines.sandbox_behaviour import SandboxBehaviour
 from messaging.engines.sandbox_group_admin import SandboxGroupAdmin
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
+from messaging.engines.sandbox_lids import SandboxLids
 from messaging.engines.sandbox_lists import SandboxLists
 from messaging.engines.sandbox_media import SandboxMedia
 from messaging.engines.sandbox_polls import SandboxPolls
 from messaging.models import SandboxDevice
+
+
+def _mentioned(mentions: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """The echo's `mentions`, when the message mentions anyone."""
+    return {"mentions": list(mentions)} if mentions else {}
+
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
 _CODE_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"
@@ -82,6 +89,7 @@ class SandboxEngine(
     SandboxGroupAdmin,
     SandboxGroups,
     SandboxLists,
+    SandboxLids,
     Engine,
 ):
     label = "sandbox"
@@ -293,10 +301,9 @@ class SandboxEngine(
 
     @transaction.atomic(savepoint=False)
     def send_text(self, session_id: str, message: OutgoingText) -> Sent:
-        to = message.to
-        return self._sent(
-            self._sending(session_id, to), to, "text", text=message.text, **self._quoted(message.quoted)
-        )
+        to, quoted = message.to, self._quoted(message.quoted)
+        device = self._sending(session_id, to)
+        return self._sent(device, to, "text", text=message.text, **quoted, **_mentioned(message.mentions))
 
     @transaction.atomic(savepoint=False)
     def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:

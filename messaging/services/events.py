@@ -34,6 +34,7 @@ from messaging.engines.events import (
 )
 from messaging.models import Group, Message, Session
 from messaging.services.directory import directory_record
+from messaging.services.lids import lid_enrich
 from messaging.services.poll_edit_records import message_edited_record, poll_record, poll_vote_record
 
 logger = logging.getLogger(__name__)
@@ -117,6 +118,7 @@ _CONTENT_KEYS = (
     "listResponse",
     "linkPreview",
     "forwarded",
+    "mentions",
 )
 
 
@@ -270,6 +272,8 @@ def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int |
 
 
 def _receive(session: Session, event: EngineEvent, event_ms: int | None) -> None:
+    if isinstance(event, MessageEvent):
+        event = lid_enrich(session, event)  # senderPn / senderLid as Ponte knows them
     handler = _HANDLERS.get(event.name)
     chat = handler(session, event) if handler is not None else None
     directory_record(session, event)

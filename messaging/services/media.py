@@ -91,9 +91,11 @@ def message_send_media(
     file_name: str = "",
     mime_type: str = "",
     quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
     savepoint: bool = True,
 ) -> Message:
-    """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send)."""
+    """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send).
+    `mentions`: JIDs the caption mentions (messaging.services.mentions resolved them)."""
     if engine_for(session).media_by_link:
         return _official_media_send(
             session=session, to=to, type_=type_, url=url, caption=caption, file_name=file_name
@@ -101,7 +103,8 @@ def message_send_media(
     content, declared = media_bytes_load(url=url, data=data)
     mime = media_mime(type_, mime_type, declared, file_name)
     payload = MediaPayload(type=type_, data=content, mime_type=mime, file_name=file_name, caption=caption)
-    outgoing = OutgoingMedia(to=to, media=payload, quoted=quoted.as_quoted() if quoted else None)
+    quote = quoted.as_quoted() if quoted else None
+    outgoing = OutgoingMedia(to=to, media=payload, quoted=quote, mentions=mentions)
     return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 
 

@@ -95,6 +95,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/lid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The phone number behind a linked id (`…@lid`), or the linked id of a number: from what the
+         *     session's events taught Ponte, else from the engine's own store (WhatsApp: whatsmeow's LID store),
+         *     asked outside any transaction. 404 `LID_NOT_FOUND` when neither knows it; 400
+         *     `OPERATION_NOT_SUPPORTED` on a channel without linked ids (the official channels).
+         */
+        get: operations["contacts_lid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/picture": {
         parameters: {
             query?: never;
@@ -547,46 +569,6 @@ export interface paths {
          *     NOT_MESSAGE_AUTHOR for others' messages, 409 EDIT_WINDOW_EXPIRED after). Emits `message_edited`.
          */
         post: operations["messages_edit"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/messages/forward": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * @description Forward a message of the history (text, media, location, contacts, poll) to `to`; the copy is
-         *     marked `forwarded` in the history and its `message` event.
-         */
-        post: operations["messages_forward"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/messages/list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * @description Send a list message: a text and a button that opens 1 to 10 sections of rows (at most 10 rows in
-         *     all, row ids unique). The customer's choice arrives as a `message` of type `list_response`.
-         */
-        post: operations["messages_list_send"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1974,8 +1956,10 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
             mediaUrl?: string;
             /** @default  */
@@ -2169,6 +2153,10 @@ export interface components {
             /** Format: date-time */
             lastMessageAt: string | null;
             archived: boolean;
+            /** @description The person's linked id (`…@lid`), null when unknown. */
+            readonly lid: string | null;
+            /** @description The person's phone JID, null when unknown. */
+            readonly pn: string | null;
         };
         /** @description The session's own phone archives a chat (or unarchives it). */
         ChatArchiveInboundRequest: {
@@ -2309,8 +2297,10 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             contacts: components["schemas"]["InboundContactCardRequest"][];
         };
         DeadLetterResendRequest: {
@@ -2485,8 +2475,10 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
             mediaUrl?: string;
             /** @default  */
@@ -2665,19 +2657,6 @@ export interface components {
         InboundContactCardRequest: {
             displayName: string;
             phoneNumber: string;
-        };
-        InboundLinkPreviewRequest: {
-            /** Format: uri */
-            url: string;
-            title: string;
-            /** @default  */
-            description?: string;
-        };
-        InboundListResponseRequest: {
-            rowId: string;
-            title: string;
-            /** @default  */
-            description?: string;
         };
         /** @description The bytes "WhatsApp" delivers, stored by the engine. */
         InboundMediaRequest: {
@@ -2868,52 +2847,18 @@ export interface components {
          * @enum {string}
          */
         KeyRoleEnum: "admin" | "operator" | "viewer";
+        LidPair: {
+            /** @description The contact's linked id, `<digits>@lid`. */
+            lid: string;
+            /** @description The contact's phone JID, `<digits>@s.whatsapp.net`. */
+            pn: string;
+        };
         /**
          * @description * `redemption` - redemption
          *     * `sale` - sale
          * @enum {string}
          */
         LiquidityKindEnum: "redemption" | "sale";
-        /** @description The customer's choice in a list message (`listMessageId`: the list answered, if known). */
-        ListResponseMessageInboundRequest: {
-            /** @description `message` */
-            event: string;
-            /**
-             * @description `list_response` (enum property replaced by openapi-typescript)
-             * @enum {string}
-             */
-            type: "list_response";
-            /** @default false */
-            fromMe?: boolean;
-            /** @default  */
-            from?: string;
-            /** @default  */
-            chat?: string;
-            /** @default  */
-            to?: string;
-            /** @default  */
-            pushName?: string;
-            /** @default  */
-            text?: string;
-            messageId?: string;
-            /** @description A message of the history sync (sent to `webhookHistory`). */
-            isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
-            listResponse: components["schemas"]["InboundListResponseRequest"];
-            listMessageId?: string;
-        };
-        ListRowRequest: {
-            /** @description Comes back in the choice's `listResponse`. */
-            rowId: string;
-            title: string;
-            /** @default  */
-            description?: string;
-        };
-        ListSectionRequest: {
-            title: string;
-            rows: components["schemas"]["ListRowRequest"][];
-        };
         /** @description A location pin. */
         LocationMessageInboundRequest: {
             /** @description `message` */
@@ -2938,8 +2883,10 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             /** Format: double */
             latitude: number;
             /** Format: double */
@@ -3032,28 +2979,9 @@ export interface components {
             text: string;
             chat?: string;
         };
-        MessageForwardInputRequest: {
-            sessionId: string;
-            to: string;
-            /** @description The chat the message is in. */
-            chat: string;
-            messageId: string;
-        };
         MessageList: {
             data: components["schemas"]["MessageRecord"][];
             meta: components["schemas"]["Meta"];
-        };
-        MessageListInputRequest: {
-            sessionId: string;
-            to: string;
-            text: string;
-            /** @description The button that opens it. */
-            buttonText: string;
-            /** @default  */
-            title?: string;
-            /** @default  */
-            footer?: string;
-            sections: components["schemas"]["ListSectionRequest"][];
         };
         MessageLocationInputRequest: {
             sessionId: string;
@@ -3069,6 +2997,13 @@ export interface components {
             quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
         MessageMediaInputRequest: {
+            /** @description People the message mentions: numbers with country code or JIDs (a linked id too). Write `@<number>` in the text where each should show. */
+            mentions?: string[];
+            /**
+             * @description In a group: mention every participant (400 outside a group).
+             * @default false
+             */
+            mentionAll?: boolean;
             sessionId: string;
             to: string;
             type: components["schemas"]["TypeEnum"];
@@ -3083,6 +3018,13 @@ export interface components {
             quoted?: components["schemas"]["QuotedMessageRequest"] | null;
         };
         MessagePollInputRequest: {
+            /** @description People the message mentions: numbers with country code or JIDs (a linked id too). Write `@<number>` in the text where each should show. */
+            mentions?: string[];
+            /**
+             * @description In a group: mention every participant (400 outside a group).
+             * @default false
+             */
+            mentionAll?: boolean;
             sessionId: string;
             to: string;
             /** @description The question. */
@@ -3138,22 +3080,19 @@ export interface components {
             readonly edited: boolean;
             /** Format: date-time */
             editedAt: string | null;
-            readonly forwarded: boolean;
         };
         MessageSendInputRequest: {
+            /** @description People the message mentions: numbers with country code or JIDs (a linked id too). Write `@<number>` in the text where each should show. */
+            mentions?: string[];
+            /**
+             * @description In a group: mention every participant (400 outside a group).
+             * @default false
+             */
+            mentionAll?: boolean;
             sessionId: string;
             to: string;
             text: string;
             quoted?: components["schemas"]["QuotedMessageRequest"] | null;
-            /** @description `true`: Ponte reads the first link's Open Graph tags (no preview if it cannot); or the preview `{url, title, description?, thumbnailBase64?}`, whose `url` is a link of the text. */
-            linkPreview?: boolean | {
-                /** Format: uri */
-                url: string;
-                title: string;
-                description?: string;
-                /** @description A JPEG, base64. */
-                thumbnailBase64?: string;
-            };
         };
         MessageSent: {
             messageId: string;
@@ -3417,15 +3356,17 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             /** @description The id of the message reacted to. */
             reactionTo: string;
             /** @default  */
             emoji?: string;
         };
         SandboxInboundInputRequest: components["schemas"]["SandboxInboundMessageRequest"] | components["schemas"]["MessageAckInboundRequest"] | components["schemas"]["PresenceInboundRequest"] | components["schemas"]["CallInboundRequest"] | components["schemas"]["GroupJoinInboundRequest"] | components["schemas"]["GroupLeaveInboundRequest"] | components["schemas"]["GroupUpdateInboundRequest"] | components["schemas"]["ChatArchiveInboundRequest"] | components["schemas"]["HealthInboundRequest"] | components["schemas"]["DisconnectedInboundRequest"] | components["schemas"]["PollVoteInboundRequest"] | components["schemas"]["MessageEditedInboundRequest"];
-        SandboxInboundMessageRequest: components["schemas"]["TextMessageInboundRequest"] | components["schemas"]["VisualMessageInboundRequest"] | components["schemas"]["AudioMessageInboundRequest"] | components["schemas"]["DocumentMessageInboundRequest"] | components["schemas"]["StickerMessageInboundRequest"] | components["schemas"]["LocationMessageInboundRequest"] | components["schemas"]["ContactsMessageInboundRequest"] | components["schemas"]["ReactionMessageInboundRequest"] | components["schemas"]["ListResponseMessageInboundRequest"];
+        SandboxInboundMessageRequest: components["schemas"]["TextMessageInboundRequest"] | components["schemas"]["VisualMessageInboundRequest"] | components["schemas"]["AudioMessageInboundRequest"] | components["schemas"]["DocumentMessageInboundRequest"] | components["schemas"]["StickerMessageInboundRequest"] | components["schemas"]["LocationMessageInboundRequest"] | components["schemas"]["ContactsMessageInboundRequest"] | components["schemas"]["ReactionMessageInboundRequest"];
         SandboxInboundOutput: {
             event: string;
             data: {
@@ -3549,8 +3490,10 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
             mediaUrl?: string;
             /** @default  */
@@ -3567,7 +3510,7 @@ export interface components {
         TemplateList: {
             data: components["schemas"]["ChannelTemplate"][];
         };
-        /** @description A text message (with the preview WhatsApp shows for its link, `linkPreview`). */
+        /** @description A text message. */
         TextMessageInboundRequest: {
             /** @description `message` */
             event: string;
@@ -3590,9 +3533,10 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
-            linkPreview?: components["schemas"]["InboundLinkPreviewRequest"];
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
         };
         /**
          * @description * `image` - image
@@ -3628,8 +3572,10 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
-            /** @description The message was forwarded from another chat. */
-            forwarded?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
             media?: components["schemas"]["InboundMediaRequest"];
             mediaUrl?: string;
             /** @default  */
@@ -3827,11 +3773,11 @@ export interface components {
                 timestamp: number;
                 fromMe: boolean;
                 /** @enum {string} */
-                type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contacts" | "reaction" | "buttons" | "button_reply" | "list_reply" | "button" | "revoked" | "poll" | "list" | "list_response";
+                type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contacts" | "reaction" | "buttons" | "button_reply" | "list_reply" | "button" | "revoked" | "poll";
                 mediaUrl: string | null;
                 isHistory?: boolean;
-                senderPn?: string;
-                senderLid?: string;
+                senderPn: string | null;
+                senderLid: string | null;
                 chatName?: string;
                 mediaId?: string;
                 mimeType?: string;
@@ -3882,33 +3828,7 @@ export interface components {
                     options: string[];
                     selectableCount: number;
                 };
-                /** @description A `list` message: the button that opens it, its title and footer, its sections of rows (the body is the message's `text`). */
-                list?: {
-                    buttonText: string;
-                    title: string;
-                    footer: string;
-                    sections: {
-                        title: string;
-                        rows: {
-                            rowId: string;
-                            title: string;
-                            description: string;
-                        }[];
-                    }[];
-                };
-                /** @description A `list_response` message: the row the customer chose. */
-                listResponse?: {
-                    rowId: string;
-                    title: string;
-                    description: string;
-                };
-                /** @description The link preview shown with a text (`thumbnail` is not carried: WhatsApp's is a few KiB of JPEG). */
-                linkPreview?: {
-                    url: string;
-                    title: string;
-                    description: string;
-                };
-                forwarded?: boolean;
+                mentions?: string[];
                 chatId: string;
                 remoteJid: string;
             };
@@ -4431,6 +4351,8 @@ export interface operations {
     chats_list: {
         parameters: {
             query: {
+                /** @description Only this chat: a number, a JID, or either id (`…@lid` or phone JID) of a person. */
+                chat?: string;
                 limit?: number;
                 page?: number;
                 sessionId: string;
@@ -5146,6 +5068,142 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    contacts_lid: {
+        parameters: {
+            query: {
+                /** @description A linked id (`<digits>@lid`), a phone JID or a number with country code. */
+                id: string;
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LidPair"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     /** @description Calls allowed in the window. */
                     "X-RateLimit-Limit"?: number;
@@ -8978,348 +9036,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageEditOutput"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Request Entity Too Large */
-            413: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Unprocessable Entity */
-            422: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Bad Gateway */
-            502: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-        };
-    };
-    messages_forward: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MessageForwardInputRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageSent"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Request Entity Too Large */
-            413: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Unprocessable Entity */
-            422: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-            /** @description Bad Gateway */
-            502: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessagingError"];
-                };
-            };
-        };
-    };
-    messages_list_send: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MessageListInputRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    /** @description Calls allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Calls left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time when the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageSent"];
                 };
             };
             /** @description Bad Request */
@@ -16697,6 +16413,8 @@ export interface operations {
                  *         "fromMe": false,
                  *         "type": "text",
                  *         "mediaUrl": null,
+                 *         "senderPn": null,
+                 *         "senderLid": null,
                  *         "chatId": "5511999990000@s.whatsapp.net",
                  *         "remoteJid": "5511999990000@s.whatsapp.net"
                  *       },

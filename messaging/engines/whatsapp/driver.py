@@ -35,7 +35,7 @@ from messaging.engines.base import (
 )
 from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, EngineEvent, QrEvent
-from messaging.engines.whatsapp import inbound, polls
+from messaging.engines.whatsapp import inbound, lids, polls
 from messaging.engines.whatsapp.errors import library_errors
 from messaging.engines.whatsapp.group_admin import WhatsAppBehaviour, WhatsAppGroupAdmin
 from messaging.engines.whatsapp.library import load
@@ -146,6 +146,7 @@ class WhatsAppDriver(WhatsAppOperations, WhatsAppGroupAdmin, WhatsAppBehaviour, 
                 return special
             message = inbound.message_event(ev, client.download_any, store)
             if message is not None:
+                message = lids.with_store_pn(client, message)
                 self.read_at_once(session_id, client, message)
             return [message] if message else []
         if name == "HistorySync":

@@ -13,6 +13,8 @@ from messaging.engines.base import (
     ContactStatus,
     ForwardContent,
     GroupInfo,
+    LinkPreview,
+    ListMessage,
     OutgoingButtons,
     OutgoingContact,
     OutgoingContacts,
@@ -23,13 +25,10 @@ from messaging.engines.base import (
     OutgoingPoll,
     OutgoingReaction,
     OutgoingText,
-    LinkPreview,
-    ListMessage,
-    MediaPayload,
     ParticipantResult,
     Sent,
 )
-from messaging.engines.whatsapp import lists, outbound, polls
+from messaging.engines.whatsapp import lids, lists, outbound, polls
 from messaging.engines.whatsapp.errors import library_errors
 
 
@@ -43,7 +42,8 @@ class WhatsAppOperations:
             return operation(client, *args)
 
     def send_text(self, session_id: str, message: OutgoingText) -> Sent:
-        return self._call(session_id, outbound.send_text, message.to, message.text, message.quoted)
+        m = message
+        return self._call(session_id, outbound.send_text, m.to, m.text, m.quoted, tuple(m.mentions))
 
     def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:
         m = message
@@ -82,7 +82,8 @@ class WhatsAppOperations:
         return self._call(session_id, outbound.delete_message, m.to, m.message_id, m.from_me, m.sender)
 
     def send_media(self, session_id: str, message: OutgoingMedia) -> Sent:
-        return self._call(session_id, outbound.send_media, message.to, message.media, message.quoted)
+        m = message
+        return self._call(session_id, outbound.send_media, m.to, m.media, m.quoted, tuple(m.mentions))
 
     def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
         self._call(session_id, outbound.mark_read, chat, message_ids, sender)
@@ -125,13 +126,21 @@ class WhatsAppOperations:
         return self._call(session_id, outbound.group_change, group_jid, participants, False, kind="group")
 
     def send_poll(self, session_id: str, message: OutgoingPoll) -> Sent:
-        m = message
+        m, options = message, list(message.options)
         return self._call(
-            session_id, polls.send_poll, m.to, m.name, list(m.options), m.selectable_count, m.quoted
+            session_id,
+            polls.send_poll,
+            m.to,
+            m.name,
+            options,
+            m.selectable_count,
+            m.quoted,
+            tuple(m.mentions),
         )
 
     def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
         return self._call(session_id, polls.edit_message, message.to, message.message_id, message.text)
+
     def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
         self._call(session_id, polls.edit_message, chat, message_id, text)
 
@@ -145,3 +154,6 @@ class WhatsAppOperations:
         self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
     ) -> SentMessage:
         return self._call(session_id, lists.send_text_preview, to, text, preview, quoted)
+
+    def lid_lookup(self, session_id: str, jid: str) -> dict[str, str] | None:
+        return self._call(session_id, lids.store_pair, jid)

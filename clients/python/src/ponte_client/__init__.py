@@ -18,6 +18,7 @@ from ponte_client.errors import (
 )
 from ponte_client.events import EVENT_NAMES, EventName, WebhookBody
 from ponte_client.lists import LinkPreview, ListRow, ListSection
+from ponte_client.lids import LidPair
 from ponte_client.models import (
     Bond,
     BondList,
@@ -59,6 +60,7 @@ __all__ = [
     "LinkPreview",
     "ListRow",
     "ListSection",
+    "LidPair",
     "NotFoundError",
     "Page",
     "PairingCode",

@@ -37,6 +37,8 @@ class Chat:
     unread_count: int
     last_message_at: datetime | None
     archived: bool
+    lid: str | None = None  # the person's linked id (…@lid), when known
+    pn: str | None = None  # the person's phone JID, when known
 
     @classmethod
     def from_json(cls, data: JSON) -> Chat:
@@ -47,6 +49,8 @@ class Chat:
             data["unreadCount"],
             _dt(data.get("lastMessageAt")),
             data["archived"],
+            lid=data.get("lid"),
+            pn=data.get("pn"),
         )
 
 
@@ -156,8 +160,10 @@ def _settings(response: httpx.Response) -> SessionSettings:
     return SessionSettings.from_json(response.json())
 
 
-def chats_list(session_id: str, page: int, limit: int) -> Op[Page[Chat]]:
-    params = {"sessionId": session_id, "page": page, "limit": limit}
+def chats_list(session_id: str, page: int, limit: int, chat: str | None = None) -> Op[Page[Chat]]:
+    params: JSON = {"sessionId": session_id, "page": page, "limit": limit}
+    if chat:
+        params["chat"] = chat  # either id of a person finds its one chat
     return Op("GET", "/api/chats", _page(Chat.from_json), params=params)
 
 
