@@ -17,8 +17,8 @@ from ponte_client.errors import (
     ServerError,
 )
 from ponte_client.events import EVENT_NAMES, EventName, WebhookBody
-from ponte_client.lists import LinkPreview, ListRow, ListSection
 from ponte_client.lids import LidPair
+from ponte_client.lists import LinkPreview, ListRow, ListSection
 from ponte_client.models import (
     Bond,
     BondList,
@@ -57,10 +57,10 @@ __all__ = [
     "EventType",
     "Group",
     "GroupInvite",
+    "LidPair",
     "LinkPreview",
     "ListRow",
     "ListSection",
-    "LidPair",
     "NotFoundError",
     "Page",
     "PairingCode",

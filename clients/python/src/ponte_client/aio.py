@@ -13,8 +13,8 @@ from ponte_client import directory, lids, ops
 from ponte_client._http import Op, RetryPolicy, send_async
 from ponte_client.delivery_log import AsyncDeadLetters, AsyncDeliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
-from ponte_client.lists import AsyncListMessages
 from ponte_client.lids import LidPair
+from ponte_client.lists import AsyncListMessages
 from ponte_client.models import (
     BondList,
     Connection,
