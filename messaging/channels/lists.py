@@ -14,7 +14,14 @@ from typing import Any
 from messaging.channels import WHATSAPP_CLOUD
 from messaging.channels.outbound import account_of, send, unsupported
 from messaging.channels.window import window_template
-from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, SentMessage
+from messaging.engines.base import (
+    ListMessage,
+    OutgoingForward,
+    OutgoingList,
+    OutgoingText,
+    OutgoingTextPreview,
+    Sent,
+)
 
 
 def interactive_list(message: ListMessage) -> dict[str, Any]:
@@ -48,25 +55,24 @@ def interactive_list(message: ListMessage) -> dict[str, Any]:
 
 
 class GraphLists:
-    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+    def send_list(self, session_id: str, message: OutgoingList) -> Sent:
         account = account_of(session_id)
         if account.session.provider != WHATSAPP_CLOUD:
             raise unsupported(account.session.provider, "send list messages")
-        return send(account, to, "interactive", interactive_list(message))
+        return send(account, message.to, "interactive", interactive_list(message.message))
 
-    def send_text_preview(
-        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
-    ) -> SentMessage:
+    def send_text_preview(self, session_id: str, message: OutgoingTextPreview) -> Sent:
         """The text with `preview_url: true`; outside the 24-hour window, the template path of a text."""
-        account = account_of(session_id)
+        account, to, text = account_of(session_id), message.to, message.text
         if account.session.provider != WHATSAPP_CLOUD:
             raise unsupported(account.session.provider, "send link previews")
         if window_template(session_id, to, text) is not None:
-            return self.send_text(session_id, to, text, quoted)  # type: ignore[attr-defined]
-        context = quoted.message_id if quoted else ""
+            plain = OutgoingText(to=to, text=text, quoted=message.quoted)
+            return self.send_text(session_id, plain)  # type: ignore[attr-defined]
+        context = message.quoted.message_id if message.quoted else ""
         return send(account, to, "text", {"body": text, "preview_url": True}, context_id=context)
 
-    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+    def send_forward(self, session_id: str, message: OutgoingForward) -> Sent:
         raise unsupported(
             account_of(session_id).session.provider, "forward messages (the Graph API has no forward)"
         )

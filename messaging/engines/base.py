@@ -31,12 +31,15 @@ from messaging.engines.outgoing import (  # noqa: F401 (engines import them from
     OutgoingContacts,
     OutgoingDelete,
     OutgoingEdit,
+    OutgoingForward,
+    OutgoingList,
     OutgoingLocation,
     OutgoingMedia,
     OutgoingMediaLink,
     OutgoingPoll,
     OutgoingReaction,
     OutgoingText,
+    OutgoingTextPreview,
     Sent,
 )
 
@@ -342,18 +345,16 @@ class Engine(ABC):
     # Lists, forwards and link previews (not abstract: engines without them answer 400
     # OPERATION_NOT_SUPPORTED naming the engine).
 
-    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
+    def send_list(self, session_id: str, message: OutgoingList) -> Sent:
         """Send a list message; a customer's choice is reported as a `list_response` message."""
         raise EngineUnsupported(f"The {self.label} engine cannot send list messages.")
 
-    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
+    def send_forward(self, session_id: str, message: OutgoingForward) -> Sent:
         """Send a copy of a message of the history, marked forwarded (`forwarded` in its echo)."""
         raise EngineUnsupported(f"The {self.label} engine cannot forward messages.")
 
-    def send_text_preview(
-        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
-    ) -> SentMessage:
-        """Send a text with the link preview `preview` (its `url` is a link of the text)."""
+    def send_text_preview(self, session_id: str, message: OutgoingTextPreview) -> Sent:
+        """Send a text with the link preview `message.preview` (its `url` is a link of the text)."""
         raise EngineUnsupported(f"The {self.label} engine cannot send link previews.")
 
     # Group administration, contacts' pictures and the session's settings. Not

@@ -21,7 +21,16 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from messaging.engines.events import EngineEvent
-from messaging.values import Button, ContactCard, MediaPayload, Quoted, SentTemplate
+from messaging.values import (
+    Button,
+    ContactCard,
+    ForwardContent,
+    LinkPreview,
+    ListMessage,
+    MediaPayload,
+    Quoted,
+    SentTemplate,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +71,11 @@ class Outgoing:
     def row_type(self) -> str | None:
         """The `type` of the message's row in the history (None: the send writes no row of its own)."""
         return self.history_type
+
+    @property
+    def carries_media(self) -> bool:
+        """Whether the message is media whose stored copy's link the history takes from the echo."""
+        return False
 
     def history(self) -> dict[str, Any]:
         """What the history keeps of the message (its row's `content`)."""
@@ -147,6 +161,10 @@ class OutgoingMedia(Outgoing):
     quoted: Quoted | None = None
     #: The JIDs the caption mentions (messaging.services.mentions).
     mentions: tuple[str, ...] = ()
+
+    @property
+    def carries_media(self) -> bool:
+        return True
 
     @property
     def row_type(self) -> str | None:
@@ -239,6 +257,83 @@ class OutgoingDelete(Outgoing):
     sender: str
 
 
+def list_wire(message: ListMessage) -> dict[str, Any]:
+    """A list message in the event contract's wire form (`list`): the history's and the echo's."""
+    return {
+        "buttonText": message.button_text,
+        "title": message.title,
+        "footer": message.footer,
+        "sections": [
+            {
+                "title": section.title,
+                "rows": [
+                    {"rowId": row.row_id, "title": row.title, "description": row.description}
+                    for row in section.rows
+                ],
+            }
+            for section in message.sections
+        ],
+    }
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutgoingList(Outgoing):
+    """A list message (its shape checked by messaging.services.lists); a customer's choice arrives as a
+    `list_response` message naming the row."""
+
+    kind: ClassVar[str] = "list"
+    history_type: ClassVar[str | None] = "list"
+    message: ListMessage
+
+    def history(self) -> dict[str, Any]:
+        return {"text": self.message.text, "list": list_wire(self.message)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutgoingTextPreview(Outgoing):
+    """A text with the link preview `preview` (its `url` a link of the text). A kind of its own rather
+    than a field of OutgoingText: an engine that cannot show a preview says so (400) instead of sending
+    the text without it while the history claims the card (docs/decisions/0033)."""
+
+    kind: ClassVar[str] = "text_preview"
+    history_type: ClassVar[str | None] = "text"
+    text: str
+    preview: LinkPreview
+    quoted: Quoted | None = None
+    #: The JIDs the text mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
+
+    def history(self) -> dict[str, Any]:
+        card = {"url": self.preview.url, "title": self.preview.title, "description": self.preview.description}
+        return {"text": self.text, "linkPreview": card, **_quote(self.quoted), **_mentions(self.mentions)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutgoingForward(Outgoing):
+    """A message of the history sent again, marked forwarded: `content` is what the engine sends (a text,
+    media from its stored bytes, a location, contact cards, a poll); `original_type` and `original` are
+    the original's row type and content, which the copy's row keeps (without what belonged to the
+    original alone: its quote, error, template, preview) with `forwarded: true`."""
+
+    kind: ClassVar[str] = "forward"
+    content: ForwardContent
+    original_type: str
+    original: dict[str, Any]
+
+    @property
+    def row_type(self) -> str | None:
+        return self.original_type
+
+    @property
+    def carries_media(self) -> bool:
+        return self.content.type == "media"
+
+    def history(self) -> dict[str, Any]:
+        dropped = ("quoted", "error", "template", "linkPreview", "mediaUrl")
+        kept = {k: v for k, v in self.original.items() if k not in dropped}
+        return {**kept, "forwarded": True}
+
+
 #: Every kind, for the engine bus's allow-list (messaging.engines.remote.bus). Append new kinds.
 OUTGOING_KINDS: tuple[type[Outgoing], ...] = (
     OutgoingText,
@@ -252,4 +347,7 @@ OUTGOING_KINDS: tuple[type[Outgoing], ...] = (
     OutgoingReaction,
     OutgoingEdit,
     OutgoingDelete,
+    OutgoingList,
+    OutgoingTextPreview,
+    OutgoingForward,
 )

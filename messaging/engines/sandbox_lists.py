@@ -9,48 +9,41 @@ from typing import Any
 
 from django.db import transaction
 
-from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, SentMessage
+from messaging.engines.base import (
+    ForwardContent,
+    OutgoingForward,
+    OutgoingList,
+    OutgoingTextPreview,
+    Sent,
+)
+from messaging.engines.outgoing import list_wire
 from messaging.media import media_save
-
-
-def list_data(message: ListMessage) -> dict[str, Any]:
-    """A list message in the event contract's wire form (`list`)."""
-    return {
-        "buttonText": message.button_text,
-        "title": message.title,
-        "footer": message.footer,
-        "sections": [
-            {
-                "title": section.title,
-                "rows": [
-                    {"rowId": row.row_id, "title": row.title, "description": row.description}
-                    for row in section.rows
-                ],
-            }
-            for section in message.sections
-        ],
-    }
 
 
 class SandboxLists:
     @transaction.atomic(savepoint=False)
-    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
-        device = self._sending(session_id, to)
-        return self._sent(device, to, "list", text=message.text, list=list_data(message))
+    def send_list(self, session_id: str, message: OutgoingList) -> Sent:
+        device = self._sending(session_id, message.to)
+        return self._sent(
+            device, message.to, "list", text=message.message.text, list=list_wire(message.message)
+        )
 
     @transaction.atomic(savepoint=False)
-    def send_text_preview(
-        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
-    ) -> SentMessage:
+    def send_text_preview(self, session_id: str, message: OutgoingTextPreview) -> Sent:
+        preview = message.preview
         card = {"url": preview.url, "title": preview.title, "description": preview.description}
-        device = self._sending(session_id, to)
-        return self._sent(device, to, "text", text=text, linkPreview=card, **self._quoted(quoted))
+        device = self._sending(session_id, message.to)
+        quoted = self._quoted(message.quoted)
+        mentioned = {"mentions": list(message.mentions)} if message.mentions else {}
+        return self._sent(
+            device, message.to, "text", text=message.text, linkPreview=card, **quoted, **mentioned
+        )
 
     @transaction.atomic(savepoint=False)
-    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
-        device = self._sending(session_id, to)
-        type_, fields = self._forward_fields(session_id, content)
-        return self._sent(device, to, type_, forwarded=True, **fields)
+    def send_forward(self, session_id: str, message: OutgoingForward) -> Sent:
+        device = self._sending(session_id, message.to)
+        type_, fields = self._forward_fields(session_id, message.content)
+        return self._sent(device, message.to, type_, forwarded=True, **fields)
 
     @staticmethod
     def _forward_fields(session_id: str, content: ForwardContent) -> tuple[str, dict[str, Any]]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from core.errors import ValidationFailed
-from messaging.engines.base import ForwardCard, ForwardContent, MediaPayload
+from messaging.engines.base import ForwardCard, ForwardContent, MediaPayload, OutgoingForward
 from messaging.errors import MessageAlreadyDeleted, MessageNotFound, OperationNotSupported
 from messaging.media import media_storage
-from messaging.models import Message, Poll, Session
+from messaging.models import Message, Session
 from messaging.services.engine import engine_for
-from messaging.services.messages import Dispatched, message_send
+from messaging.services.messages import message_send
 from messaging.vcard import vcard
 
 TEXT_TYPES = ("text", "template")
@@ -103,20 +103,6 @@ def forward_content(session: Session, message: Message) -> ForwardContent:
     return ForwardContent(type="contacts", display_name=str(content.get("displayName") or ""), cards=cards)
 
 
-def _recorded(original: Message, done: Dispatched) -> dict[str, Any]:
-    """The copy's history content: the original's, without what belonged to it alone, forwarded."""
-    dropped = ("quoted", "error", "template", "linkPreview")  # the copy goes without these
-    kept = {k: v for k, v in original.content.items() if k not in dropped}
-    echo = done.echo
-    if original.type in MEDIA_TYPES:
-        stored = Message.objects.filter(
-            session_id=original.session_id, chat=done.sent.chat, message_id=done.sent.message_id
-        ).first()
-        link = echo.media_url if echo is not None else (stored.content.get("mediaUrl") if stored else None)
-        kept["mediaUrl"] = link or ""
-    return {**kept, "forwarded": True}
-
-
 def message_forward(
     *, session: Session, to: str, chat: str, message_id: str, savepoint: bool = True
 ) -> Message:
@@ -129,29 +115,11 @@ def message_forward(
             f"{name} sessions cannot forward messages (the Graph API has no forward)."
         )
     original = _original(session, chat, message_id)
-    copy = forward_content(session, original)
     type_ = "contacts" if original.type == "contact" else original.type
-    type_ = "text" if type_ == "template" else type_
-
-    def keep(message: Message) -> None:  # a forwarded poll is a new poll: its votes are counted apart
-        if copy.type == "poll":
-            Poll.objects.update_or_create(
-                session=session,
-                message_id=message.message_id,
-                defaults={
-                    "chat": message.chat,
-                    "name": copy.name,
-                    "options": list(copy.options),
-                    "selectable_count": copy.selectable_count,
-                },
-            )
-
-    return message_send(
-        session=session,
+    outgoing = OutgoingForward(
         to=to,
-        type_=type_,
-        send=lambda engine, session_id, _: engine.send_forward(session_id, to, copy),
-        content=lambda done: _recorded(original, done),
-        savepoint=savepoint,
-        also=keep,
+        content=forward_content(session, original),
+        original_type="text" if type_ == "template" else type_,
+        original=dict(original.content),
     )
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)

@@ -16,21 +16,14 @@ import logging
 import re
 import time
 from html.parser import HTMLParser
-from typing import Any
 from urllib.parse import urljoin
 
 from django.conf import settings
 
-from messaging.engines.base import Engine, EngineOutsideWindow, LinkPreview, Quoted, SentMessage
+from messaging.engines.base import LinkPreview, OutgoingTextPreview
 from messaging.models import Message, Session
 from messaging.services.engine import require_connected
-from messaging.services.messages import (
-    Dispatched,
-    QuotedInput,
-    _failed_outside_window,
-    message_send,
-    message_send_text,
-)
+from messaging.services.messages import QuotedInput, message_send, message_send_text
 from net.transport import TransportError, UnsafeTarget, safe_get
 
 logger = logging.getLogger(__name__)
@@ -138,31 +131,21 @@ def message_send_text_preview(
     preview: LinkPreview | None,
     read: bool = False,
     quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
     savepoint: bool = True,
 ) -> Message:
     """A text send with the link preview `preview`, or (`read`) the one read from the text's first link;
-    a plain text send when there is none. The page is read only for a connected session, before the
-    send starts (outside any transaction: call this in none)."""
+    a plain text send when there is none (`mentions`: JIDs the text mentions, either way). The page is
+    read only for a connected session, before the send starts (outside any transaction: call this in
+    none)."""
     if preview is None and read:
         require_connected(session)
         preview = link_preview_for(text, None, True)
     if preview is None:
-        return message_send_text(session=session, to=to, text=text, quoted=quoted, savepoint=savepoint)
+        return message_send_text(
+            session=session, to=to, text=text, quoted=quoted, mentions=mentions, savepoint=savepoint
+        )
 
-    def send(engine: Engine, session_id: str, quote: Quoted | None) -> SentMessage:
-        try:
-            return engine.send_text_preview(session_id, to, text, preview, quote)
-        except EngineOutsideWindow as exc:
-            if not exc.unsent:
-                raise
-            raise _failed_outside_window(session, to, text, exc) from exc
-
-    card = {"url": preview.url, "title": preview.title, "description": preview.description}
-
-    def content(done: Dispatched) -> dict[str, Any]:
-        quote = {"quoted": {"messageId": done.quote.message_id}} if done.quote else {}
-        return {"text": text, "linkPreview": card, **quote}
-
-    return message_send(
-        session=session, to=to, type_="text", send=send, content=content, quoted=quoted, savepoint=savepoint
-    )
+    quote = quoted.as_quoted() if quoted else None
+    outgoing = OutgoingTextPreview(to=to, text=text, preview=preview, quoted=quote, mentions=mentions)
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)

@@ -8,9 +8,8 @@ caller gets the same rules: 1 to 10 sections, 1 to 10 rows each, at most 10 rows
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.errors import validation_failed
+from messaging.engines.base import OutgoingList
 from messaging.models import Message, Session
 from messaging.services.messages import message_send
 from messaging.values import ListMessage
@@ -40,28 +39,6 @@ def list_problem(message: ListMessage) -> tuple[str, str] | None:
     return None
 
 
-def list_content(message: ListMessage) -> dict[str, Any]:
-    """What the history keeps of a sent list (the event contract's `list` shape)."""
-    return {
-        "text": message.text,
-        "list": {
-            "buttonText": message.button_text,
-            "title": message.title,
-            "footer": message.footer,
-            "sections": [
-                {
-                    "title": section.title,
-                    "rows": [
-                        {"rowId": row.row_id, "title": row.title, "description": row.description}
-                        for row in section.rows
-                    ],
-                }
-                for section in message.sections
-            ],
-        },
-    }
-
-
 def message_send_list(*, session: Session, to: str, message: ListMessage, savepoint: bool = True) -> Message:
     """Send a list message to `to` (a validated JID) through the one send path (quota, engine, record).
     Raises ValidationFailed (400) for a list of the wrong shape, before anything is sent."""
@@ -69,11 +46,4 @@ def message_send_list(*, session: Session, to: str, message: ListMessage, savepo
     if problem is not None:
         field, text = problem
         raise validation_failed({field: [text]})
-    return message_send(
-        session=session,
-        to=to,
-        type_="list",
-        send=lambda engine, session_id, _: engine.send_list(session_id, to, message),
-        content=lambda _: list_content(message),
-        savepoint=savepoint,
-    )
+    return message_send(session=session, outgoing=OutgoingList(to=to, message=message), savepoint=savepoint)

@@ -46,8 +46,6 @@ from messaging.engines.base import (
     OutgoingContacts,
     OutgoingDelete,
     OutgoingLocation,
-    OutgoingMedia,
-    OutgoingPoll,
     OutgoingReaction,
     OutgoingText,
     Quoted,
@@ -177,8 +175,7 @@ def _recorded(session: Session, outgoing: Outgoing, sent: Sent) -> Message:
     message = _record(
         session, sent, outgoing.row_type or outgoing.kind, _content(session, outgoing, sent, echo)
     )
-    if isinstance(outgoing, OutgoingPoll):  # with the message's row, so no vote finds the poll missing
-        poll_keep(session, message, outgoing)
+    poll_keep(session, message, outgoing)  # with the message's row, so no vote finds the poll missing
     if echo is not None:
         echo_emit(session, echo)
     directory_sent(session, chat=message.chat, at=message.timestamp)
@@ -189,7 +186,7 @@ def _content(session: Session, outgoing: Outgoing, sent: Sent, echo: MessageEven
     """What the history keeps: the message as sent, and for media the link to the copy the engine
     stored, from its echo (read from the history when an engine process stored the echo itself)."""
     content = outgoing.history()
-    if isinstance(outgoing, OutgoingMedia):
+    if outgoing.carries_media:
         if echo is not None:
             link = echo.media_url or ""
         else:

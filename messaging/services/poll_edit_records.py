@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 from django.utils import timezone
 
 from messaging.engines.events import MessageEditedEvent, MessageEvent, PollVoteEvent
-from messaging.engines.outgoing import OutgoingPoll
+from messaging.engines.outgoing import Outgoing, OutgoingForward, OutgoingPoll
 from messaging.models import Message, Poll, PollVote, Session
+from messaging.values import ForwardContent
 
 
 def poll_record(session: Session, event: MessageEvent) -> None:
@@ -34,16 +35,23 @@ def poll_record(session: Session, event: MessageEvent) -> None:
     )
 
 
-def poll_keep(session: Session, message: Message, outgoing: OutgoingPoll) -> None:
-    """A poll the session sent, kept with its message's row so its votes count."""
+def poll_keep(session: Session, message: Message, outgoing: Outgoing) -> None:
+    """A poll the session sent (or forwarded: a new poll, whose votes are counted apart from the
+    original's), kept with its message's row so its votes count; nothing for other kinds."""
+    if isinstance(outgoing, OutgoingPoll):
+        poll: OutgoingPoll | ForwardContent = outgoing
+    elif isinstance(outgoing, OutgoingForward) and outgoing.content.type == "poll":
+        poll = outgoing.content
+    else:
+        return
     Poll.objects.update_or_create(
         session=session,
         message_id=message.message_id,
         defaults={
             "chat": message.chat,
-            "name": outgoing.name,
-            "options": list(outgoing.options),
-            "selectable_count": outgoing.selectable_count,
+            "name": poll.name,
+            "options": list(poll.options),
+            "selectable_count": poll.selectable_count,
         },
     )
 

@@ -46,6 +46,18 @@ def test_a_text_mentions_numbers_and_linked_ids_in_its_history_and_its_event(adm
     assert echo_of(message_id)["mentions"] == [jid(BIA), LID]
 
 
+def test_a_text_with_a_link_preview_keeps_its_mentions_and_its_preview(admin_client, session):
+    preview = {"url": "https://ponte.example/a", "title": "Ponte"}
+    text = f"@{BIA} veja https://ponte.example/a"
+    response = post(admin_client, "send", session, to=ANA, text=text, linkPreview=preview, mentions=[BIA])
+    assert response.status_code == 200, response.content
+    message_id = response.json()["messageId"]
+    content = Message.objects.get(message_id=message_id).content
+    assert (content["mentions"], content["linkPreview"]["title"]) == ([jid(BIA)], "Ponte")
+    echo = echo_of(message_id)
+    assert (echo["mentions"], echo["linkPreview"]["url"]) == ([jid(BIA)], "https://ponte.example/a")
+
+
 def test_a_text_without_mentions_keeps_no_mentions_key(admin_client, session):
     message_id = post(admin_client, "send", session, to=ANA, text="olá").json()["messageId"]
     assert "mentions" not in Message.objects.get(message_id=message_id).content

@@ -1,5 +1,5 @@
 """Lists, forwards and link previews travel to engine processes like every operation: their values
-cross the bus unchanged, RemoteEngine has each command, and on PostgreSQL a `run_engine` process hosting
+cross the bus unchanged inside the one `send` command, and on PostgreSQL a `run_engine` process hosting
 the sandbox driver answers them through the API."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 
 from messaging.engines import base
-from messaging.engines.remote import RemoteEngine, bus
+from messaging.engines.remote import COMMANDS, bus
 from messaging.models import Message
 
 POSTGRES = not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
@@ -25,15 +25,33 @@ CUSTOMER = "5511988880002"
         base.ForwardContent(type="contacts", display_name="2", cards=(base.ForwardCard("A", "v"),)),
         base.ForwardContent(type="media", media=base.MediaPayload("image", b"x", "image/png", "", "c")),
         base.ForwardContent(type="poll", name="Q", options=("a", "b"), selectable_count=2),
+        base.OutgoingList(
+            to="5511988880002@s.whatsapp.net",
+            message=base.ListMessage("t", "b", (base.ListSection("S", (base.ListRow("r", "R"),)),)),
+        ),
+        base.OutgoingTextPreview(
+            to="5511988880002@s.whatsapp.net",
+            text="https://a.example",
+            preview=base.LinkPreview("https://a.example", "A", "", b"\x89PNG"),
+            quoted=base.Quoted(message_id="3EB0Q", participant="p", text="q"),
+        ),
+        base.OutgoingForward(
+            to="5511988880002@s.whatsapp.net",
+            content=base.ForwardContent(type="media", media=base.MediaPayload("image", b"x", "image/png")),
+            original_type="image",
+            original={"caption": "c", "sha256": "ab", "size": 1},
+        ),
     ],
 )
 def test_the_list_forward_and_preview_values_cross_the_bus_unchanged(value):
     assert bus.decode(json.loads(json.dumps(bus.encode(value)))) == value
 
 
-def test_the_remote_engine_has_the_list_forward_and_preview_commands():
-    for name in ("send_list", "send_forward", "send_text_preview"):
-        assert callable(getattr(RemoteEngine, name)), name
+def test_lists_forwards_and_previews_travel_as_the_one_send_command():
+    for kind in (base.OutgoingList, base.OutgoingTextPreview, base.OutgoingForward):
+        assert kind in base.OUTGOING_KINDS and bus.VALUE_TYPES[kind.__name__] is kind
+    assert not {"send_list", "send_forward", "send_text_preview"} & set(COMMANDS)
+    assert "send" in COMMANDS
 
 
 if POSTGRES:

@@ -8,6 +8,7 @@ import pytest
 from neonize.proto import Neonize_pb2 as lib
 from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
 
+from messaging.engines.outgoing import OutgoingMedia, OutgoingPoll, OutgoingText
 from messaging.engines.whatsapp.driver import WhatsAppDriver
 from messaging.models import Session
 from tests.messaging.whatsapp_standin_lids import LidStandInClient, jid
@@ -89,7 +90,7 @@ def test_the_lookup_asks_the_store_both_ways_and_answers_none_when_it_does_not_k
 
 def test_a_text_to_a_linked_id_goes_to_that_jid(connected):
     driver, sid, client = connected
-    driver.send_text(sid, LID, "olá")
+    driver.send(sid, OutgoingText(to=LID, text="olá"))
     (to, _message), _ = client.last("send_message")
     assert (to.User, to.Server) == ("190000111222333", "lid")
 
@@ -118,11 +119,11 @@ def test_mentions_come_from_the_context_info_of_a_text_or_a_caption(connected, e
 
 def test_a_text_that_mentions_goes_as_an_extended_text_with_the_mentioned_jids(connected):
     driver, sid, client = connected
-    driver.send_text(sid, "120363000000000001@g.us", "@ana @bia", None, mentions=(LID, PN))
+    driver.send(sid, OutgoingText(to="120363000000000001@g.us", text="@ana @bia", mentions=(LID, PN)))
     (_to, message), _ = client.last("send_message")
     assert message.extendedTextMessage.text == "@ana @bia"
     assert list(message.extendedTextMessage.contextInfo.mentionedJID) == [LID, PN]
-    driver.send_text(sid, PN, "plain")
+    driver.send(sid, OutgoingText(to=PN, text="plain"))
     (_to, message), _ = client.last("send_message")
     assert message.conversation == "plain"
 
@@ -132,15 +133,14 @@ def test_a_caption_and_a_poll_carry_their_mentions_in_their_context_info(connect
     from tests.messaging.whatsapp_standin import PollingStandInClient
 
     driver, sid, client = connected
-    media = MediaPayload(
-        type="image", data=b"\xff\xd8", mime_type="image/jpeg", caption="@ana", mentions=(PN,)
-    )
-    driver.send_media(sid, PN, media, Quoted(message_id="3EB0Q", participant=PN, text="?"))
+    media = MediaPayload(type="image", data=b"\xff\xd8", mime_type="image/jpeg", caption="@ana")
+    quoted = Quoted(message_id="3EB0Q", participant=PN, text="?")
+    driver.send(sid, OutgoingMedia(to=PN, media=media, quoted=quoted, mentions=(PN,)))
     (_to, message), _ = client.last("send_message")
     context = message.imageMessage.contextInfo
     assert (list(context.mentionedJID), context.stanzaID) == ([PN], "3EB0Q")
     client.build_poll_vote_creation = PollingStandInClient.build_poll_vote_creation.__get__(client)
-    driver.send_poll(sid, PN, "Almoço?", ["Sim", "Não"], 1, None, mentions=(LID,))
+    driver.send(sid, OutgoingPoll(to=PN, name="Almoço?", options=("Sim", "Não"), mentions=(LID,)))
     (_to, message), _ = client.last("send_message")
     polls = [f for f in ("pollCreationMessage", "pollCreationMessageV3") if message.HasField(f)]
     assert list(getattr(message, polls[0]).contextInfo.mentionedJID) == [LID]

@@ -16,6 +16,9 @@ from messaging.engines.base import (
     ListRow,
     ListSection,
     MediaPayload,
+    OutgoingForward,
+    OutgoingList,
+    OutgoingTextPreview,
     Quoted,
 )
 from messaging.engines.events import LinkPreviewRef, ListResponseRef, MessageEvent, QuotedRef
@@ -79,7 +82,7 @@ def test_a_list_is_sent_as_a_single_select_list_message(connected):
         footer="Loja",
         sections=(ListSection("Pizzas", rows),),
     )
-    sent = driver.send_list(sid, CUSTOMER, message)
+    sent = driver.send(sid, OutgoingList(to=CUSTOMER, message=message))
     assert sent.message_id == "3EB0STANDIN0001"
     (to, built), _ = client.last("send_message")
     listed = built.listMessage
@@ -103,7 +106,8 @@ def test_a_text_with_a_preview_is_an_extended_text_with_the_matched_link(connect
         url="https://loja.example/menu", title="Menu", description="Hoje", thumbnail=b"\xff\xd8j"
     )
     quote = Quoted(message_id="3EB0PREV", participant=CUSTOMER, text="?")
-    driver.send_text_preview(sid, CUSTOMER, "Veja https://loja.example/menu", preview, quote)
+    text = "Veja https://loja.example/menu"
+    driver.send(sid, OutgoingTextPreview(to=CUSTOMER, text=text, preview=preview, quoted=quote))
     ext = client.last("send_message")[0][1].extendedTextMessage
     assert (ext.text, ext.matchedText, ext.title, ext.description) == (
         "Veja https://loja.example/menu",
@@ -140,7 +144,7 @@ def test_a_text_with_a_preview_is_an_extended_text_with_the_matched_link(connect
 )
 def test_a_forward_is_its_kind_of_message_marked_forwarded(connected, content, field):
     driver, sid, client = connected
-    driver.send_forward(sid, CUSTOMER, content)
+    driver.send(sid, OutgoingForward(to=CUSTOMER, content=content, original_type="text", original={}))
     built = client.last("send_message")[0][1]
     assert built.HasField(field)
     context = getattr(built, field).contextInfo

@@ -32,9 +32,6 @@ OPTIONAL_COMMANDS = (
     "send_presence",
     "restart",
     *base.GROUP_ADMIN_COMMANDS,
-    "send_list",
-    "send_forward",
-    "send_text_preview",
     *base.LID_COMMANDS,
 )
 _SENDS = {name for name in base.Engine.__abstractmethods__ if name.startswith("send_")}

@@ -12,7 +12,7 @@ from typing import Any
 from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
 from neonize.utils.enum import VoteType
 
-from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, SentMessage
+from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, Sent
 from messaging.engines.whatsapp.outbound import _context, _sent, media_message, to_jid
 
 _POLL_FIELDS = ("pollCreationMessage", "pollCreationMessageV2", "pollCreationMessageV3")
@@ -41,11 +41,13 @@ def list_message(message: ListMessage) -> Any:
     )
 
 
-def send_list(client: Any, to: str, message: ListMessage) -> SentMessage:
+def send_list(client: Any, to: str, message: ListMessage) -> Sent:
     return _sent(client.send_message(to_jid(to), list_message(message)), to)
 
 
-def preview_message(text: str, preview: LinkPreview, quoted: Quoted | None = None) -> Any:
+def preview_message(
+    text: str, preview: LinkPreview, quoted: Quoted | None = None, mentions: tuple[str, ...] = ()
+) -> Any:
     extended = wa.ExtendedTextMessage(
         text=text,
         matchedText=preview.url,
@@ -55,15 +57,20 @@ def preview_message(text: str, preview: LinkPreview, quoted: Quoted | None = Non
     )
     if preview.thumbnail:
         extended.JPEGThumbnail = preview.thumbnail
-    if quoted is not None:
-        extended.contextInfo.CopyFrom(_context(quoted))
+    if quoted is not None or mentions:
+        extended.contextInfo.CopyFrom(_context(quoted, mentions))
     return wa.Message(extendedTextMessage=extended)
 
 
 def send_text_preview(
-    client: Any, to: str, text: str, preview: LinkPreview, quoted: Quoted | None
-) -> SentMessage:
-    return _sent(client.send_message(to_jid(to), preview_message(text, preview, quoted)), to)
+    client: Any,
+    to: str,
+    text: str,
+    preview: LinkPreview,
+    quoted: Quoted | None,
+    mentions: tuple[str, ...] = (),
+) -> Sent:
+    return _sent(client.send_message(to_jid(to), preview_message(text, preview, quoted, mentions)), to)
 
 
 def _forwarded_context() -> Any:
@@ -105,5 +112,5 @@ def forward_message(client: Any, content: ForwardContent) -> Any:
     return wa.Message(extendedTextMessage=text)
 
 
-def send_forward(client: Any, to: str, content: ForwardContent) -> SentMessage:
+def send_forward(client: Any, to: str, content: ForwardContent) -> Sent:
     return _sent(client.send_message(to_jid(to), forward_message(client, content)), to)

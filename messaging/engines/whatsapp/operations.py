@@ -11,20 +11,20 @@ from django.conf import settings
 
 from messaging.engines.base import (
     ContactStatus,
-    ForwardContent,
     GroupInfo,
-    LinkPreview,
-    ListMessage,
     OutgoingButtons,
     OutgoingContact,
     OutgoingContacts,
     OutgoingDelete,
     OutgoingEdit,
+    OutgoingForward,
+    OutgoingList,
     OutgoingLocation,
     OutgoingMedia,
     OutgoingPoll,
     OutgoingReaction,
     OutgoingText,
+    OutgoingTextPreview,
     ParticipantResult,
     Sent,
 )
@@ -141,19 +141,16 @@ class WhatsAppOperations:
     def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
         return self._call(session_id, polls.edit_message, message.to, message.message_id, message.text)
 
-    def edit_message(self, session_id: str, chat: str, message_id: str, text: str) -> None:
-        self._call(session_id, polls.edit_message, chat, message_id, text)
+    def send_list(self, session_id: str, message: OutgoingList) -> Sent:
+        return self._call(session_id, lists.send_list, message.to, message.message)
 
-    def send_list(self, session_id: str, to: str, message: ListMessage) -> SentMessage:
-        return self._call(session_id, lists.send_list, to, message)
+    def send_forward(self, session_id: str, message: OutgoingForward) -> Sent:
+        return self._call(session_id, lists.send_forward, message.to, message.content)
 
-    def send_forward(self, session_id: str, to: str, content: ForwardContent) -> SentMessage:
-        return self._call(session_id, lists.send_forward, to, content)
-
-    def send_text_preview(
-        self, session_id: str, to: str, text: str, preview: LinkPreview, quoted: Quoted | None = None
-    ) -> SentMessage:
-        return self._call(session_id, lists.send_text_preview, to, text, preview, quoted)
+    def send_text_preview(self, session_id: str, message: OutgoingTextPreview) -> Sent:
+        m = message
+        mentions = tuple(m.mentions)
+        return self._call(session_id, lists.send_text_preview, m.to, m.text, m.preview, m.quoted, mentions)
 
     def lid_lookup(self, session_id: str, jid: str) -> dict[str, str] | None:
         return self._call(session_id, lids.store_pair, jid)
