@@ -575,6 +575,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/messages/forward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Forward a message of the history (text, media, location, contacts, poll) to `to`; the copy is
+         *     marked `forwarded` in the history and its `message` event.
+         */
+        post: operations["messages_forward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send a list message: a text and a button that opens 1 to 10 sections of rows (at most 10 rows in
+         *     all, row ids unique). The customer's choice arrives as a `message` of type `list_response`.
+         */
+        post: operations["messages_list_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messages/location": {
         parameters: {
             query?: never;
@@ -1956,6 +1996,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
             /** @description The people the message mentions (numbers or JIDs). */
             mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
@@ -2297,6 +2339,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
             /** @description The people the message mentions (numbers or JIDs). */
             mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
@@ -2475,6 +2519,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
             /** @description The people the message mentions (numbers or JIDs). */
             mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
@@ -2657,6 +2703,19 @@ export interface components {
         InboundContactCardRequest: {
             displayName: string;
             phoneNumber: string;
+        };
+        InboundLinkPreviewRequest: {
+            /** Format: uri */
+            url: string;
+            title: string;
+            /** @default  */
+            description?: string;
+        };
+        InboundListResponseRequest: {
+            rowId: string;
+            title: string;
+            /** @default  */
+            description?: string;
         };
         /** @description The bytes "WhatsApp" delivers, stored by the engine. */
         InboundMediaRequest: {
@@ -2859,6 +2918,50 @@ export interface components {
          * @enum {string}
          */
         LiquidityKindEnum: "redemption" | "sale";
+        /** @description The customer's choice in a list message (`listMessageId`: the list answered, if known). */
+        ListResponseMessageInboundRequest: {
+            /** @description `message` */
+            event: string;
+            /**
+             * @description `list_response` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "list_response";
+            /** @default false */
+            fromMe?: boolean;
+            /** @default  */
+            from?: string;
+            /** @default  */
+            chat?: string;
+            /** @default  */
+            to?: string;
+            /** @default  */
+            pushName?: string;
+            /** @default  */
+            text?: string;
+            messageId?: string;
+            /** @description A message of the history sync (sent to `webhookHistory`). */
+            isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
+            /** @description The people the message mentions (numbers or JIDs). */
+            mentions?: string[];
+            /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
+            senderPn?: string;
+            listResponse: components["schemas"]["InboundListResponseRequest"];
+            listMessageId?: string;
+        };
+        ListRowRequest: {
+            /** @description Comes back in the choice's `listResponse`. */
+            rowId: string;
+            title: string;
+            /** @default  */
+            description?: string;
+        };
+        ListSectionRequest: {
+            title: string;
+            rows: components["schemas"]["ListRowRequest"][];
+        };
         /** @description A location pin. */
         LocationMessageInboundRequest: {
             /** @description `message` */
@@ -2883,6 +2986,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
             /** @description The people the message mentions (numbers or JIDs). */
             mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
@@ -2979,9 +3084,28 @@ export interface components {
             text: string;
             chat?: string;
         };
+        MessageForwardInputRequest: {
+            sessionId: string;
+            to: string;
+            /** @description The chat the message is in. */
+            chat: string;
+            messageId: string;
+        };
         MessageList: {
             data: components["schemas"]["MessageRecord"][];
             meta: components["schemas"]["Meta"];
+        };
+        MessageListInputRequest: {
+            sessionId: string;
+            to: string;
+            text: string;
+            /** @description The button that opens it. */
+            buttonText: string;
+            /** @default  */
+            title?: string;
+            /** @default  */
+            footer?: string;
+            sections: components["schemas"]["ListSectionRequest"][];
         };
         MessageLocationInputRequest: {
             sessionId: string;
@@ -3080,6 +3204,7 @@ export interface components {
             readonly edited: boolean;
             /** Format: date-time */
             editedAt: string | null;
+            readonly forwarded: boolean;
         };
         MessageSendInputRequest: {
             /** @description People the message mentions: numbers with country code or JIDs (a linked id too). Write `@<number>` in the text where each should show. */
@@ -3093,6 +3218,15 @@ export interface components {
             to: string;
             text: string;
             quoted?: components["schemas"]["QuotedMessageRequest"] | null;
+            /** @description `true`: Ponte reads the first link's Open Graph tags (no preview if it cannot); or the preview `{url, title, description?, thumbnailBase64?}`, whose `url` is a link of the text. */
+            linkPreview?: boolean | {
+                /** Format: uri */
+                url: string;
+                title: string;
+                description?: string;
+                /** @description A JPEG, base64. */
+                thumbnailBase64?: string;
+            };
         };
         MessageSent: {
             messageId: string;
@@ -3356,6 +3490,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
             /** @description The people the message mentions (numbers or JIDs). */
             mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
@@ -3366,7 +3502,7 @@ export interface components {
             emoji?: string;
         };
         SandboxInboundInputRequest: components["schemas"]["SandboxInboundMessageRequest"] | components["schemas"]["MessageAckInboundRequest"] | components["schemas"]["PresenceInboundRequest"] | components["schemas"]["CallInboundRequest"] | components["schemas"]["GroupJoinInboundRequest"] | components["schemas"]["GroupLeaveInboundRequest"] | components["schemas"]["GroupUpdateInboundRequest"] | components["schemas"]["ChatArchiveInboundRequest"] | components["schemas"]["HealthInboundRequest"] | components["schemas"]["DisconnectedInboundRequest"] | components["schemas"]["PollVoteInboundRequest"] | components["schemas"]["MessageEditedInboundRequest"];
-        SandboxInboundMessageRequest: components["schemas"]["TextMessageInboundRequest"] | components["schemas"]["VisualMessageInboundRequest"] | components["schemas"]["AudioMessageInboundRequest"] | components["schemas"]["DocumentMessageInboundRequest"] | components["schemas"]["StickerMessageInboundRequest"] | components["schemas"]["LocationMessageInboundRequest"] | components["schemas"]["ContactsMessageInboundRequest"] | components["schemas"]["ReactionMessageInboundRequest"];
+        SandboxInboundMessageRequest: components["schemas"]["TextMessageInboundRequest"] | components["schemas"]["VisualMessageInboundRequest"] | components["schemas"]["AudioMessageInboundRequest"] | components["schemas"]["DocumentMessageInboundRequest"] | components["schemas"]["StickerMessageInboundRequest"] | components["schemas"]["LocationMessageInboundRequest"] | components["schemas"]["ContactsMessageInboundRequest"] | components["schemas"]["ReactionMessageInboundRequest"] | components["schemas"]["ListResponseMessageInboundRequest"];
         SandboxInboundOutput: {
             event: string;
             data: {
@@ -3490,6 +3626,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
             /** @description The people the message mentions (numbers or JIDs). */
             mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
@@ -3510,7 +3648,7 @@ export interface components {
         TemplateList: {
             data: components["schemas"]["ChannelTemplate"][];
         };
-        /** @description A text message. */
+        /** @description A text message (with the preview WhatsApp shows for its link, `linkPreview`). */
         TextMessageInboundRequest: {
             /** @description `message` */
             event: string;
@@ -3533,10 +3671,13 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
             /** @description The people the message mentions (numbers or JIDs). */
             mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
             senderPn?: string;
+            linkPreview?: components["schemas"]["InboundLinkPreviewRequest"];
         };
         /**
          * @description * `image` - image
@@ -3572,6 +3713,8 @@ export interface components {
             messageId?: string;
             /** @description A message of the history sync (sent to `webhookHistory`). */
             isHistory?: boolean;
+            /** @description The message was forwarded from another chat. */
+            forwarded?: boolean;
             /** @description The people the message mentions (numbers or JIDs). */
             mentions?: string[];
             /** @description With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp gives it beside the linked id (Ponte learns the pair). */
@@ -3773,7 +3916,7 @@ export interface components {
                 timestamp: number;
                 fromMe: boolean;
                 /** @enum {string} */
-                type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contacts" | "reaction" | "buttons" | "button_reply" | "list_reply" | "button" | "revoked" | "poll";
+                type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contacts" | "reaction" | "buttons" | "button_reply" | "list_reply" | "button" | "revoked" | "poll" | "list" | "list_response";
                 mediaUrl: string | null;
                 isHistory?: boolean;
                 senderPn: string | null;
@@ -3828,6 +3971,33 @@ export interface components {
                     options: string[];
                     selectableCount: number;
                 };
+                /** @description A `list` message: the button that opens it, its title and footer, its sections of rows (the body is the message's `text`). */
+                list?: {
+                    buttonText: string;
+                    title: string;
+                    footer: string;
+                    sections: {
+                        title: string;
+                        rows: {
+                            rowId: string;
+                            title: string;
+                            description: string;
+                        }[];
+                    }[];
+                };
+                /** @description A `list_response` message: the row the customer chose. */
+                listResponse?: {
+                    rowId: string;
+                    title: string;
+                    description: string;
+                };
+                /** @description The link preview shown with a text (`thumbnail` is not carried: WhatsApp's is a few KiB of JPEG). */
+                linkPreview?: {
+                    url: string;
+                    title: string;
+                    description: string;
+                };
+                forwarded?: boolean;
                 mentions?: string[];
                 chatId: string;
                 remoteJid: string;
@@ -9036,6 +9206,348 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageEditOutput"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    messages_forward: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageForwardInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageSent"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagingError"];
+                };
+            };
+        };
+    };
+    messages_list_send: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 characters. The same key and body within 24 hours replays the first reply (header `Idempotent-Replayed: true`) without sending again; another body answers 422 IDEMPOTENCY_KEY_REUSED; a request still running with the key answers 409 IDEMPOTENCY_KEY_IN_FLIGHT. Keys are scoped per API key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageListInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Calls allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time when the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the stored reply of an earlier request with the same Idempotency-Key and body (nothing was sent again). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageSent"];
                 };
             };
             /** @description Bad Request */
