@@ -1,7 +1,8 @@
 """Recipient addressing: a plain number with country code, or a JID.
 
-An individual JID is ``<digits>@<MESSAGING_USER_SUFFIX>``, a group JID
-``<digits>[-<digits>]@<MESSAGING_GROUP_SUFFIX>`` (suffixes from settings).
+An individual JID is ``<digits>@<MESSAGING_USER_SUFFIX>`` (a phone number's) or ``<digits>@lid`` (the
+linked id WhatsApp shows instead of the number of many users: replies go to it as to any JID), a group
+JID ``<digits>[-<digits>]@<MESSAGING_GROUP_SUFFIX>`` (suffixes from settings).
 Everything given to an engine goes through here first.
 """
 
@@ -25,6 +26,12 @@ def is_newsletter(jid: str) -> bool:
     return jid.endswith("@" + NEWSLETTER_SUFFIX)
 
 
+# A linked id is a number of its own, not a phone number: WhatsApp's are 13 to 15 digits today.
+_LID = re.compile(r"^[0-9]{6,25}$")
+#: The server of WhatsApp's linked ids.
+LID_SERVER = "lid"
+
+
 def user_suffix() -> str:
     return settings.MESSAGING_USER_SUFFIX
 
@@ -35,6 +42,10 @@ def group_suffix() -> str:
 
 def is_group(jid: str) -> bool:
     return jid.endswith("@" + group_suffix())
+
+
+def is_lid(jid: str) -> bool:
+    return jid.endswith("@" + LID_SERVER)
 
 
 def normalize_number(value: str, *, field: str = "phone number") -> str:
@@ -57,13 +68,15 @@ def normalize_jid(value: str, *, allow_group: bool = True, allow_user: bool = Tr
     local, _, domain = raw.partition("@")
     if domain == user_suffix() and allow_user and _NUMBER.match(local):
         return raw
+    if domain == LID_SERVER and allow_user and _LID.match(local):
+        return raw
     if domain == group_suffix() and allow_group and _GROUP_ID.match(local):
         return raw
     if domain == NEWSLETTER_SUFFIX and allow_group and _NEWSLETTER_ID.match(local):
         return raw
     allowed = []
     if allow_user:
-        allowed.append(f"a number with country code, <digits>@{user_suffix()}")
+        allowed.append(f"a number with country code, <digits>@{user_suffix()}, <digits>@{LID_SERVER}")
     if allow_group:
         allowed.append(f"<digits>@{group_suffix()}")
     raise InvalidPhoneNumber(f"Invalid {field} {value!r}: expected {' or '.join(allowed)}.")

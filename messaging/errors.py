@@ -118,3 +118,9 @@ class LabelNotFound(NotFound):
     code = "LABEL_NOT_FOUND"
     gateway_text = "Label not found"
     default_message = "No label with this id in the session."
+
+
+class LidNotFound(NotFound):
+    code = "LID_NOT_FOUND"
+    gateway_text = "LID not found"
+    default_message = "Neither Ponte nor the session's engine knows the other id of this contact."

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-from django.db.models import QuerySet
+from django.db.models import OuterRef, Q, QuerySet
 from rest_framework import serializers
 
 from core.filters import SerializerFieldFilter
-from messaging.addressing import normalize_jid
+from messaging.addressing import is_group, is_lid, normalize_jid
+from messaging.models import LidMapping
 from messaging.selectors import session_get, status_parse
 
 
@@ -43,9 +44,20 @@ class MessageFilterSet(django_filters.FilterSet):
         field_name="session_id",
         method="filter_session",
     )
-    chat = SerializerFieldFilter(ChatField(required=False), query_name="chat", field_name="chat")
+    chat = SerializerFieldFilter(
+        ChatField(required=False), query_name="chat", field_name="chat", method="filter_chat"
+    )
 
     def filter_session(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         # The caller's session, looked up once every parameter is valid: 404 when it is not the
         # account's, 403 when the key is limited to other sessions.
         return queryset.filter(session=session_get(key=self.request.auth, session_id=value))
+
+    def filter_chat(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        """The chat's messages under either of its person's ids (a `…@lid` and a phone JID known as one:
+        messaging.services.lids), in one statement."""
+        if is_group(value):
+            return queryset.filter(chat=value)
+        known, other = ("lid", "pn") if is_lid(value) else ("pn", "lid")
+        aliases = LidMapping.objects.filter(session=OuterRef("session"), **{known: value}).values(other)
+        return queryset.filter(Q(chat=value) | Q(chat__in=aliases))

@@ -394,6 +394,7 @@ class SessionSettings(models.Model):
 
 
 # Labels (WhatsApp Business) live in a module of their own; imported here so Django finds the models.
+from messaging.lid_models import LidMapping  # noqa: E402,F401  (the LID map lives in its own module)
 from messaging.models_labels import ChatLabel, Label  # noqa: E402, F401
 
 # Status (stories) and channels (newsletters) live in their own module; imported here for Django.

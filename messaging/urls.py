@@ -12,6 +12,7 @@ from messaging.api import (
     group_admin,
     groups,
     labels,
+    lids,
     lists,
     media,
     messages,
@@ -127,6 +128,7 @@ urlpatterns = [
     path("channels/follow", newsletters.ChannelFollowApi.as_view(), name="channels-follow"),
     path("channels/unfollow", newsletters.ChannelUnfollowApi.as_view(), name="channels-unfollow"),
     path("channels/messages", newsletters.ChannelMessagesApi.as_view(), name="channels-messages"),
+    path("contacts/lid", lids.ContactLidApi.as_view(), name="contacts-lid"),
 ]
 gateway_urlpatterns = [
     path("sessions", gateway.GatewaySessionListApi.as_view(), name="gateway-sessions"),

@@ -3,6 +3,8 @@ read from the engine's typed events (messaging.engines.events).
 
 * contact: found by identifier (the chat's JID) or created; a phone number is given only when the JID
   is a phone number's — a contact known by an anonymous id (`…@lid`) keeps that id as its identifier;
+  one person is one conversation: a message under one of a person's two ids (the event's `senderLid`
+  and `senderPn`, messaging.services.lids) goes to the conversation already linked to the other;
 * conversation: the linked one while it is open; a resolved one is reopened when
   `reopen_conversations` is set, else a new one is started;
 * message: `incoming` (or `outgoing` for what the account typed on its phone), `source_id` `WAID:<id>`,
@@ -233,7 +235,7 @@ def message_mirror(integration: ChatwootIntegration, event: MessageEvent) -> Non
     if MessageLink.objects.filter(integration=integration, message_id=event.id).exists():
         return  # already mirrored, or sent by an agent from Chatwoot (the engine's echo)
     client = client_for(integration)
-    chat = event.chat
+    chat = _linked_chat(integration, event)
     try:
         link = conversation_for(client, integration, chat, "" if event.from_me else event.push_name)
     except ContactNotImported:
@@ -259,6 +261,19 @@ def message_mirror(integration: ChatwootIntegration, event: MessageEvent) -> Non
         message_id=event.id,
         defaults={"chat": chat, "chatwoot_id": int(created["id"])},
     )
+
+
+def _linked_chat(integration: ChatwootIntegration, event: MessageEvent) -> str:
+    """The chat a message is mirrored under: its own, or the person's other id when only that one is
+    linked to a conversation already (a read only when the event names another id)."""
+    chat = event.chat
+    if is_group(chat) or event.from_me:
+        return chat
+    others = [jid for jid in (event.sender_lid, event.sender_pn) if jid and jid != chat]
+    if not others or ChatLink.objects.filter(integration=integration, chat=chat).exists():
+        return chat
+    linked = ChatLink.objects.filter(integration=integration, chat__in=others).values_list("chat", flat=True)
+    return next(iter(linked), chat)
 
 
 def revoked_mirror(integration: ChatwootIntegration, event: MessageEvent) -> None:

@@ -54,7 +54,9 @@ class RecipientField(serializers.CharField):
         if self.context.get("channel_ids") and _CHANNEL_ID.match(local) and domain in ("", user_suffix()):
             # Messenger PSIDs and Instagram IGSIDs are longer than any phone number.
             return f"{local}@{user_suffix()}"
-        return normalize_jid(value, allow_group=self.allow_group, field=self.field_name)
+        # A list's items are bound without a name: they answer for the list (`mentions`).
+        field = self.field_name or getattr(self.parent, "field_name", "")
+        return normalize_jid(value, allow_group=self.allow_group, field=field)
 
 
 class SessionInput(serializers.Serializer):

@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,7 +22,7 @@ from rest_framework.response import Response
 from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
 from core.transactions import NoRequestTransaction
-from messaging.addressing import normalize_jid
+from messaging.addressing import is_lid, normalize_jid, user_suffix
 from messaging.api.bases import SessionKeyedView
 from messaging.api.chat_filters import ChatFilterSerializer, MutedUntilField, chats_filtered
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
@@ -26,6 +31,11 @@ from messaging.selectors import paginate
 from messaging.services import directory_reads as services
 
 SESSION_QUERY = OpenApiParameter("sessionId", OpenApiTypes.UUID, required=True)
+CHAT_QUERY = OpenApiParameter(
+    "chat",
+    OpenApiTypes.STR,
+    description="Only this chat: a number, a JID, or either id (`…@lid` or phone JID) of a person.",
+)
 
 
 class DirectoryView(SessionKeyedView):
@@ -60,6 +70,18 @@ class ChatSerializer(serializers.Serializer):
     pinned = serializers.BooleanField()
     mutedUntil = MutedUntilField(source="*")
     markedUnread = serializers.BooleanField(source="marked_unread")
+    lid = serializers.SerializerMethodField(help_text="The person's linked id (`…@lid`), null when unknown.")
+    pn = serializers.SerializerMethodField(help_text="The person's phone JID, null when unknown.")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_lid(self, chat: Any) -> str | None:
+        return chat.jid if is_lid(chat.jid) else getattr(chat, "lid_of_pn", None)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_pn(self, chat: Any) -> str | None:
+        if chat.jid.endswith("@" + user_suffix()):
+            return chat.jid
+        return getattr(chat, "pn_of_lid", None)
 
 
 class ChatListSerializer(serializers.Serializer):
@@ -85,13 +107,15 @@ class ChatListApi(DirectoryView):
     `markedUnread` and `labelId` when given."""
 
     @extend_schema(
-        parameters=[SESSION_QUERY, PaginationQuerySerializer, ChatFilterSerializer],
+        parameters=[SESSION_QUERY, CHAT_QUERY, PaginationQuerySerializer, ChatFilterSerializer],
         responses=ChatListSerializer,
         operation_id="chats_list",
     )
     def get(self, request: Request) -> Response:
+        raw = request.query_params.get("chat", "").strip()
+        chat = normalize_jid(raw, field="chat") if raw else ""
         session = self.query_session(request)
-        chats = chats_filtered(services.chat_list(session=session), session, request.query_params)
+        chats = chats_filtered(services.chat_list(session=session, chat=chat), session, request.query_params)
         return self.page(request, chats, ChatSerializer)
 
 

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from core.errors import ApplicationError, NotFound
 from messaging.api.bases import RecipientField, SendView, SessionInput
+from messaging.api.mentions import MentionsInput, mentions_input
 from messaging.api.messages import QuotedSerializer, SentSerializer, quoted_input, sent_body
 from messaging.media import MediaLinkExpired, MediaLinkInvalid, media_link_read, media_storage
 from messaging.services.media import message_send_media
@@ -34,7 +35,7 @@ class MessageMediaApi(SendView):
     (optionally a data URI), at most MESSAGING_MEDIA_MAX_BYTES. Counts against the daily quota."""
 
     @extend_schema_serializer(component_name="MessageMediaInput")
-    class InputSerializer(SessionInput):
+    class InputSerializer(MentionsInput, SessionInput):
         to = RecipientField()
         type = serializers.ChoiceField(choices=MEDIA_SEND_TYPES)
         url = serializers.URLField(max_length=2000, required=False, default="", allow_blank=True)
@@ -53,6 +54,8 @@ class MessageMediaApi(SendView):
                 raise serializers.ValidationError("Give exactly one of `url` or `base64`.")
             if attrs["caption"] and attrs["type"] in ("audio", "voice", "sticker"):
                 raise serializers.ValidationError({"caption": f"{attrs['type']} messages have no caption."})
+            if (attrs["mentions"] or attrs["mentionAll"]) and attrs["type"] in ("audio", "voice", "sticker"):
+                raise serializers.ValidationError({"mentions": "only in a caption (image, video, document)."})
             return attrs
 
     @extend_schema(request=InputSerializer, responses=SentSerializer, operation_id="messages_media")
@@ -68,6 +71,7 @@ class MessageMediaApi(SendView):
             file_name=data["fileName"],
             mime_type=data["mimeType"],
             quoted=quoted_input(data.get("quoted")),
+            mentions=mentions_input(session, data["to"], data),
             savepoint=False,
         )
         return Response(sent_body(message))

@@ -16,6 +16,7 @@ from messaging.addressing import normalize_number
 from messaging.api.bases import MessageView, PagedListView, RecipientField, SendView, SessionInput
 from messaging.api.common import MetaSerializer, PaginationQuerySerializer, envelope
 from messaging.api.link_preview import LinkPreviewField
+from messaging.api.mentions import MentionsInput, mentions_input
 from messaging.filters import MessageFilterSet
 from messaging.models import Message
 from messaging.selectors import message_history
@@ -73,7 +74,7 @@ class MessageSendApi(SendView):
     """Send a text message, optionally quoting (replying to) a message of the same chat."""
 
     @extend_schema_serializer(component_name="MessageSendInput")
-    class InputSerializer(SessionInput):
+    class InputSerializer(MentionsInput, SessionInput):
         to = RecipientField()
         text = serializers.CharField(max_length=MAX_TEXT, trim_whitespace=False)
         quoted = QuotedSerializer(required=False, allow_null=True)
@@ -100,6 +101,7 @@ class MessageSendApi(SendView):
             preview=given,
             read=read,
             quoted=quoted_input(data.get("quoted")),
+            mentions=mentions_input(session, data["to"], data),
             savepoint=False,
         )
         return Response(sent_body(message))

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from accounts.permissions import IsViewer
 from messaging.api.bases import MessageView, RecipientField, SendView, SessionInput, SessionKeyedView
+from messaging.api.mentions import MentionsInput, mentions_input
 from messaging.api.messages import MAX_TEXT, QuotedSerializer, SentSerializer, quoted_input, sent_body
 from messaging.services import edits, polls
 
@@ -22,7 +23,7 @@ class MessagePollApi(SendView):
     `selectableCount`. Votes arrive as `poll_vote` events; results at /api/messages/poll-results."""
 
     @extend_schema_serializer(component_name="MessagePollInput")
-    class InputSerializer(SessionInput):
+    class InputSerializer(MentionsInput, SessionInput):
         to = RecipientField()
         name = serializers.CharField(max_length=255, help_text="The question.")
         options = serializers.ListField(
@@ -53,6 +54,7 @@ class MessagePollApi(SendView):
             options=data["options"],
             selectable_count=data["selectableCount"],
             quoted=quoted_input(data.get("quoted")),
+            mentions=mentions_input(session, data["to"], data),
             savepoint=False,
         )
         return Response(sent_body(message))

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework import serializers
 
-from messaging.addressing import is_group, is_newsletter, normalize_jid
+from messaging.addressing import is_group, is_lid, is_newsletter, normalize_jid
 from messaging.api.sandbox_fields import (
     ContactNumber,
     Flag,
@@ -53,6 +53,17 @@ class MessageInbound(InboundSerializer):
     messageId = OptionalText(max_length=100)
     isHistory = Flag(required=False, help_text="A message of the history sync (sent to `webhookHistory`).")
     forwarded = Flag(required=False, help_text="The message was forwarded from another chat.")
+    mentions = serializers.ListField(
+        child=Jid(allow_group=False),
+        required=False,
+        max_length=1024,
+        help_text="The people the message mentions (numbers or JIDs).",
+    )
+    senderPn = OptionalText(
+        max_length=100,
+        help_text="With `from` a linked id (`<digits>@lid`): the sender's phone number or JID, as WhatsApp "
+        "gives it beside the linked id (Ponte learns the pair).",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         type_ = attrs["type"]
@@ -67,6 +78,10 @@ class MessageInbound(InboundSerializer):
             data["isHistory"] = attrs["isHistory"]
         if attrs.get("forwarded"):
             data["forwarded"] = True
+        if "senderPn" in attrs:
+            data["senderPn"] = _sender_pn(attrs)
+        if attrs.get("mentions"):
+            data["mentions"] = list(dict.fromkeys(attrs["mentions"]))
         return data
 
     def kind_data(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -86,6 +101,15 @@ def _message_parties(attrs: dict[str, Any]) -> dict[str, str]:
                 {"chat": "only a group JID (a message in a group) or a channel's (a channel's post)."}
             )
     return parties
+
+
+def _sender_pn(attrs: dict[str, Any]) -> str:
+    if attrs["fromMe"] or not is_lid(attrs["from"]):
+        raise serializers.ValidationError({"senderPn": "only with `from` a linked id (<digits>@lid)."})
+    pn = normalize_jid(attrs["senderPn"], allow_group=False, field="senderPn")
+    if is_lid(pn):
+        raise serializers.ValidationError({"senderPn": "a phone number or its JID, not a linked id."})
+    return pn
 
 
 def _jid(value: str, field: str, *, allow_group: bool = True) -> str:

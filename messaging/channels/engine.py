@@ -61,6 +61,7 @@ class GraphChannelEngine(GraphGroupAdmin, GraphLists, GraphChatActions, Engine):
     reports_own_reads = False  # the Graph API sends no receipt of the session's own reading
     media_by_link = True  # Meta fetches the URL itself
     unsupported_settings = ("reject_calls", "always_online", "sync_full_history")
+    mentions = False  # none of the three channels' send APIs mentions people
 
     # Connection ---------------------------------------------------------------------------------
 
@@ -105,6 +106,8 @@ class GraphChannelEngine(GraphGroupAdmin, GraphLists, GraphChatActions, Engine):
         """Text within the 24-hour window; outside it, as the approved template it matches (or nothing
         is sent: EngineOutsideWindow, `unsent`). See window.py."""
         account, to, text = account_of(session_id), message.to, message.text
+        if message.mentions:
+            raise unsupported(account.session.provider, "mention people")
         match = window_template(session_id, to, text)
         if match is not None:
             template = match.template

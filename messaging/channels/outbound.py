@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from messaging.addressing import LID_SERVER
 from messaging.channels import CHANNEL_NAMES, WHATSAPP_CLOUD, graph
 from messaging.channels.models import ChannelAccount
 from messaging.engines.base import (
@@ -74,8 +75,15 @@ def post(account: ChannelAccount, body: dict[str, Any], path: str | None = None)
 
 
 def recipient(jid: str) -> str:
-    """`5511999990000@s.whatsapp.net` → `5511999990000` (a phone number, PSID or IGSID)."""
-    return jid.split("@", 1)[0]
+    """`5511999990000@s.whatsapp.net` → `5511999990000` (a phone number, PSID or IGSID). The Graph API
+    addresses people by number or page-scoped id only: a WhatsApp linked id (`…@lid`) is refused."""
+    local, _, server = jid.partition("@")
+    if server == LID_SERVER:
+        raise EngineUnsupported(
+            f"The graph engine (official channels) has no linked ids: {jid} cannot be addressed; "
+            "use the phone number."
+        )
+    return local
 
 
 def send(account: ChannelAccount, to: str, kind: str, payload: Any, *, context_id: str = "") -> Sent:

@@ -92,6 +92,8 @@ GROUP_ADMIN_COMMANDS = (
 STATUS_COMMANDS = ("status_text", "status_media", "status_delete")
 #: Channels (newsletters), optional too.
 NEWSLETTER_COMMANDS = ("newsletter_list", "newsletter_create", "newsletter_follow", "newsletter_unfollow")
+#: The optional operations of WhatsApp's linked ids (messaging.services.lids), which travel too.
+LID_COMMANDS = ("lid_lookup",)
 
 
 # --- Exceptions ----------------------------------------------------------------------------------
@@ -183,6 +185,9 @@ class Engine(ChatActions, ABC):
     #: network (an engine process, Meta's Graph API), made outside any transaction, so no row lock is
     #: held while it lasts (messaging.services.messages.message_send).
     local: bool = False
+    #: Whether its messages can mention people (the `mentions` of OutgoingText, OutgoingMedia and
+    #: OutgoingPoll); without, such a send answers 400 OPERATION_NOT_SUPPORTED.
+    mentions: bool = True
 
     def unsupported_error(self, what: str) -> EngineUnsupported:
         return EngineUnsupported(f"The {self.label} engine cannot {what}.")
@@ -408,6 +413,13 @@ class Engine(ChatActions, ABC):
         """The session's settings changed: apply what takes effect at once (`alwaysOnline`). The rest is
         read where it applies (messaging.engines.behaviour)."""
         return None  # nothing to do for an engine without a lasting connection
+
+    # Linked ids (not abstract: channels without them answer 400 OPERATION_NOT_SUPPORTED).
+
+    def lid_lookup(self, session_id: str, jid: str) -> dict[str, str] | None:
+        """The other id of `jid` (a `…@lid` or a phone JID) as the platform's own store knows it:
+        `{"lid": "…@lid", "pn": "…@s.whatsapp.net"}`, or None when it does not know."""
+        raise EngineUnsupported(f"The {self.label} engine has no linked ids (@lid).")
 
     # Sandbox only (the phone and WhatsApp played by the engine; `sandbox` engines override) ------------
 

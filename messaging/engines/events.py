@@ -143,8 +143,9 @@ class MessageEvent(EngineEvent):
     type: str = field(default="text", metadata={"choices": MESSAGE_TYPES})
     media_url: str | None = field(default=None, metadata={"always": True})
     is_history: bool | None = None
-    sender_pn: str | None = None
-    sender_lid: str | None = None
+    # The sender's phone JID and linked id (`…@lid`), null when unknown (messaging.services.lids).
+    sender_pn: str | None = field(default=None, metadata={"always": True})
+    sender_lid: str | None = field(default=None, metadata={"always": True})
     chat_name: str | None = None
     # media
     media_id: str | None = None
@@ -179,6 +180,8 @@ class MessageEvent(EngineEvent):
     list_response: ListResponseRef | None = field(default=None, metadata={"nested": ListResponseRef})
     link_preview: LinkPreviewRef | None = field(default=None, metadata={"nested": LinkPreviewRef})
     forwarded: bool | None = None
+    # The JIDs the message mentions (`@` in its text or caption), in order.
+    mentions: tuple[str, ...] | None = field(default=None, metadata={"many": str})
 
     @property
     def chat(self) -> str:

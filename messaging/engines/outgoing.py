@@ -86,15 +86,21 @@ def _quote(quoted: Quoted | None) -> dict[str, Any]:
     return {"quoted": {"messageId": quoted.message_id}} if quoted is not None else {}
 
 
+def _mentions(mentions: tuple[str, ...]) -> dict[str, Any]:
+    return {"mentions": list(mentions)} if mentions else {}
+
+
 @dataclass(frozen=True, kw_only=True)
 class OutgoingText(Outgoing):
     kind: ClassVar[str] = "text"
     history_type: ClassVar[str | None] = "text"
     text: str
     quoted: Quoted | None = None
+    #: The JIDs the text mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
 
     def history(self) -> dict[str, Any]:
-        return {"text": self.text, **_quote(self.quoted)}
+        return {"text": self.text, **_quote(self.quoted), **_mentions(self.mentions)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,6 +159,8 @@ class OutgoingMedia(Outgoing):
     kind: ClassVar[str] = "media"
     media: MediaPayload
     quoted: Quoted | None = None
+    #: The JIDs the caption mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
 
     @property
     def carries_media(self) -> bool:
@@ -173,6 +181,7 @@ class OutgoingMedia(Outgoing):
             **({"voice": True} if media.type == "voice" else {}),
             # A voice note's length and waveform (messaging.services.audio converted it).
             **({"seconds": media.seconds, "waveform": list(media.waveform)} if media.type == "voice" else {}),
+            **_mentions(self.mentions),
         }
 
 
@@ -215,10 +224,12 @@ class OutgoingPoll(Outgoing):
     options: tuple[str, ...]
     selectable_count: int = 1
     quoted: Quoted | None = None
+    #: The JIDs the poll mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
 
     def history(self) -> dict[str, Any]:
         poll = {"name": self.name, "options": list(self.options), "selectableCount": self.selectable_count}
-        return {"poll": poll, **_quote(self.quoted)}
+        return {"poll": poll, **_quote(self.quoted), **_mentions(self.mentions)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -296,10 +307,12 @@ class OutgoingTextPreview(Outgoing):
     text: str
     preview: LinkPreview
     quoted: Quoted | None = None
+    #: The JIDs the text mentions (messaging.services.mentions).
+    mentions: tuple[str, ...] = ()
 
     def history(self) -> dict[str, Any]:
         card = {"url": self.preview.url, "title": self.preview.title, "description": self.preview.description}
-        return {"text": self.text, "linkPreview": card, **_quote(self.quoted)}
+        return {"text": self.text, "linkPreview": card, **_quote(self.quoted), **_mentions(self.mentions)}
 
 
 @dataclass(frozen=True, kw_only=True)

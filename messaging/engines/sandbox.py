@@ -58,12 +58,19 @@ from messaging.engines.sandbox_chat_actions import SandboxChatActions
 from messaging.engines.sandbox_group_admin import SandboxGroupAdmin
 from messaging.engines.sandbox_groups import SandboxGroups, sandbox_digest
 from messaging.engines.sandbox_inbound import SandboxInbound
+from messaging.engines.sandbox_lids import SandboxLids
 from messaging.engines.sandbox_lists import SandboxLists
 from messaging.engines.sandbox_media import SandboxMedia
 from messaging.engines.sandbox_newsletters import SandboxNewsletters
 from messaging.engines.sandbox_polls import SandboxPolls
 from messaging.engines.sandbox_status import SandboxStatus
 from messaging.models import SandboxDevice
+
+
+def _mentioned(mentions: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """The echo's `mentions`, when the message mentions anyone."""
+    return {"mentions": list(mentions)} if mentions else {}
+
 
 # Pairing-code alphabet of WhatsApp's linked devices: no 0/O, 1/I confusion.
 _CODE_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"
@@ -88,6 +95,7 @@ class SandboxEngine(
     SandboxChatActions,
     SandboxStatus,
     SandboxNewsletters,
+    SandboxLids,
     Engine,
 ):
     label = "sandbox"
@@ -299,10 +307,9 @@ class SandboxEngine(
 
     @transaction.atomic(savepoint=False)
     def send_text(self, session_id: str, message: OutgoingText) -> Sent:
-        to = message.to
-        return self._sent(
-            self._sending(session_id, to), to, "text", text=message.text, **self._quoted(message.quoted)
-        )
+        to, quoted = message.to, self._quoted(message.quoted)
+        device = self._sending(session_id, to)
+        return self._sent(device, to, "text", text=message.text, **quoted, **_mentioned(message.mentions))
 
     @transaction.atomic(savepoint=False)
     def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:

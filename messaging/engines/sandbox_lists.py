@@ -34,7 +34,10 @@ class SandboxLists:
         card = {"url": preview.url, "title": preview.title, "description": preview.description}
         device = self._sending(session_id, message.to)
         quoted = self._quoted(message.quoted)
-        return self._sent(device, message.to, "text", text=message.text, linkPreview=card, **quoted)
+        mentioned = {"mentions": list(message.mentions)} if message.mentions else {}
+        return self._sent(
+            device, message.to, "text", text=message.text, linkPreview=card, **quoted, **mentioned
+        )
 
     @transaction.atomic(savepoint=False)
     def send_forward(self, session_id: str, message: OutgoingForward) -> Sent:

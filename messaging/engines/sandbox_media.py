@@ -35,6 +35,8 @@ class SandboxMedia:
             "caption": media.caption,
             **self._quoted(quoted),
         }
+        if message.mentions:
+            fields["mentions"] = list(message.mentions)
         if media.file_name:
             fields["fileName"] = media.file_name
         if media.type in ("audio", "voice"):

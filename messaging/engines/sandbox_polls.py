@@ -27,7 +27,8 @@ class SandboxPolls:
             "selectableCount": message.selectable_count,
         }
         device = self._sending(session_id, message.to)
-        return self._sent(device, message.to, "poll", poll=poll, **self._quoted(message.quoted))
+        mentioned = {"mentions": list(message.mentions)} if message.mentions else {}
+        return self._sent(device, message.to, "poll", poll=poll, **self._quoted(message.quoted), **mentioned)
 
     @transaction.atomic(savepoint=False)
     def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:

@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from messaging.addressing import is_group, user_suffix
 from messaging.engines.events import ChatArchiveEvent, EngineEvent, GroupChange, MessageEvent
-from messaging.models import Chat, Contact, Group, Message, Session, SessionSettings
+from messaging.models import Chat, Contact, Group, LidMapping, Message, Session, SessionSettings
+from messaging.services.lids import chat_ids
 
 # Protocol messages: they change another message, not the conversation.
 _NOT_CONVERSATION = ("reaction", "revoked")
@@ -59,8 +60,11 @@ def directory_named(session: Session, *, jid: str, name: str) -> None:
 
 
 def directory_read(session: Session, *, chat: str) -> None:
-    """The chat's received messages were marked read (which also clears a mark "unread")."""
-    Chat.objects.filter(session=session, jid=chat).update(unread_count=0, marked_unread=False)
+    """The chat's received messages were marked read (its row, whichever of a person's ids names it), which
+    also clears a mark "unread"."""
+    Chat.objects.filter(session=session, jid__in=chat_ids(session, chat)).update(
+        unread_count=0, marked_unread=False
+    )
 
 
 def _message_seen(session: Session, event: MessageEvent) -> None:
@@ -119,7 +123,9 @@ def _upsert_sql() -> str:
     """One statement whatever the chat's state: inserted, or updated in place. The unread count rises
     by one for a received message unless the session reads messages at once (its settings, read in the
     same statement); the last message time only moves forward (synced history may arrive late); an empty
-    name or archived flag keeps the stored one. Names come from the models' metadata only."""
+    name or archived flag keeps the stored one. A person known by two ids (a `…@lid` and a phone JID,
+    messaging.services.lids) has one chat: when only the other id has a row, that row is the one
+    written (`_alias_sql`, in the same statement). Names come from the models' metadata only."""
     qn = connection.ops.quote_name
     chat, settings = Chat._meta, SessionSettings._meta
 
@@ -142,7 +148,8 @@ def _upsert_sql() -> str:
     reads = f"{col(settings, 'read_messages')}"
     return (
         f"INSERT INTO {table} ({', '.join(col(chat, n) for n in names)}) "  # noqa: S608 (metadata names)
-        f"SELECT %s, %s, %s, %s, CASE WHEN %s AND NOT EXISTS (SELECT 1 FROM {qn(settings.db_table)} "
+        f"SELECT %s, COALESCE(({_alias_sql()}), %s), %s, %s, "
+        f"CASE WHEN %s AND NOT EXISTS (SELECT 1 FROM {qn(settings.db_table)} "
         f"WHERE {col(settings, 'session')} = %s AND {reads}) THEN 1 ELSE 0 END, %s, %s, %s WHERE 1 = 1 "
         f"ON CONFLICT ({col(chat, 'session')}, {col(chat, 'jid')}) DO UPDATE SET "
         f"{col(chat, 'unread_count')} = {current['unread_count']} + {new['unread_count']}, "
@@ -155,6 +162,25 @@ def _upsert_sql() -> str:
     )
 
 
+def _alias_sql() -> str:
+    """The other id of the chat's person when only that id has a chat row (else no row: NULL).
+    Parameters: the session, then the chat's JID four times."""
+    qn = connection.ops.quote_name
+    chat, lids = Chat._meta, LidMapping._meta
+
+    def col(meta, name: str) -> str:
+        return qn(meta.get_field(name).column)
+
+    other = f"CASE WHEN m.{col(lids, 'lid')} = %s THEN m.{col(lids, 'pn')} ELSE m.{col(lids, 'lid')} END"
+    rows = f"SELECT 1 FROM {qn(chat.db_table)} c WHERE c.{col(chat, 'session')} = m.{col(lids, 'session')}"  # noqa: S608
+    return (
+        f"SELECT {other} FROM {qn(lids.db_table)} m WHERE m.{col(lids, 'session')} = %s "  # noqa: S608
+        f"AND (m.{col(lids, 'lid')} = %s OR m.{col(lids, 'pn')} = %s) "
+        f"AND EXISTS ({rows} AND c.{col(chat, 'jid')} = {other}) "
+        f"AND NOT EXISTS ({rows} AND c.{col(chat, 'jid')} = %s)"
+    )
+
+
 def _chat_upsert(
     session: Session, jid: str, *, at: datetime | None, unread: bool, name: str, archived: bool | None
 ) -> None:
@@ -162,8 +188,12 @@ def _chat_upsert(
     key = Chat._meta.get_field("session").get_db_prep_value(session.pk, connection)
     stamp = Chat._meta.get_field("last_message_at").get_db_prep_value(at, connection) if at else None
     now = Chat._meta.get_field("updated_at").get_db_prep_value(timezone.now(), connection)
+    # The alias subquery's: the jid (its CASE), the session, the jid twice, the jid (the second CASE),
+    # the jid (its own row).
+    alias = [jid, key, jid, jid, jid, jid] if not is_group(jid) else [jid, key, "", "", jid, jid]
     params = [
         key,
+        *alias,
         jid,
         name[:100],
         is_group(jid),

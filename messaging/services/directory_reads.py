@@ -5,25 +5,36 @@ from __future__ import annotations
 
 import logging
 
-from django.db.models import F, OuterRef, QuerySet, Subquery, Value
+from django.db.models import F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, NullIf
 
+from messaging.addressing import is_lid
 from messaging.engines.base import EngineNotAllowed, EngineNotFound
-from messaging.models import Chat, Contact, Group, Session
+from messaging.models import Chat, Contact, Group, LidMapping, Session
 from messaging.services.engine import engine_errors, engine_for, require_connected
 
 logger = logging.getLogger(__name__)
 
 
-def chat_list(*, session: Session) -> QuerySet[Chat]:
+def chat_list(*, session: Session, chat: str = "") -> QuerySet[Chat]:
     """Newest conversation first (messages of the same second: the chat touched last first); chats
-    without messages yet (a group just joined) last."""
+    without messages yet (a group just joined) last. Each person's chat shows both its ids where the
+    session knows them (`lid`, `pn`: messaging.services.lids); `chat` keeps the one chat found by either
+    id."""
     subject = Group.objects.filter(session=OuterRef("session"), jid=OuterRef("jid")).values("subject")[:1]
     # A group's chat may be recorded before its subject is known (a message first): the group's row names it.
     display = Coalesce(NullIf(F("name"), Value("")), Subquery(subject), Value(""))
-    return session.chats.annotate(display_name=display).order_by(
-        F("last_message_at").desc(nulls_last=True), "-updated_at", "-id"
+    mapping = LidMapping.objects.filter(session=OuterRef("session"))
+    chats = session.chats.annotate(
+        display_name=display,
+        lid_of_pn=Subquery(mapping.filter(pn=OuterRef("jid")).values("lid")[:1]),
+        pn_of_lid=Subquery(mapping.filter(lid=OuterRef("jid")).values("pn")[:1]),
     )
+    if chat:
+        known, other = ("lid", "pn") if is_lid(chat) else ("pn", "lid")
+        aliases = LidMapping.objects.filter(session=session, **{known: chat}).values(other)
+        chats = chats.filter(Q(jid=chat) | Q(jid__in=aliases))
+    return chats.order_by(F("last_message_at").desc(nulls_last=True), "-updated_at", "-id")
 
 
 def contact_list(*, session: Session) -> QuerySet[Contact]:

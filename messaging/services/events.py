@@ -35,6 +35,7 @@ from messaging.engines.events import (
 from messaging.models import Group, Message, Session
 from messaging.services import chat_records
 from messaging.services.directory import directory_record
+from messaging.services.lids import lid_enrich
 from messaging.services.poll_edit_records import message_edited_record, poll_record, poll_vote_record
 from messaging.services.status_records import status_record
 
@@ -121,6 +122,7 @@ _CONTENT_KEYS = (
     "forwarded",
     "seconds",
     "waveform",
+    "mentions",
 )
 
 
@@ -281,6 +283,8 @@ def engine_event_receive(session_id: str, event: EngineEvent, *, event_ms: int |
 
 
 def _receive(session: Session, event: EngineEvent, event_ms: int | None) -> None:
+    if isinstance(event, MessageEvent):
+        event = lid_enrich(session, event)  # senderPn / senderLid as Ponte knows them
     handler = _HANDLERS.get(event.name)
     chat = handler(session, event) if handler is not None else None
     directory_record(session, event)

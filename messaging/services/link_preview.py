@@ -131,17 +131,21 @@ def message_send_text_preview(
     preview: LinkPreview | None,
     read: bool = False,
     quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
     savepoint: bool = True,
 ) -> Message:
     """A text send with the link preview `preview`, or (`read`) the one read from the text's first link;
-    a plain text send when there is none. The page is read only for a connected session, before the
-    send starts (outside any transaction: call this in none)."""
+    a plain text send when there is none (`mentions`: JIDs the text mentions, either way). The page is
+    read only for a connected session, before the send starts (outside any transaction: call this in
+    none)."""
     if preview is None and read:
         require_connected(session)
         preview = link_preview_for(text, None, True)
     if preview is None:
-        return message_send_text(session=session, to=to, text=text, quoted=quoted, savepoint=savepoint)
+        return message_send_text(
+            session=session, to=to, text=text, quoted=quoted, mentions=mentions, savepoint=savepoint
+        )
 
     quote = quoted.as_quoted() if quoted else None
-    outgoing = OutgoingTextPreview(to=to, text=text, preview=preview, quoted=quote)
+    outgoing = OutgoingTextPreview(to=to, text=text, preview=preview, quoted=quote, mentions=mentions)
     return message_send(session=session, outgoing=outgoing, savepoint=savepoint)

@@ -94,9 +94,11 @@ def message_send_media(
     file_name: str = "",
     mime_type: str = "",
     quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
     savepoint: bool = True,
 ) -> Message:
-    """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send)."""
+    """`savepoint=False`: the caller's transaction fails as a whole on any error (messages.message_send).
+    `mentions`: JIDs the caption mentions (messaging.services.mentions resolved them)."""
     by_link = engine_for(session).media_by_link
     if by_link and type_ == "voice":
         return _official_voice_send(session=session, to=to, url=url, data=data)
@@ -120,7 +122,8 @@ def message_send_media(
         seconds=note.seconds if note else 0,
         waveform=note.waveform if note else (),
     )
-    outgoing = OutgoingMedia(to=to, media=payload, quoted=quoted.as_quoted() if quoted else None)
+    quote = quoted.as_quoted() if quoted else None
+    outgoing = OutgoingMedia(to=to, media=payload, quoted=quote, mentions=mentions)
     return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 
 

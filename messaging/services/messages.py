@@ -275,12 +275,19 @@ def _failed_record(session: Session, outgoing: Outgoing, message_id: str) -> Non
 
 
 def message_send_text(
-    *, session: Session, to: str, text: str, quoted: QuotedInput | None = None, savepoint: bool = True
+    *,
+    session: Session,
+    to: str,
+    text: str,
+    quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
+    savepoint: bool = True,
 ) -> Message:
-    quote = quoted.as_quoted() if quoted else None
-    return message_send(
-        session=session, outgoing=OutgoingText(to=to, text=text, quoted=quote), savepoint=savepoint
+    """`mentions`: JIDs the text mentions (messaging.services.mentions resolved them)."""
+    outgoing = OutgoingText(
+        to=to, text=text, quoted=quoted.as_quoted() if quoted else None, mentions=mentions
     )
+    return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 
 
 def message_send_contact(*, session: Session, to: str, card: ContactCard, savepoint: bool = True) -> Message:

@@ -35,15 +35,18 @@ def poll_send(
     options: list[str],
     selectable_count: int = 1,
     quoted: QuotedInput | None = None,
+    mentions: tuple[str, ...] = (),
     savepoint: bool = True,
 ) -> Message:
-    """Send a poll and keep its question and options, so its votes can be counted."""
+    """Send a poll and keep its question and options, so its votes can be counted (`mentions`: JIDs
+    it mentions, resolved by messaging.services.mentions)."""
     outgoing = OutgoingPoll(
         to=to,
         name=name,
         options=tuple(options),
         selectable_count=selectable_count,
         quoted=quoted.as_quoted() if quoted else None,
+        mentions=mentions,
     )
     return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
 

@@ -218,3 +218,18 @@ def test_finished_jobs_are_purged_after_their_retention(admin_client, integratio
     MirrorJob.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=2))
     assert QUEUE.purge() == 1
     assert list(MirrorJob.objects.values_list("payload__text", flat=True)) == ["recente"]
+
+
+def test_a_persons_messages_under_its_linked_id_join_the_conversation_of_its_number(
+    admin_client, integration, chatwoot
+):
+    inbound(admin_client, integration.session, text="pelo número", pushName="Maria")
+    drain_all(integration)
+    lid = "98765432101234@lid"
+    event = MessageEvent(
+        id="LID0002", chat_jid=lid, sender=lid, sender_pn=JID, text="pelo lid", timestamp=1_763_900_000
+    )
+    engine_event_receive(str(integration.session_id), event)
+    drain_all(integration)
+    assert len(chatwoot.contacts) == 1 and len(chatwoot.conversations) == 1
+    assert [m["content"] for m in _messages(chatwoot)] == ["pelo número", "pelo lid"]

@@ -17,3 +17,5 @@ SEED_MESSAGE_FIELDS = (
     "type",
     "mediaUrl",
 )
+#: Every message event also names its sender's two ids (null when unknown): messaging.services.lids.
+SENDER_ID_FIELDS = ("senderPn", "senderLid")

@@ -45,7 +45,7 @@ from messaging.engines.events import (
     event_from_data,
 )
 from messaging.models import Session
-from tests.messaging.contract import SEED_MESSAGE_FIELDS
+from tests.messaging.contract import SEED_MESSAGE_FIELDS, SENDER_ID_FIELDS
 from tests.messaging.engines import UNAVAILABLE
 from webhooks.models import Event
 
@@ -138,7 +138,7 @@ def test_every_event_survives_its_wire_form(event):
 
 def test_a_message_always_carries_the_seed_fields_and_names_its_chat_three_times():
     data = MessageEvent(id="1", chat_jid=CONTACT).to_data()
-    assert set(data) == set(SEED_MESSAGE_FIELDS)
+    assert set(data) == set(SEED_MESSAGE_FIELDS + SENDER_ID_FIELDS)
     assert data["chat"] == data["chatId"] == data["remoteJid"] == CONTACT
     assert data["mediaUrl"] is None
 

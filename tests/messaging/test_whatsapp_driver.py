@@ -360,7 +360,13 @@ def test_inbound_text_quoted_location_contacts_reaction_and_revoke(connected, ev
     _sid, client = connected
     client.fire("Message", message_ev(wa.Message(conversation="Olá")))
     assert events[-1] == MessageEvent(
-        id="3EB0IN", chat_jid=CUSTOMER, sender=CUSTOMER, push_name="Maria", text="Olá", timestamp=1763800000
+        id="3EB0IN",
+        chat_jid=CUSTOMER,
+        sender=CUSTOMER,
+        sender_pn=CUSTOMER,
+        push_name="Maria",
+        text="Olá",
+        timestamp=1763800000,
     )
     quoted = wa.ExtendedTextMessage(
         text="sim", contextInfo=wa.ContextInfo(stanzaID="3EB0Q", participant=CUSTOMER)

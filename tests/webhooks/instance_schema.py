@@ -123,6 +123,8 @@ MESSAGE = {
         "context": {**closed({}, {"id": STRING, "forwarded": {"const": True}}), "minProperties": 1},
         "group_id": STRING,
         "to": DIGITS,
+        # Ponte's extension (docs/instance-webhooks.md): whom the message mentions.
+        "mentions": {"type": "array", "minItems": 1, "items": STRING},
         # type "unsupported" (a type the seed's table does not have), as the cloud API reports it.
         "errors": {
             "type": "array",

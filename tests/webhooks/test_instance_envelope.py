@@ -474,3 +474,12 @@ def test_group_chats_are_told_by_the_configured_group_suffix(session, settings):
     assert _only_message(other)["group_id"] == "120363025246125486@groups.example"
     classic = body_of(session, "message", message(chat=GROUP_JID, text="hi"))
     assert _only_message(classic)["chat_type"] == "individual"
+
+
+def test_mentions_ride_as_ponte_s_extension_numbers_as_digits_and_linked_ids_as_they_are(session):
+    mentioned = [CONTACT_JID, "190000111222333@lid"]
+    body = body_of(session, "message", message(chat=GROUP_JID, text="@todos", mentions=mentioned))
+    validate_envelope(body)
+    assert _only_message(body)["mentions"] == [CONTACT_JID.split("@")[0], "190000111222333@lid"]
+    plain = body_of(session, "message", message(text="ninguém"))
+    assert "mentions" not in _only_message(plain)

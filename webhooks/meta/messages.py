@@ -133,6 +133,8 @@ def _message_entry(session: Session, event: Event, message: MessageEvent) -> tup
         entry["context"] = {"id": message.quoted.message_id}
     if message.forwarded:  # the cloud API's own flag on a forwarded message
         entry["context"] = {**entry.get("context", {}), "forwarded": True}
+    if message.mentions:  # Ponte's extension: the Cloud API's messages name no mentions
+        entry["mentions"] = [user_part(jid) if not is_lid(jid) else jid for jid in message.mentions]
     if message.type in OBJECT_TYPES:
         entry["type"] = message.type
         entry[message.type] = _type_object(session, message)

@@ -51,14 +51,25 @@ export class Contacts {
     const request = { method: "GET", path: "/api/contacts/picture", query: { sessionId, jid } } as const;
     return (await this.http.json<Reply<"contacts_picture">>(request)).url ?? null;
   }
+
+  /**
+   * The linked id (`…@lid`) and phone JID of one contact; `id` is either, or a number. Throws
+   * NotFoundError (`LID_NOT_FOUND`) when neither Ponte nor the session's engine knows it.
+   */
+  lid(sessionId: string, id: string): Promise<Reply<"contacts_lid">> {
+    return this.http.json({ method: "GET", path: "/api/contacts/lid", query: { sessionId, id } });
+  }
 }
 
 export class Chats {
   constructor(private readonly http: Transport) {}
 
-  /** The session's chats, newest message first, with their unread counts. */
-  list(sessionId: string, page = 1, limit = 20): Promise<Reply<"chats_list">> {
-    return this.http.json({ method: "GET", path: "/api/chats", query: { sessionId, page, limit } });
+  /**
+   * The session's chats, newest message first, with their unread counts; `chat` keeps only that one
+   * (either id of a person finds its one chat).
+   */
+  list(sessionId: string, page = 1, limit = 20, chat?: string): Promise<Reply<"chats_list">> {
+    return this.http.json({ method: "GET", path: "/api/chats", query: { sessionId, page, limit, chat } });
   }
 }
 

@@ -34,6 +34,7 @@ OPTIONAL_COMMANDS = (
     *base.GROUP_ADMIN_COMMANDS,
     *base.STATUS_COMMANDS,
     *base.NEWSLETTER_COMMANDS,
+    *base.LID_COMMANDS,
 )
 _SENDS = {name for name in base.Engine.__abstractmethods__ if name.startswith("send_")}
 COMMANDS = (

@@ -35,7 +35,7 @@ from messaging.engines.base import (
 )
 from messaging.engines.behaviour import behaviour_of
 from messaging.engines.events import ConnectedEvent, DisconnectedEvent, EngineEvent, QrEvent
-from messaging.engines.whatsapp import inbound, polls
+from messaging.engines.whatsapp import inbound, lids, polls
 from messaging.engines.whatsapp import status as stories
 from messaging.engines.whatsapp.chat_actions import (
     WhatsAppChatActions,
@@ -166,6 +166,7 @@ class WhatsAppDriver(
                 return special
             message = inbound.message_event(ev, client.download_any, store)
             if message is not None:
+                message = lids.with_store_pn(client, message)
                 self.read_at_once(session_id, client, message)
             return [message] if message else []
         if name == "HistorySync":

@@ -72,12 +72,24 @@ def _quoted(context: Any) -> QuotedRef | None:
 
 def content_fields(message: Any, download: Download, store: Store) -> dict[str, Any]:
     """The type and fields of one message's content (the message contract's fields plus the media facts),
-    with `forwarded` when its context says so."""
+    with `forwarded` when its context says so, and the people it mentions."""
     message = _unwrap(message)
     fields = _kind_fields(message, download, store)
     if fields:
         fields["forwarded"] = forwarded_of(message)
+        mentioned = mentions_of(message)
+        if mentioned:
+            fields["mentions"] = mentioned
     return fields
+
+
+def mentions_of(message: Any) -> tuple[str, ...]:
+    """The JIDs a message's content mentions (its `contextInfo.mentionedJID`, whichever kind it is)."""
+    for descriptor, content in message.ListFields():
+        kind = descriptor.message_type
+        if kind is not None and "contextInfo" in kind.fields_by_name and content.HasField("contextInfo"):
+            return tuple(dict.fromkeys(j for j in content.contextInfo.mentionedJID if j))
+    return ()
 
 
 def _kind_fields(message: Any, download: Download, store: Store) -> dict[str, Any]:
@@ -163,16 +175,18 @@ def message_event(ev: Any, download: Download, store: Store) -> MessageEvent | N
     if not fields:
         return None
     info, source = ev.Info, ev.Info.MessageSource
-    sender_alt = jid_str(source.SenderAlt) if source.SenderAlt.Server else ""
+    sender = jid_str(source.Sender)
+    # The sender as WhatsApp gave it, and both its ids: itself and its alternative (SenderAlt), if any.
+    ids = [sender, jid_str(source.SenderAlt) if source.SenderAlt.Server else ""]
     return MessageEvent(
         id=info.ID,
         chat_jid=jid_str(source.Chat),
-        sender=jid_str(source.Sender),
+        sender=sender,
         push_name=info.Pushname,
         timestamp=int(info.Timestamp // 1000 if info.Timestamp > 10**11 else info.Timestamp),
         from_me=source.IsFromMe,
-        sender_lid=sender_alt if sender_alt.endswith("@lid") else None,
-        sender_pn=sender_alt if sender_alt and not sender_alt.endswith("@lid") else None,
+        sender_lid=next((j for j in ids if j.endswith("@lid")), None),
+        sender_pn=next((j for j in ids if j.endswith("@s.whatsapp.net")), None),
         **{k: v for k, v in fields.items() if v is not None},
     )
 

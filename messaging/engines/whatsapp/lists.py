@@ -45,7 +45,9 @@ def send_list(client: Any, to: str, message: ListMessage) -> Sent:
     return _sent(client.send_message(to_jid(to), list_message(message)), to)
 
 
-def preview_message(text: str, preview: LinkPreview, quoted: Quoted | None = None) -> Any:
+def preview_message(
+    text: str, preview: LinkPreview, quoted: Quoted | None = None, mentions: tuple[str, ...] = ()
+) -> Any:
     extended = wa.ExtendedTextMessage(
         text=text,
         matchedText=preview.url,
@@ -55,13 +57,20 @@ def preview_message(text: str, preview: LinkPreview, quoted: Quoted | None = Non
     )
     if preview.thumbnail:
         extended.JPEGThumbnail = preview.thumbnail
-    if quoted is not None:
-        extended.contextInfo.CopyFrom(_context(quoted))
+    if quoted is not None or mentions:
+        extended.contextInfo.CopyFrom(_context(quoted, mentions))
     return wa.Message(extendedTextMessage=extended)
 
 
-def send_text_preview(client: Any, to: str, text: str, preview: LinkPreview, quoted: Quoted | None) -> Sent:
-    return _sent(client.send_message(to_jid(to), preview_message(text, preview, quoted)), to)
+def send_text_preview(
+    client: Any,
+    to: str,
+    text: str,
+    preview: LinkPreview,
+    quoted: Quoted | None,
+    mentions: tuple[str, ...] = (),
+) -> Sent:
+    return _sent(client.send_message(to_jid(to), preview_message(text, preview, quoted, mentions)), to)
 
 
 def _forwarded_context() -> Any:

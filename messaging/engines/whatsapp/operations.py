@@ -28,7 +28,7 @@ from messaging.engines.base import (
     ParticipantResult,
     Sent,
 )
-from messaging.engines.whatsapp import lists, outbound, polls
+from messaging.engines.whatsapp import lids, lists, outbound, polls
 from messaging.engines.whatsapp.errors import library_errors
 
 
@@ -42,7 +42,8 @@ class WhatsAppOperations:
             return operation(client, *args)
 
     def send_text(self, session_id: str, message: OutgoingText) -> Sent:
-        return self._call(session_id, outbound.send_text, message.to, message.text, message.quoted)
+        m = message
+        return self._call(session_id, outbound.send_text, m.to, m.text, m.quoted, tuple(m.mentions))
 
     def send_reaction(self, session_id: str, message: OutgoingReaction) -> Sent:
         m = message
@@ -81,7 +82,8 @@ class WhatsAppOperations:
         return self._call(session_id, outbound.delete_message, m.to, m.message_id, m.from_me, m.sender)
 
     def send_media(self, session_id: str, message: OutgoingMedia) -> Sent:
-        return self._call(session_id, outbound.send_media, message.to, message.media, message.quoted)
+        m = message
+        return self._call(session_id, outbound.send_media, m.to, m.media, m.quoted, tuple(m.mentions))
 
     def mark_read(self, session_id: str, chat: str, message_ids: list[str], sender: str = "") -> None:
         self._call(session_id, outbound.mark_read, chat, message_ids, sender)
@@ -124,9 +126,16 @@ class WhatsAppOperations:
         return self._call(session_id, outbound.group_change, group_jid, participants, False, kind="group")
 
     def send_poll(self, session_id: str, message: OutgoingPoll) -> Sent:
-        m = message
+        m, options = message, list(message.options)
         return self._call(
-            session_id, polls.send_poll, m.to, m.name, list(m.options), m.selectable_count, m.quoted
+            session_id,
+            polls.send_poll,
+            m.to,
+            m.name,
+            options,
+            m.selectable_count,
+            m.quoted,
+            tuple(m.mentions),
         )
 
     def send_edit(self, session_id: str, message: OutgoingEdit) -> Sent:
@@ -140,4 +149,8 @@ class WhatsAppOperations:
 
     def send_text_preview(self, session_id: str, message: OutgoingTextPreview) -> Sent:
         m = message
-        return self._call(session_id, lists.send_text_preview, m.to, m.text, m.preview, m.quoted)
+        mentions = tuple(m.mentions)
+        return self._call(session_id, lists.send_text_preview, m.to, m.text, m.preview, m.quoted, mentions)
+
+    def lid_lookup(self, session_id: str, jid: str) -> dict[str, str] | None:
+        return self._call(session_id, lids.store_pair, jid)

@@ -61,22 +61,26 @@ def _sent(response: Any, chat: str) -> Sent:
     return Sent(message_id=response.ID, chat=chat, timestamp=at)
 
 
-def _context(quoted: Quoted | None) -> Any:
-    if quoted is None:
+def _context(quoted: Quoted | None, mentions: tuple[str, ...] = ()) -> Any:
+    """The reply and the mentions of a message (None when it has neither)."""
+    if quoted is None and not mentions:
         return None
-    return wa.ContextInfo(
-        stanzaID=quoted.message_id,
-        participant=quoted.participant,
-        quotedMessage=wa.Message(conversation=quoted.text),
-    )
+    context = wa.ContextInfo(mentionedJID=list(mentions))
+    if quoted is not None:
+        context.stanzaID = quoted.message_id
+        context.participant = quoted.participant
+        context.quotedMessage.CopyFrom(wa.Message(conversation=quoted.text))
+    return context
 
 
-def send_text(client: Any, to: str, text: str, quoted: Quoted | None = None) -> Sent:
-    if quoted is None:
+def send_text(
+    client: Any, to: str, text: str, quoted: Quoted | None = None, mentions: tuple[str, ...] = ()
+) -> Sent:
+    if quoted is None and not mentions:
         message = wa.Message(conversation=text)
     else:
         message = wa.Message(
-            extendedTextMessage=wa.ExtendedTextMessage(text=text, contextInfo=_context(quoted))
+            extendedTextMessage=wa.ExtendedTextMessage(text=text, contextInfo=_context(quoted, mentions))
         )
     return _sent(client.send_message(to_jid(to), message), to)
 
@@ -169,12 +173,16 @@ def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sende
     return Sent(message_id=message_id, chat=chat, timestamp=datetime.now(tz=UTC))
 
 
-def send_media(client: Any, to: str, media: MediaPayload, quoted: Quoted | None) -> Sent:
-    """Upload the bytes (encrypted by the library), then send the message pointing at them."""
+def send_media(
+    client: Any, to: str, media: MediaPayload, quoted: Quoted | None, mentions: tuple[str, ...] = ()
+) -> Sent:
+    """Upload the bytes (encrypted by the library), then send the message pointing at them (`mentions`:
+    the JIDs its caption mentions, in its contextInfo)."""
     if is_newsletter(to):
         # whatsmeow needs the upload's media handle in the send request; neonize 0.5.2 cannot pass it.
         raise EngineUnsupported("The WhatsApp driver posts text to channels, not media (neonize 0.5.2).")
-    return _sent(client.send_message(to_jid(to), media_message(client, media, _context(quoted))), to)
+    message = media_message(client, media, _context(quoted, mentions))
+    return _sent(client.send_message(to_jid(to), message), to)
 
 
 def media_message(client: Any, media: MediaPayload, context: Any = None) -> Any:

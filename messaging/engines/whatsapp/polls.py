@@ -33,16 +33,23 @@ def _sent(response: Any, chat: str) -> Sent:
     return Sent(message_id=response.ID, chat=chat, timestamp=at)
 
 
-def _context(quoted: Quoted) -> Any:
-    return wa.ContextInfo(
-        stanzaID=quoted.message_id,
-        participant=quoted.participant,
-        quotedMessage=wa.Message(conversation=quoted.text),
-    )
+def _context(quoted: Quoted | None, mentions: tuple[str, ...] = ()) -> Any:
+    context = wa.ContextInfo(mentionedJID=list(mentions))
+    if quoted is not None:
+        context.stanzaID = quoted.message_id
+        context.participant = quoted.participant
+        context.quotedMessage.CopyFrom(wa.Message(conversation=quoted.text))
+    return context
 
 
 def send_poll(
-    client: Any, to: str, name: str, options: list[str], selectable_count: int, quoted: Quoted | None
+    client: Any,
+    to: str,
+    name: str,
+    options: list[str],
+    selectable_count: int,
+    quoted: Quoted | None,
+    mentions: tuple[str, ...] = (),
 ) -> Sent:
     vote_type = VoteType.SINGLE if selectable_count == 1 else VoteType.MULTIPLE
     message = client.build_poll_vote_creation(name, list(options), vote_type)
@@ -51,8 +58,8 @@ def send_poll(
             poll = getattr(message, field)
             # The library knows "one" or "any"; WhatsApp takes the exact limit.
             poll.selectableOptionsCount = selectable_count
-            if quoted is not None:
-                poll.contextInfo.CopyFrom(_context(quoted))
+            if quoted is not None or mentions:
+                poll.contextInfo.CopyFrom(_context(quoted, mentions))
     return _sent(client.send_message(to_jid(to), message), to)
 
 

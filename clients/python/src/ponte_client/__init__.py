@@ -19,6 +19,7 @@ from ponte_client.errors import (
     ServerError,
 )
 from ponte_client.events import EVENT_NAMES, EventName, WebhookBody
+from ponte_client.lids import LidPair
 from ponte_client.lists import LinkPreview, ListRow, ListSection
 from ponte_client.models import (
     Bond,
@@ -65,6 +66,7 @@ __all__ = [
     "Group",
     "GroupInvite",
     "Label",
+    "LidPair",
     "LinkPreview",
     "ListRow",
     "ListSection",

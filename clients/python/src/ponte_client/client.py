@@ -9,12 +9,13 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ponte_client import directory, ops
+from ponte_client import directory, lids, ops
 from ponte_client._http import Op, RetryPolicy, send
 from ponte_client.bots import Bots
 from ponte_client.chat_actions import ChatActions, Labels
 from ponte_client.delivery_log import DeadLetters, Deliveries, EventType, event_types
 from ponte_client.directory import Chat, Contact, Group, GroupInvite, ParticipantStatus, SessionSettings
+from ponte_client.lids import LidPair
 from ponte_client.lists import ListMessages
 from ponte_client.models import (
     BondList,
@@ -142,9 +143,12 @@ class Messages(ListMessages, _Resource):
         *,
         quoted_message_id: str | None = None,
         idempotency_key: str | None = None,
+        mentions: Sequence[str] = (),
+        mention_all: bool = False,
     ) -> SentMessage:
-        """`idempotency_key`: a repeat with the same key gets the first reply, and nothing is sent twice."""
-        op = ops.messages_send_text(session_id, to, text, quoted_message_id)
+        """`idempotency_key`: a repeat with the same key gets the first reply, and nothing is sent twice.
+        `mentions`: numbers or JIDs the text mentions; `mention_all`: every participant of the group."""
+        op = ops.messages_send_text(session_id, to, text, quoted_message_id, mentions, mention_all)
         return self._run(replace(op, idempotency_key=idempotency_key))
 
     def send_location(
@@ -169,9 +173,13 @@ class Messages(ListMessages, _Resource):
         selectable_count: int = 1,
         quoted_message_id: str | None = None,
         idempotency_key: str | None = None,
+        mentions: Sequence[str] = (),
+        mention_all: bool = False,
     ) -> SentMessage:
         """A poll of 2 to 12 unique options; votes arrive as `poll_vote` events (see `poll_results`)."""
-        op = ops.messages_send_poll(session_id, to, name, options, selectable_count, quoted_message_id)
+        op = ops.messages_send_poll(
+            session_id, to, name, options, selectable_count, quoted_message_id, mentions, mention_all
+        )
         return self._run(replace(op, idempotency_key=idempotency_key))
 
     def poll_results(self, session_id: str, message_id: str) -> PollResults:
@@ -212,11 +220,16 @@ class Contacts(_Resource):
         """The URL of a contact's (or group's) picture; None when hidden or absent."""
         return self._run(directory.contacts_picture(session_id, jid))
 
+    def lid(self, session_id: str, id_: str) -> LidPair:
+        """The linked id and phone JID of one contact (`id_`: either, or a number)."""
+        return self._run(lids.contacts_lid(session_id, id_))
+
 
 class Chats(_Resource):
-    def list(self, session_id: str, *, page: int = 1, limit: int = 20) -> Page[Chat]:
-        """The session's chats, newest message first, with their unread counts."""
-        return self._run(directory.chats_list(session_id, page, limit))
+    def list(self, session_id: str, *, page: int = 1, limit: int = 20, chat: str | None = None) -> Page[Chat]:
+        """The session's chats, newest message first, with their unread counts (`chat`: only that one,
+        found by either id of a person)."""
+        return self._run(directory.chats_list(session_id, page, limit, chat))
 
 
 class Groups(_Resource):

@@ -40,6 +40,8 @@ class Chat:
     pinned: bool = False
     muted_until: datetime | None = None  # None: not muted now
     marked_unread: bool = False
+    lid: str | None = None  # the person's linked id (…@lid), when known
+    pn: str | None = None  # the person's phone JID, when known
 
     @classmethod
     def from_json(cls, data: JSON) -> Chat:
@@ -53,6 +55,8 @@ class Chat:
             data.get("pinned", False),
             _dt(data.get("mutedUntil")),
             data.get("markedUnread", False),
+            lid=data.get("lid"),
+            pn=data.get("pn"),
         )
 
 
@@ -163,8 +167,10 @@ def _settings(response: httpx.Response) -> SessionSettings:
     return SessionSettings.from_json(response.json())
 
 
-def chats_list(session_id: str, page: int, limit: int) -> Op[Page[Chat]]:
-    params = {"sessionId": session_id, "page": page, "limit": limit}
+def chats_list(session_id: str, page: int, limit: int, chat: str | None = None) -> Op[Page[Chat]]:
+    params: JSON = {"sessionId": session_id, "page": page, "limit": limit}
+    if chat:
+        params["chat"] = chat  # either id of a person finds its one chat
     return Op("GET", "/api/chats", _page(Chat.from_json), params=params)
 
 

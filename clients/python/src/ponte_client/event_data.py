@@ -114,8 +114,9 @@ class MessageData(TypedDict):
     ]
     mediaUrl: str | None
     isHistory: NotRequired[bool]
-    senderPn: NotRequired[str]
-    senderLid: NotRequired[str]
+    senderPn: str | None  # the sender's phone JID, None when unknown
+    senderLid: str | None  # the sender's linked id (…@lid), None when unknown
+    mentions: NotRequired[list[str]]  # the JIDs the message mentions
     chatName: NotRequired[str]
     mediaId: NotRequired[str]
     mimeType: NotRequired[str]

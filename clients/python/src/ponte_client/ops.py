@@ -11,6 +11,7 @@ import httpx
 
 from ponte_client._http import Op
 from ponte_client.errors import BondsAccessError
+from ponte_client.mentions import mentioning
 from ponte_client.models import (
     Bond,
     BondList,
@@ -196,8 +197,15 @@ def sessions_delete(session_id: str) -> Op[None]:
 # --- messages, contacts, groups ---------------------------------------------------------------------
 
 
-def messages_send_text(session_id: str, to: str, text: str, quoted_message_id: str | None) -> Op[SentMessage]:
-    body: JSON = {"sessionId": session_id, "to": to, "text": text}
+def messages_send_text(
+    session_id: str,
+    to: str,
+    text: str,
+    quoted_message_id: str | None,
+    mentions: Sequence[str] = (),
+    mention_all: bool = False,
+) -> Op[SentMessage]:
+    body = mentioning({"sessionId": session_id, "to": to, "text": text}, mentions, mention_all)
     if quoted_message_id:
         body["quoted"] = {"messageId": quoted_message_id}
     return Op("POST", "/api/messages/send", _one(SentMessage.from_json), json=body)
@@ -224,14 +232,11 @@ def messages_send_poll(
     options: Sequence[str],
     selectable_count: int,
     quoted_message_id: str | None,
+    mentions: Sequence[str] = (),
+    mention_all: bool = False,
 ) -> Op[SentMessage]:
-    body: JSON = {
-        "sessionId": session_id,
-        "to": to,
-        "name": name,
-        "options": list(options),
-        "selectableCount": selectable_count,
-    }
+    fields = {"sessionId": session_id, "to": to, "name": name, "options": list(options)}
+    body = mentioning({**fields, "selectableCount": selectable_count}, mentions, mention_all)
     if quoted_message_id:
         body["quoted"] = {"messageId": quoted_message_id}
     return Op("POST", "/api/messages/poll", _one(SentMessage.from_json), json=body)
