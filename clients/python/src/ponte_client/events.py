@@ -264,6 +264,7 @@ class LabelAssociationBody(TypedDict):
     event: Literal["label_association"]
     session_id: str
     data: LabelAssociationData
+    timestamp: str  # ISO 8601, UTC
 
 
 class StatusBody(TypedDict):
