@@ -393,9 +393,8 @@ class SessionSettings(models.Model):
         return f"settings of {self.session_id}"
 
 
-# Labels (WhatsApp Business) live in a module of their own; imported here so Django finds the models.
-from messaging.lid_models import LidMapping  # noqa: E402,F401  (the LID map lives in its own module)
+# Models kept in modules of their own (the LID map, labels, status and channels); imported here so Django
+# finds them.
+from messaging.lid_models import LidMapping  # noqa: E402, F401
 from messaging.models_labels import ChatLabel, Label  # noqa: E402, F401
-
-# Status (stories) and channels (newsletters) live in their own module; imported here for Django.
 from messaging.status_models import Newsletter, SandboxNewsletter, StatusPost  # noqa: E402, F401

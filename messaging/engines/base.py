@@ -115,9 +115,6 @@ class Engine(ChatActions, ABC):
     #: OutgoingPoll); without, such a send answers 400 OPERATION_NOT_SUPPORTED.
     mentions: bool = True
 
-    def unsupported_error(self, what: str) -> EngineUnsupported:
-        return EngineUnsupported(f"The {self.label} engine cannot {what}.")
-
     def report(self, session_id: str, event: EngineEvent) -> None:
         """Tell Ponte that something happened on the session (connected, qr, message, ...)."""
         if self._on_event is not None:

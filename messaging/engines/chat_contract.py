@@ -11,6 +11,7 @@ of reporting them: the services record and emit what the call returns, in the ca
 
 from __future__ import annotations
 
+from messaging.engines.errors import EngineUnsupported
 from messaging.engines.events import EngineEvent
 
 #: The operations that travel to engine processes (messaging.engines.remote).
@@ -28,9 +29,9 @@ CHAT_ACTION_COMMANDS = (
 class ChatActions:
     label: str = "engine"
 
-    def unsupported_error(self, what: str) -> Exception:
-        """EngineUnsupported naming the engine (messaging.engines.base.Engine gives it)."""
-        raise NotImplementedError
+    def unsupported_error(self, what: str) -> EngineUnsupported:
+        """The 400 OPERATION_NOT_SUPPORTED of an operation this engine cannot do, naming the engine."""
+        return EngineUnsupported(f"The {self.label} engine cannot {what}.")
 
     def chat_archive(self, session_id: str, chat: str, archived: bool) -> list[EngineEvent]:
         raise self.unsupported_error("archive chats")

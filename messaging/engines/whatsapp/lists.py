@@ -13,7 +13,7 @@ from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
 from neonize.utils.enum import VoteType
 
 from messaging.engines.base import ForwardContent, LinkPreview, ListMessage, Quoted, Sent
-from messaging.engines.whatsapp.outbound import _context, _sent, media_message, to_jid
+from messaging.engines.whatsapp.outbound import context_info, media_message, sent_of, to_jid
 
 _POLL_FIELDS = ("pollCreationMessage", "pollCreationMessageV2", "pollCreationMessageV3")
 
@@ -42,7 +42,7 @@ def list_message(message: ListMessage) -> Any:
 
 
 def send_list(client: Any, to: str, message: ListMessage) -> Sent:
-    return _sent(client.send_message(to_jid(to), list_message(message)), to)
+    return sent_of(client.send_message(to_jid(to), list_message(message)), to)
 
 
 def preview_message(
@@ -58,7 +58,7 @@ def preview_message(
     if preview.thumbnail:
         extended.JPEGThumbnail = preview.thumbnail
     if quoted is not None or mentions:
-        extended.contextInfo.CopyFrom(_context(quoted, mentions))
+        extended.contextInfo.CopyFrom(context_info(quoted, mentions))
     return wa.Message(extendedTextMessage=extended)
 
 
@@ -70,7 +70,7 @@ def send_text_preview(
     quoted: Quoted | None,
     mentions: tuple[str, ...] = (),
 ) -> Sent:
-    return _sent(client.send_message(to_jid(to), preview_message(text, preview, quoted, mentions)), to)
+    return sent_of(client.send_message(to_jid(to), preview_message(text, preview, quoted, mentions)), to)
 
 
 def _forwarded_context() -> Any:
@@ -113,4 +113,4 @@ def forward_message(client: Any, content: ForwardContent) -> Any:
 
 
 def send_forward(client: Any, to: str, content: ForwardContent) -> Sent:
-    return _sent(client.send_message(to_jid(to), forward_message(client, content)), to)
+    return sent_of(client.send_message(to_jid(to), forward_message(client, content)), to)

@@ -54,14 +54,15 @@ def to_jid(value: str) -> Any:
     )
 
 
-def _sent(response: Any, chat: str) -> Sent:
+def sent_of(response: Any, chat: str) -> Sent:
+    """The contract's answer from the library's send response (its timestamp in seconds or ms)."""
     stamp = int(response.Timestamp)
     seconds = stamp // 1000 if stamp > 10**11 else stamp
     at = datetime.fromtimestamp(seconds, tz=UTC) if seconds else datetime.now(tz=UTC)
     return Sent(message_id=response.ID, chat=chat, timestamp=at)
 
 
-def _context(quoted: Quoted | None, mentions: tuple[str, ...] = ()) -> Any:
+def context_info(quoted: Quoted | None, mentions: tuple[str, ...] = ()) -> Any:
     """The reply and the mentions of a message (None when it has neither)."""
     if quoted is None and not mentions:
         return None
@@ -80,9 +81,9 @@ def send_text(
         message = wa.Message(conversation=text)
     else:
         message = wa.Message(
-            extendedTextMessage=wa.ExtendedTextMessage(text=text, contextInfo=_context(quoted, mentions))
+            extendedTextMessage=wa.ExtendedTextMessage(text=text, contextInfo=context_info(quoted, mentions))
         )
-    return _sent(client.send_message(to_jid(to), message), to)
+    return sent_of(client.send_message(to_jid(to), message), to)
 
 
 def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender: str, emoji: str) -> Sent:
@@ -94,7 +95,7 @@ def send_reaction(client: Any, chat: str, message_id: str, from_me: bool, sender
             senderTimestampMS=int(datetime.now(tz=UTC).timestamp() * 1000),
         )
     )
-    return _sent(client.send_message(to_jid(chat), target), chat)
+    return sent_of(client.send_message(to_jid(chat), target), chat)
 
 
 def _key(chat: str, message_id: str, from_me: bool, sender: str) -> Any:
@@ -108,7 +109,7 @@ def _key(chat: str, message_id: str, from_me: bool, sender: str) -> Any:
 
 def send_contact(client: Any, to: str, card: ContactCard) -> Sent:
     message = wa.Message(contactMessage=wa.ContactMessage(displayName=card.display_name, vcard=card.vcard()))
-    return _sent(client.send_message(to_jid(to), message), to)
+    return sent_of(client.send_message(to_jid(to), message), to)
 
 
 def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCard]) -> Sent:
@@ -116,7 +117,7 @@ def send_contacts(client: Any, to: str, display_name: str, cards: list[ContactCa
     message = wa.Message(
         contactsArrayMessage=wa.ContactsArrayMessage(displayName=display_name, contacts=contacts)
     )
-    return _sent(client.send_message(to_jid(to), message), to)
+    return sent_of(client.send_message(to_jid(to), message), to)
 
 
 def send_location(
@@ -126,8 +127,8 @@ def send_location(
         degreesLatitude=latitude, degreesLongitude=longitude, name=name, address=address
     )
     if quoted is not None:
-        location.contextInfo.CopyFrom(_context(quoted))
-    return _sent(client.send_message(to_jid(to), wa.Message(locationMessage=location)), to)
+        location.contextInfo.CopyFrom(context_info(quoted))
+    return sent_of(client.send_message(to_jid(to), wa.Message(locationMessage=location)), to)
 
 
 def buttons_message(text: str, buttons: list[Button], footer: str) -> Any:
@@ -162,7 +163,7 @@ def send_buttons(
     client: Any, to: str, text: str, buttons: list[Button], footer: str, *, as_text: bool = False
 ) -> Sent:
     build = buttons_as_text if as_text else buttons_message
-    return _sent(client.send_message(to_jid(to), build(text, buttons, footer)), to)
+    return sent_of(client.send_message(to_jid(to), build(text, buttons, footer)), to)
 
 
 def delete_message(client: Any, chat: str, message_id: str, from_me: bool, sender: str) -> Sent:
@@ -181,8 +182,8 @@ def send_media(
     if is_newsletter(to):
         # whatsmeow needs the upload's media handle in the send request; neonize 0.5.2 cannot pass it.
         raise EngineUnsupported("The WhatsApp driver posts text to channels, not media (neonize 0.5.2).")
-    message = media_message(client, media, _context(quoted, mentions))
-    return _sent(client.send_message(to_jid(to), message), to)
+    message = media_message(client, media, context_info(quoted, mentions))
+    return sent_of(client.send_message(to_jid(to), message), to)
 
 
 def media_message(client: Any, media: MediaPayload, context: Any = None) -> Any:

@@ -19,27 +19,12 @@ from neonize.utils.enum import VoteType
 from messaging.engines.base import Quoted, Sent
 from messaging.engines.events import EngineEvent, MessageEditedEvent, MessageEvent, PollRef, PollVoteEvent
 from messaging.engines.whatsapp.inbound import jid_str
-from messaging.engines.whatsapp.outbound import to_jid
+from messaging.engines.whatsapp.outbound import context_info, sent_of, to_jid
 from messaging.models import Poll
 
 logger = logging.getLogger(__name__)
 _MESSAGE_EDIT = 14  # ProtocolMessage.Type.MESSAGE_EDIT
 _POLL_FIELDS = ("pollCreationMessage", "pollCreationMessageV2", "pollCreationMessageV3")
-
-
-def _sent(response: Any, chat: str) -> Sent:
-    stamp = _seconds(int(response.Timestamp))
-    at = datetime.fromtimestamp(stamp, tz=UTC) if stamp else datetime.now(tz=UTC)
-    return Sent(message_id=response.ID, chat=chat, timestamp=at)
-
-
-def _context(quoted: Quoted | None, mentions: tuple[str, ...] = ()) -> Any:
-    context = wa.ContextInfo(mentionedJID=list(mentions))
-    if quoted is not None:
-        context.stanzaID = quoted.message_id
-        context.participant = quoted.participant
-        context.quotedMessage.CopyFrom(wa.Message(conversation=quoted.text))
-    return context
 
 
 def send_poll(
@@ -59,8 +44,8 @@ def send_poll(
             # The library knows "one" or "any"; WhatsApp takes the exact limit.
             poll.selectableOptionsCount = selectable_count
             if quoted is not None or mentions:
-                poll.contextInfo.CopyFrom(_context(quoted, mentions))
-    return _sent(client.send_message(to_jid(to), message), to)
+                poll.contextInfo.CopyFrom(context_info(quoted, mentions))
+    return sent_of(client.send_message(to_jid(to), message), to)
 
 
 def edit_message(client: Any, chat: str, message_id: str, text: str) -> Sent:

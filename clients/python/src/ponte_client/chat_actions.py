@@ -13,7 +13,7 @@ from urllib.parse import quote
 import httpx
 
 from ponte_client._http import Op
-from ponte_client.directory import Chat, Contact, _page
+from ponte_client.directory import Chat, Contact, page_of
 from ponte_client.models import Page
 
 JSON = dict[str, Any]
@@ -71,7 +71,7 @@ def chats_filtered(session_id: str, filters: JSON, page: int, limit: int) -> Op[
             params[names[name]] = "true" if value else "false"
         else:
             raise TypeError(f"unknown chat filter: {name}")
-    return Op("GET", "/api/chats", _page(Chat.from_json), params=params)
+    return Op("GET", "/api/chats", page_of(Chat.from_json), params=params)
 
 
 def contacts_block(session_id: str, jid: str, blocked: bool) -> Op[JSON]:
@@ -81,12 +81,12 @@ def contacts_block(session_id: str, jid: str, blocked: bool) -> Op[JSON]:
 
 def contacts_blocked(session_id: str, page: int, limit: int) -> Op[Page[Contact]]:
     params = {"sessionId": session_id, "page": page, "limit": limit}
-    return Op("GET", "/api/contacts/blocked", _page(Contact.from_json), params=params)
+    return Op("GET", "/api/contacts/blocked", page_of(Contact.from_json), params=params)
 
 
 def labels_list(session_id: str, page: int, limit: int) -> Op[Page[Label]]:
     params = {"sessionId": session_id, "page": page, "limit": limit}
-    return Op("GET", "/api/labels", _page(Label.from_json), params=params)
+    return Op("GET", "/api/labels", page_of(Label.from_json), params=params)
 
 
 def labels_create(session_id: str, name: str, color: int) -> Op[Label]:

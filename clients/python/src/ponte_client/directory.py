@@ -135,7 +135,7 @@ class SessionSettings:
         return cls(**{name: data[api] for name, api in SETTINGS.items()})
 
 
-def _page(build: Any) -> Any:
+def page_of(build: Any) -> Any:
     def parse(response: httpx.Response) -> Page[Any]:
         body = response.json()
         meta = body["meta"]
@@ -171,12 +171,12 @@ def chats_list(session_id: str, page: int, limit: int, chat: str | None = None) 
     params: JSON = {"sessionId": session_id, "page": page, "limit": limit}
     if chat:
         params["chat"] = chat  # either id of a person finds its one chat
-    return Op("GET", "/api/chats", _page(Chat.from_json), params=params)
+    return Op("GET", "/api/chats", page_of(Chat.from_json), params=params)
 
 
 def contacts_list(session_id: str, page: int, limit: int) -> Op[Page[Contact]]:
     params = {"sessionId": session_id, "page": page, "limit": limit}
-    return Op("GET", "/api/contacts", _page(Contact.from_json), params=params)
+    return Op("GET", "/api/contacts", page_of(Contact.from_json), params=params)
 
 
 def contacts_picture(session_id: str, jid: str) -> Op[str | None]:
