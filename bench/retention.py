@@ -6,7 +6,7 @@ purge that removes them.
 Runs on DATABASE_URL (PostgreSQL: old rows bulk-inserted with generate_series) or, without it, a
 throw-away SQLite file (a recursive CTE). No HTTP and no worker: each round emit()s a batch of events on a
 session whose webhook points at one target, then times the worker's statements on that target exactly as
-a drain runs them (webhooks.outbox.sql: is anything due, claim a batch with one UPDATE ... RETURNING,
+a drain runs them (webhooks.outbox.store: is anything due, claim a batch with one UPDATE ... RETURNING,
 record the
 outcomes) and the sweeper's query. The old rows sit on the same session, conversation set and target URL,
 the worst case for the indexes.
@@ -181,8 +181,7 @@ def hot_rounds(session_id, rounds: int, stop: threading.Event | None = None) -> 
     from django.utils import timezone
 
     from webhooks.outbox import deliveries as outbox
-    from webhooks.outbox import recording
-    from webhooks.outbox.sql import Outcome
+    from webhooks.outbox.store import Outcome, store
     from webhooks.services import emit
 
     timings = Timings()
@@ -198,14 +197,14 @@ def hot_rounds(session_id, rounds: int, stop: threading.Event | None = None) -> 
                     chat=f"old-{index}",
                 ),
             )
-        timings.time("due", lambda: outbox._due_exists(TARGET))
+        timings.time("due", lambda: outbox.due_exists(TARGET))
         token, batch = timings.time("claim", lambda: outbox.deliveries_claim(TARGET, limit=BATCH))
         assert len(batch) == BATCH, f"claimed {len(batch)} of {BATCH}"
         now = timezone.now()
         states = [(d.pk, Outcome("delivered", 1, 200, "", delivered_at=now)) for d in batch]
 
         def record(states=states, token=token) -> None:
-            recording.record_batch(states, [], token=token, now=timezone.now())
+            store().record_batch_counted(states, [], token=token, now=timezone.now(), webhooks={})
 
         timings.time("record", record)
         timings.time("sweep", lambda: outbox.deliveries_sweep())

@@ -66,8 +66,7 @@ def one_round(costs: Costs, session_id, chat: str) -> None:
 
     from webhooks.models import DeliveryAttempt
     from webhooks.outbox import deliveries as outbox
-    from webhooks.outbox import recording, sql
-    from webhooks.outbox.sql import Outcome
+    from webhooks.outbox.store import Outcome, store
     from webhooks.services import emit
 
     def emit_batch() -> None:
@@ -75,7 +74,7 @@ def one_round(costs: Costs, session_id, chat: str) -> None:
             emit(session_id=session_id, name="message", data={"id": f"S{index}", "text": "hi"}, chat=chat)
 
     costs.measure("emit", emit_batch, per=BATCH)
-    costs.measure("due", lambda: outbox._due_exists(TARGET))
+    costs.measure("due", lambda: outbox.due_exists(TARGET))
     token, batch = costs.measure("claim", lambda: outbox.deliveries_claim(TARGET, limit=BATCH))
     assert len(batch) == BATCH, f"claimed {len(batch)} of {BATCH}"
     now = timezone.now()
@@ -86,8 +85,11 @@ def one_round(costs: Costs, session_id, chat: str) -> None:
         )
         for d in batch
     ]
-    costs.measure("record", lambda: recording.record_batch(states, attempts, token=token, now=timezone.now()))
-    costs.measure("hint", lambda: sql.delivery_hint(batch[0].pk))
+    costs.measure(
+        "record",
+        lambda: store().record_batch_counted(states, attempts, token=token, now=timezone.now(), webhooks={}),
+    )
+    costs.measure("hint", lambda: store().delivery_hint(batch[0].pk))
 
 
 def main() -> None:

@@ -6,10 +6,10 @@ class IntegrationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from integrations.bots.lookups import session_bots
         from integrations.bots.models import Bot
-        from integrations.bots.sink import session_bots
+        from integrations.chatwoot.lookups import working_integration
         from integrations.chatwoot.models import ChatwootIntegration
-        from integrations.chatwoot.sink import working_integration
 
         # The sink keeps which sessions have a working integration (webhooks.lookups): dropped on every
         # write of an integration, whatever API made it.

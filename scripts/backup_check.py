@@ -96,7 +96,7 @@ def phase_populate(facts_file: Path, receiver_url: str) -> None:
     from messaging.models import SandboxDevice
     from messaging.services.sessions import sandbox_inject, sandbox_pair, session_create
     from webhooks.models import Delivery
-    from webhooks.outbox.deliveries import delivery_attempt
+    from webhooks.outbox.drains import delivery_attempt
     from webhooks.registered.services import webhook_create
     from webhooks.signing import hex_signature
 
@@ -156,7 +156,8 @@ def phase_verify(facts_file: Path) -> None:
     from messaging.models import SandboxDevice, Session
     from messaging.services.sessions import session_restart
     from webhooks.models import Delivery, Webhook
-    from webhooks.outbox.deliveries import deliveries_resend, delivery_attempt
+    from webhooks.outbox.deliveries import deliveries_resend
+    from webhooks.outbox.drains import delivery_attempt
     from webhooks.signing import hex_signature
 
     reply = Client().get("/api/me", HTTP_X_API_KEY=facts["key"])

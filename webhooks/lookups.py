@@ -139,9 +139,9 @@ class Versioned:
 
 
 def _session_targets_load(session_id: str) -> Any:
-    from webhooks.outbox import emit_sql
+    from webhooks.outbox.store import store
 
-    return emit_sql.session_targets(session_id)
+    return store().session_targets(session_id)
 
 
 session_targets = Versioned("session-targets", _session_targets_load)

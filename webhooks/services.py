@@ -18,9 +18,9 @@ from webhooks.instance import services as instance
 from webhooks.live import broadcast
 from webhooks.models import Delivery, Event
 from webhooks.outbox import deliveries as outbox
-from webhooks.outbox import emit_sql
 from webhooks.outbox import fifo as outbox_fifo
 from webhooks.outbox.policy import REGISTERED
+from webhooks.outbox.store import Targets, store
 from webhooks.payloads import envelope
 from webhooks.stream import jobs as stream
 
@@ -98,14 +98,14 @@ def emit(
     if connection.in_atomic_block:  # the caller's transaction (no savepoint: it rolls back as one)
         return _emit(*args)
     alone = not targets.instance_webhooks_enabled and not stream.enabled() and not _fifo_ids(targets, chat)
-    if alone and emit_sql.event_insert_is_atomic():
+    if alone and store().event_insert_is_atomic:
         return _emit(*args)  # one statement (webhooks.outbox.store_pg): atomic by itself
     with transaction.atomic():
         return _emit(*args)
 
 
 def _emit(
-    targets: emit_sql.Targets,
+    targets: Targets,
     session_id: UUID | str,
     name: str,
     data: dict[str, Any],
@@ -127,7 +127,7 @@ def _emit(
     # unless a fifo webhook's delivery may have to queue behind the chat's earlier one (outbox.fifo).
     fifo = _fifo_ids(targets, chat)
     numbered = functools.partial(outbox_fifo.queue_behind, deliveries=deliveries, fifo=fifo) if fifo else None
-    emit_sql.event_insert(event, deliveries, numbered=numbered)
+    store().event_insert(event, deliveries, numbered=numbered)
     if targets.instance_webhooks_enabled:
         deliveries += instance.instance_deliveries(event, typed)  # the session's instance webhook
     if stream.enabled():  # the event stream (RabbitMQ): the registered-webhook body, from the outbox
@@ -139,7 +139,7 @@ def _emit(
     return event
 
 
-def _fifo_ids(targets: emit_sql.Targets, chat: str) -> set[str]:
+def _fifo_ids(targets: Targets, chat: str) -> set[str]:
     """The session's fifo webhooks, when the event has a chat to keep in order (events without one are
     never held back)."""
     return {hook[0] for hook in targets.webhooks if hook[6]} if chat else set()

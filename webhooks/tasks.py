@@ -6,7 +6,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from webhooks.outbox import deliveries as outbox
-from webhooks.outbox import retention
+from webhooks.outbox import drains, retention
 from webhooks.outbox.hints import DELIVER_TASK, SWEEP_TASK
 from webhooks.registered import replay
 from webhooks.stream import jobs as stream
@@ -15,7 +15,7 @@ from webhooks.stream import jobs as stream
 @shared_task(name=DELIVER_TASK, acks_late=True, ignore_result=True)
 def deliver(delivery_id: int, target_url: str = "") -> str:
     # Hints published before the target URL travelled with them carry the id alone.
-    return outbox.delivery_attempt(delivery_id=delivery_id, target_url=target_url)
+    return drains.delivery_attempt(delivery_id=delivery_id, target_url=target_url)
 
 
 @shared_task(name=SWEEP_TASK, ignore_result=True)

@@ -11,7 +11,7 @@ from messaging.addressing import is_group
 
 @dataclass(frozen=True)
 class Rules:
-    """What the sink needs of an enabled bot to choose it, kept per process (sink.session_bots)."""
+    """What the sink needs of an enabled bot to choose it, kept per process (lookups.session_bots)."""
 
     bot_id: int
     priority: int

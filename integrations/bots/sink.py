@@ -11,38 +11,16 @@ from uuid import UUID
 from django.utils import timezone
 
 from integrations.bots import jobs
-from integrations.bots.models import Bot, Conversation
+from integrations.bots.lookups import session_bots
+from integrations.bots.models import Conversation
 from integrations.bots.rules import Rules, expired, starts
 from messaging.engines.events import EngineEvent, MessageEvent
 from messaging.models import Message
-from webhooks.lookups import Versioned
 
 # Messages a bot reads: what a customer writes or picks. Reactions, deletions and polls are not.
 ANSWERED_TYPES = frozenset(
     {"text", "image", "video", "audio", "document", "button_reply", "list_reply", "list_response"}
 )
-
-
-def _session_bots_load(session_id: UUID | str) -> tuple[Rules, ...]:
-    enabled = Bot.objects.filter(session_id=session_id, enabled=True).order_by("priority", "id")
-    return tuple(
-        Rules(
-            bot_id=bot.pk,
-            priority=bot.priority,
-            trigger=bot.trigger,
-            operator=bot.trigger_operator,
-            value=bot.trigger_value,
-            ignore_groups=bot.ignore_groups,
-            stop_keyword=bot.stop_keyword,
-            expire_minutes=bot.expire_minutes,
-            debounce_seconds=bot.debounce_seconds,
-        )
-        for bot in enabled
-    )
-
-
-# Dropped on every write of a bot, in every process, whatever API made it (IntegrationsConfig.ready).
-session_bots = Versioned("bots", _session_bots_load)
 
 
 def message_text(event: MessageEvent) -> str:

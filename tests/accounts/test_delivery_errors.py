@@ -14,7 +14,7 @@ from accounts.models import Account
 from messaging.services import sessions as session_services
 from webhooks.delivery_errors import customer_error_text
 from webhooks.models import Delivery
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains
 from webhooks.outbox.posting import WEBHOOK_DELETED
 from webhooks.registered.services import webhook_create
 from webhooks.services import emit
@@ -42,7 +42,7 @@ def _attempt(account: Account, url: str, *, timeout: float = 5.0) -> Delivery:
     emit(session_id=session.pk, name="message", data={"text": "hi"})
     delivery = Delivery.objects.get(session=session)
     Delivery.objects.filter(pk=delivery.pk).update(timeout_seconds=timeout)
-    outbox.delivery_attempt(delivery_id=delivery.pk)
+    drains.delivery_attempt(delivery_id=delivery.pk)
     delivery.refresh_from_db()
     return delivery
 
@@ -106,7 +106,7 @@ def test_an_address_refused_at_connection_time_reads_as_refused_by_the_network_r
     webhook_create(account=account, session_id=session.pk, url="http://127.0.0.1:9/hook", events=["message"])
     settings.PONTE_WEBHOOK_ALLOW_NETWORKS = []  # loopback no longer allowed when the worker connects
     emit(session_id=session.pk, name="message", data={"text": "hi"})
-    outbox.delivery_attempt(delivery_id=Delivery.objects.get(session=session).pk)
+    drains.delivery_attempt(delivery_id=Delivery.objects.get(session=session).pk)
     assert "SSRF protection" in _log(browser)
 
 

@@ -23,7 +23,7 @@ from messaging.models import Session
 from tests.clients.typescript_support import PACKAGE, run
 from tests.webhooks.support import Receiver
 from webhooks.models import Delivery, Webhook
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains as outbox
 from webhooks.services import emit
 from webhooks.signing import delivery_headers
 

@@ -17,7 +17,7 @@ from tests.webhooks.instance_schema import validate_envelope
 from tests.webhooks.instance_support import configure
 from tests.webhooks.support import LOOPBACK, Receiver
 from webhooks.models import Delivery, Event
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains as outbox
 
 pytestmark = pytest.mark.django_db
 

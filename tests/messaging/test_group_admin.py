@@ -201,7 +201,7 @@ def test_a_registered_webhook_receives_group_update_with_what_changed(admin_clie
 
     from tests.webhooks.support import LOOPBACK, Receiver
     from webhooks.models import Delivery
-    from webhooks.outbox import deliveries as outbox
+    from webhooks.outbox import drains as outbox
 
     settings.PONTE_WEBHOOK_ALLOW_NETWORKS = [LOOPBACK]
     receiver = Receiver().start()

@@ -11,7 +11,7 @@ import pytest
 from messaging.models import Message
 from tests.webhooks.support import LOOPBACK, Receiver
 from webhooks.models import Delivery, Event
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains as outbox
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhooks.models import Delivery
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains as outbox
 
 
 def register(client: Any, session: Any, url: str, **fields: Any) -> dict[str, Any]:

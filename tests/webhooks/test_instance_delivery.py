@@ -17,7 +17,7 @@ from tests.webhooks.instance_schema import validate_envelope
 from tests.webhooks.instance_support import configure, deliveries_of, instance_session, message
 from tests.webhooks.support import wait_for
 from webhooks.models import Delivery
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains as outbox
 from webhooks.services import emit
 
 

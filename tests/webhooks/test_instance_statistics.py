@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from tests.webhooks.instance_support import configure, deliveries_of, instance_session, message
 from webhooks.models import Delivery, Webhook
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains as outbox
 
 pytestmark = pytest.mark.django_db
 

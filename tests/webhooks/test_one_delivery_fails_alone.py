@@ -13,7 +13,7 @@ import pytest
 from tests.webhooks.sender_depth import send_due
 from webhooks.delivery_errors import customer_error_text
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains as outbox
 from webhooks.services import emit
 
 pytestmark = pytest.mark.django_db

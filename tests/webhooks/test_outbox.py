@@ -19,7 +19,7 @@ from django.utils import timezone
 from jobs.lease import Keeper
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 from webhooks.outbox import deliveries as outbox
-from webhooks.outbox import throttle
+from webhooks.outbox import drains, throttle
 from webhooks.registered.services import webhook_delete, webhook_update
 from webhooks.services import emit
 
@@ -33,7 +33,7 @@ def _delivery(session, **data) -> Delivery:
 
 def test_a_delivery_is_signed_over_the_exact_raw_body(hook, session, receiver):
     delivery = _delivery(session, text="çà ✓")
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "delivered"
 
     (request,) = receiver.received
     expected = hmac.new(b"s3cret", request.body, hashlib.sha256).hexdigest()
@@ -52,7 +52,7 @@ def test_a_delivery_is_signed_over_the_exact_raw_body(hook, session, receiver):
 def test_a_standard_webhooks_secret_verifies_as_given(hook, session, receiver):
     secret = "whsec_" + base64.b64encode(b"0123456789abcdef0123456789abcdef").decode()
     webhook_update(webhook=hook, secret=secret)
-    outbox.delivery_attempt(delivery_id=_delivery(session).pk)
+    drains.delivery_attempt(delivery_id=_delivery(session).pk)
     (request,) = receiver.received
     standardwebhooks.Webhook(secret).verify(request.body, request.headers)
     assert (
@@ -62,7 +62,7 @@ def test_a_standard_webhooks_secret_verifies_as_given(hook, session, receiver):
 
 
 def test_a_tampered_body_fails_verification(hook, session, receiver):
-    outbox.delivery_attempt(delivery_id=_delivery(session).pk)
+    drains.delivery_attempt(delivery_id=_delivery(session).pk)
     (request,) = receiver.received
     with pytest.raises(standardwebhooks.WebhookVerificationError):
         standardwebhooks.Webhook(b"s3cret").verify(request.body + b" ", request.headers)
@@ -70,7 +70,7 @@ def test_a_tampered_body_fails_verification(hook, session, receiver):
 
 def test_without_a_secret_nothing_is_signed(hook, session, receiver):
     webhook_update(webhook=hook, secret="")
-    outbox.delivery_attempt(delivery_id=_delivery(session).pk)
+    drains.delivery_attempt(delivery_id=_delivery(session).pk)
     (request,) = receiver.received
     assert "x-webhook-signature" not in request.headers
     assert "webhook-signature" not in request.headers
@@ -80,7 +80,7 @@ def test_without_a_secret_nothing_is_signed(hook, session, receiver):
 def test_a_failed_attempt_is_recorded_and_scheduled_after_one_second(hook, session, receiver):
     receiver.statuses = [500]
     delivery = _delivery(session)
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "retry"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "retry"
     delivery.refresh_from_db()
     (attempt,) = delivery.attempts.all()
     assert delivery.status == Delivery.Status.FAILED
@@ -91,7 +91,7 @@ def test_a_failed_attempt_is_recorded_and_scheduled_after_one_second(hook, sessi
     assert attempt.response_excerpt == "receiver says no"
     assert attempt.outcome == "retry"
     # Not due yet: a second hint does nothing.
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
     assert len(receiver.received) == 1
 
 
@@ -100,7 +100,7 @@ def test_a_claimed_delivery_cannot_be_claimed_twice(hook, session):
     _token, (claimed,) = outbox.deliveries_claim(delivery.target_url, limit=10)
     assert claimed.pk == delivery.pk
     assert outbox.deliveries_claim(delivery.target_url, limit=10)[1] == []
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
 
 
 def test_a_claim_takes_waiting_and_stuck_deliveries_of_its_target_oldest_first(hook, session, make_receiver):
@@ -143,7 +143,7 @@ def test_one_hint_sends_every_due_delivery_of_its_target_in_batches(hook, sessio
     later = _delivery(session, id="later")
     Delivery.objects.filter(pk=later.pk).update(next_attempt_at=timezone.now() + timedelta(hours=1))
 
-    assert outbox.delivery_attempt(delivery_id=deliveries[-1].pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=deliveries[-1].pk) == "delivered"
 
     # Oldest due first, each recorded as its own attempt; the one due later waits.
     assert [json.loads(r.body)["data"]["id"] for r in receiver.received] == [f"M{n}" for n in range(5)]
@@ -157,7 +157,7 @@ def test_one_hint_sends_every_due_delivery_of_its_target_in_batches(hook, sessio
         assert first.started_at <= first.finished_at <= second.started_at
     assert Delivery.objects.get(pk=later.pk).status == Delivery.Status.PENDING
     # Its own hint finds it already sent.
-    assert outbox.delivery_attempt(delivery_id=deliveries[0].pk) == "done"
+    assert drains.delivery_attempt(delivery_id=deliveries[0].pk) == "done"
 
 
 def test_a_slow_answer_stops_the_batch_and_gives_the_rest_back_unattempted(
@@ -167,7 +167,7 @@ def test_a_slow_answer_stops_the_batch_and_gives_the_rest_back_unattempted(
     receiver.hang = 0.2
     first, second, third = (_delivery(session) for _ in range(3))
     with django_capture_on_commit_callbacks(execute=False) as handed_over:
-        assert outbox.delivery_attempt(delivery_id=first.pk) == "delivered"
+        assert drains.delivery_attempt(delivery_id=first.pk) == "delivered"
     assert len(receiver.received) == 1
     assert throttle.is_slow(first.target_url)
     for delivery in (second, third):
@@ -182,7 +182,7 @@ def test_a_slow_answer_stops_the_batch_and_gives_the_rest_back_unattempted(
     receiver.hang = 0
     # What counts as quick is raised too, so a loaded test machine's slower POSTs still count as quick.
     settings.PONTE_WEBHOOK_SLOW_SECONDS = 2
-    assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=second.pk) == "delivered"
     assert len(receiver.received) == 3
     assert not throttle.is_slow(first.target_url)
 
@@ -193,22 +193,22 @@ def test_a_drain_hands_over_to_a_new_hint_when_its_time_is_up(
     settings.PONTE_WEBHOOK_DRAIN_SECONDS = 0
     first, second = _delivery(session), _delivery(session)
     with django_capture_on_commit_callbacks(execute=False) as handed_over:
-        assert outbox.delivery_attempt(delivery_id=first.pk) == "delivered"
+        assert drains.delivery_attempt(delivery_id=first.pk) == "delivered"
     assert len(receiver.received) == 1  # at least one delivery per hint, however little the time
     assert len(handed_over) == 1
-    assert outbox.delivery_attempt(delivery_id=second.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=second.pk) == "delivered"
 
 
 def test_redirects_count_as_answers_and_are_not_followed(hook, session, receiver):
     receiver.statuses = [302]
-    assert outbox.delivery_attempt(delivery_id=_delivery(session).pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=_delivery(session).pk) == "delivered"
     assert len(receiver.received) == 1
 
 
 def test_long_answers_are_stored_truncated(hook, session, receiver):
     receiver.answer = "é".encode() * 5000
     delivery = _delivery(session)
-    outbox.delivery_attempt(delivery_id=delivery.pk)
+    drains.delivery_attempt(delivery_id=delivery.pk)
     attempt = DeliveryAttempt.objects.get(delivery=delivery)
     assert 1000 <= len(attempt.response_excerpt) <= DeliveryAttempt.RESPONSE_EXCERPT_CHARS
     assert attempt.response_excerpt.startswith("éé")
@@ -222,7 +222,7 @@ def test_a_name_resolving_to_loopback_is_refused_at_connection_time(session, rec
     )
     delivery = _delivery(session)
     settings.PONTE_WEBHOOK_ALLOW_NETWORKS = []  # the name now leads somewhere refused
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "retry"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "retry"
     attempt = DeliveryAttempt.objects.get(delivery=delivery)
     assert attempt.status_code is None
     # What was refused and why goes to the log; the attempt (shown in statistics) stays generic.
@@ -236,7 +236,7 @@ def test_the_last_failed_attempt_makes_a_dead_letter(hook, session, receiver):
     webhook_update(webhook=hook, retry_count=1)
     receiver.default = 503
     delivery = _delivery(session)
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "dead"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "dead"
     delivery.refresh_from_db()
     assert delivery.status == Delivery.Status.DEAD
     assert delivery.dead_at is not None
@@ -246,14 +246,14 @@ def test_a_resend_is_one_attempt_with_the_same_id_recording_who_asked(hook, sess
     webhook_update(webhook=hook, retry_count=1)
     receiver.statuses = [500, 500]
     delivery = _delivery(session)
-    outbox.delivery_attempt(delivery_id=delivery.pk)
+    drains.delivery_attempt(delivery_id=delivery.pk)
 
     queued, skipped = outbox.deliveries_resend(deliveries=Delivery.objects.all(), requested_by=admin_user)
     assert (queued, skipped) == (1, 0)
     # It fails again: back to the dead letters, without a new chain of retries.
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "dead"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "dead"
     outbox.deliveries_resend(deliveries=Delivery.objects.all(), requested_by=admin_user)
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "delivered"
 
     delivery.refresh_from_db()
     assert delivery.status == Delivery.Status.DELIVERED
@@ -275,7 +275,7 @@ def test_a_deleted_webhooks_waiting_deliveries_become_dead_letters(hook, session
     delivery.refresh_from_db()
     assert delivery.status == Delivery.Status.DEAD
     assert delivery.webhook is None
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "done"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "done"
     assert receiver.received == []
 
 
@@ -283,7 +283,7 @@ def test_waiting_deliveries_follow_a_patched_url(hook, session, make_receiver):
     delivery = _delivery(session)
     moved = make_receiver()
     webhook_update(webhook=hook, url=moved.url)
-    outbox.delivery_attempt(delivery_id=delivery.pk)
+    drains.delivery_attempt(delivery_id=delivery.pk)
     assert len(moved.received) == 1
 
 
@@ -294,12 +294,12 @@ def test_a_slow_target_gets_few_threads_and_waits_without_using_an_attempt(hook,
     throttle.remember_speed(delivery.target_url, slow=True, answered=False, was_slow=False)
     held = throttle.slot_acquire(delivery.target_url, slow=True)
     assert held
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempt_count, receiver.received) == (Delivery.Status.PENDING, 0, [])
     # The holder lets go and looks again (as every drain does): sent, and the slow mark is gone.
     throttle.slot_release(held)
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "delivered"
     assert not throttle.is_slow(delivery.target_url)
 
 
@@ -309,7 +309,7 @@ def test_a_fast_target_shares_the_workers_up_to_its_cap(hook, session, receiver,
     url = delivery.target_url
     assert throttle.slot_acquire(url, slow=False)
     assert throttle.slot_acquire(url, slow=False)  # two drains under way
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"  # the third slot
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "delivered"  # the third slot
     assert throttle.slot_acquire(url, slow=False)
     assert throttle.slot_acquire(url, slow=False) is None  # the cap: 3 at once
 
@@ -342,7 +342,7 @@ def test_the_sweeper_finds_lost_and_stuck_deliveries(hook, session, django_captu
     lost.refresh_from_db()
     assert lost.next_attempt_at > long_ago  # swept once per grace period, not on every run
     assert outbox.deliveries_sweep() == 1  # only the stuck one, until its claim is taken again
-    assert outbox.delivery_attempt(delivery_id=stuck.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=stuck.pk) == "delivered"
 
 
 def test_dead_letters_are_purged_after_seven_days(hook, session):
@@ -380,7 +380,7 @@ def test_a_drain_keeps_the_hint_flag_until_nothing_is_left_then_clears_it(
         target=lambda: receiver.arrived.wait(5) and during.append(throttle.hint_wanted(url))
     )
     looker.start()
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "delivered"
     looker.join()
     assert during == [False]
     # Nothing left: the flag is down, so the next event brings a hint of its own.
@@ -419,5 +419,5 @@ def test_a_hint_carrying_the_url_from_before_a_patch_still_reaches_the_new_url(h
     old_url = delivery.target_url
     moved = make_receiver()
     webhook_update(webhook=hook, url=moved.url)
-    assert outbox.delivery_attempt(delivery_id=delivery.pk, target_url=old_url) == "delivered"
+    assert drains.delivery_attempt(delivery_id=delivery.pk, target_url=old_url) == "delivered"
     assert len(moved.received) == 1

@@ -1,5 +1,5 @@
-"""Writing a batch's outcomes (webhooks.outbox.recording): one statement on PostgreSQL, a transaction
-elsewhere; only what the claim still holds is written."""
+"""Writing a batch's outcomes (webhooks.outbox.store's record_batch_counted): one statement on
+PostgreSQL, a transaction elsewhere; only what the claim still holds is written."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from django.utils import timezone
 
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 from webhooks.outbox import deliveries as outbox
-from webhooks.outbox import recording
-from webhooks.outbox.sql import Outcome
+from webhooks.outbox.store import Outcome, store
 from webhooks.services import emit
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("each_store")]
@@ -51,7 +50,7 @@ def test_a_batch_is_written_only_for_the_deliveries_its_claim_still_holds(claime
     states = [(d.pk, Outcome(Delivery.Status.DELIVERED, 1, 200, "", delivered_at=now)) for d in claimed[1]]
     attempts = [_attempt(d, 1, "delivered", 200) for d in claimed[1]]
 
-    written = recording.record_batch(states, attempts, token=token, now=now)
+    written = store().record_batch_counted(states, attempts, token=token, now=now, webhooks={})[0]
 
     assert written == {first.pk, second.pk}
     for delivery in (first, second):
@@ -86,7 +85,9 @@ def test_outcomes_without_an_attempt_or_a_time_keep_what_the_row_had(claimed):
         (dead.pk, Outcome(Delivery.Status.DEAD, 0, None, "Webhook deleted before delivery.", dead_at=now)),
     ]
 
-    written = recording.record_batch(states, [_attempt(retried, 1, "retry", 503)], token=token, now=now)
+    written = store().record_batch_counted(
+        states, [_attempt(retried, 1, "retry", 503)], token=token, now=now, webhooks={}
+    )[0]
 
     assert written == {retried.pk, dead.pk}
     failed = Delivery.objects.get(pk=retried.pk)
@@ -104,4 +105,4 @@ def test_outcomes_without_an_attempt_or_a_time_keep_what_the_row_had(claimed):
 
 
 def test_an_empty_batch_writes_nothing():
-    assert recording.record_batch([], [], token="t", now=timezone.now()) == set()
+    assert store().record_batch_counted([], [], token="t", now=timezone.now(), webhooks={})[0] == set()

@@ -17,7 +17,7 @@ from django_celery_beat.models import PeriodicTask
 from config.celery import app
 from webhooks.models import Delivery, DeliveryAttempt, Event, Webhook
 from webhooks.outbox import deliveries as outbox
-from webhooks.outbox import retention
+from webhooks.outbox import drains, retention
 from webhooks.services import emit
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,7 @@ def _delivered(session, *, chat: str = "c1", days_ago: float = 30) -> Delivery:
     """A delivery really sent to the receiver (one attempt recorded), then aged `days_ago` days."""
     event = emit(session_id=session.id, name="message", data={"id": "M", "text": "hi"}, chat=chat)
     delivery = Delivery.objects.get(event=event)
-    assert outbox.delivery_attempt(delivery_id=delivery.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=delivery.pk) == "delivered"
     _age(delivery, days_ago)
     return delivery
 
@@ -99,7 +99,7 @@ def test_an_event_stays_while_one_of_its_deliveries_still_waits(hook, session, m
     Webhook.objects.create(account=session.account, session=session, url=second.url, events=["message"])
     event = emit(session_id=session.id, name="message", data={"id": "M", "text": "hi"}, chat="c1")
     first, other = Delivery.objects.filter(event=event).order_by("pk")
-    assert outbox.delivery_attempt(delivery_id=first.pk) == "delivered"
+    assert drains.delivery_attempt(delivery_id=first.pk) == "delivered"
     Delivery.objects.filter(pk=other.pk).update(status=Delivery.Status.FAILED, attempt_count=1)
     _age(first, 30)
     _age(other, 30)

@@ -14,7 +14,7 @@ from celery.signals import before_task_publish
 from django.utils import timezone
 
 from webhooks.models import Delivery
-from webhooks.outbox import deliveries as outbox
+from webhooks.outbox import drains as outbox
 from webhooks.outbox.hints import DELIVER_TASK
 from webhooks.services import emit
 

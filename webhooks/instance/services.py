@@ -190,7 +190,7 @@ def render(config: InstanceWebhookConfig, session: Session, event: Event, typed:
 def instance_deliveries(event: Event, given: EngineEvent | None = None) -> list[Delivery]:
     """The instance-webhook delivery of an event (none or one), written in the caller's transaction.
     emit() calls it only for sessions whose instance webhooks are on
-    (webhooks.outbox.emit_sql.session_targets); `given`: the typed event it was written from, if any
+    (webhooks.outbox.store's session_targets); `given`: the typed event it was written from, if any
     (webhooks.payloads.typed_event)."""
     if event.name not in meta.FIELDS:
         return []  # e.g. chat_archive: no field of the instance interface carries it

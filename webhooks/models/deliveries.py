@@ -96,7 +96,7 @@ class Delivery(models.Model):
         # The worker's and the sweeper's indexes are partial: they hold only the few rows waiting or
         # being sent, not every delivered one. A delivery's row is rewritten at each change of status,
         # and a full index kept one entry per old version until vacuum, so a busy target's claim walked
-        # thousands of them (webhooks.outbox.sql).
+        # thousands of them (webhooks.outbox.store).
         indexes = [
             models.Index(
                 fields=["target_url", "next_attempt_at", "id"],

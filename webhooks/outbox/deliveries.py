@@ -23,7 +23,6 @@ import logging
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -36,11 +35,11 @@ from jobs.lease import Keeper
 from jobs.queue import Gauges, JobQueue
 from jobs.table import JobTable
 from webhooks.models import Delivery
-from webhooks.outbox import fifo, metrics, posting, rate_limit, recording, sending, sql, throttle
+from webhooks.outbox import fifo, metrics, posting, rate_limit, sending, throttle
 from webhooks.outbox.disable import webhooks_check_failing
 from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.operational import dead_letters_send
-from webhooks.outbox.sql import Claimed
+from webhooks.outbox.store import Claimed, store
 from webhooks.outbox.upkeep import DEAD_LETTER_RETENTION as DEAD_LETTER_RETENTION
 from webhooks.outbox.upkeep import RESENDABLE as RESENDABLE
 from webhooks.outbox.upkeep import dead_letters_purge, deliveries_resend, deliveries_sweep
@@ -62,26 +61,26 @@ def deliveries_claim(target_url: str, *, limit: int) -> tuple[str, list[Claimed]
     """Claim up to `limit` claimable deliveries of one target, oldest due first: (claim token, rows)."""
     now = timezone.now()
     token = uuid.uuid4().hex
-    return token, sql.claim(target_url, limit=limit, token=token, now=now, lease_cutoff=now - _lease())
+    return token, store().claim(target_url, limit=limit, token=token, now=now, lease_cutoff=now - _lease())
 
 
 def _unclaim(deliveries: list[Claimed], token: str) -> None:
     """Give back claimed deliveries that were not sent (the drain stopped): no attempt is used."""
     for status, attempted in ((Delivery.Status.PENDING, False), (Delivery.Status.FAILED, True)):
         ids = [d.pk for d in deliveries if (d.attempt_count > 0) == attempted]
-        sql.unclaim(ids, token=token, status=status)
+        store().unclaim(ids, token=token, status=status)
 
 
-def _due_exists(target_url: str) -> bool:
+def due_exists(target_url: str) -> bool:
     now = timezone.now()
-    return sql.due_exists(target_url, now=now, lease_cutoff=now - _lease())
+    return store().due_exists(target_url, now=now, lease_cutoff=now - _lease())
 
 
 # --- Recording -----------------------------------------------------------------------------------
 
 
 def _record_batch(sent: list[posting.Sent], token: str) -> dict[int, str]:
-    """Write the batch's attempts and outcomes at once (webhooks.outbox.recording): {delivery id: outcome}.
+    """Write the batch's attempts and outcomes at once (webhooks.outbox.store): {delivery id: outcome}.
 
     Only deliveries still held by this claim are written: one whose lease ran out and was claimed again
     belongs to its new holder ("not-claimed" here).
@@ -90,7 +89,7 @@ def _record_batch(sent: list[posting.Sent], token: str) -> dict[int, str]:
     states = [(pk, state) for pk, (_d, _o, state, _a, _r) in applied.items()]
     attempts = [attempt for _d, _o, _s, attempt, _r in applied.values() if attempt is not None]
     hooks = {item.delivery.pk: item.delivery.webhook_id for item in sent}
-    held, counts = recording.record_batch_counted(
+    held, counts = store().record_batch_counted(
         states, attempts, token=token, now=timezone.now(), webhooks=hooks
     )
     webhooks_check_failing(counts)  # nothing more unless a webhook has failed long enough (disable)
@@ -118,16 +117,14 @@ def _tell_dead_letters(dead: list[Claimed]) -> None:
         dead_letters_send(letters)
 
 
-# --- Draining a target ---------------------------------------------------------------------------
-
 # --- The queue -----------------------------------------------------------------------------------
 
 
 class DeliveryQueue(JobQueue):
     """Registered and instance deliveries as a queue of the job system: a group is a target URL, a claim
-    a batch of its due deliveries (one statement, webhooks.outbox.sql), a batch's attempts POSTs on the
+    a batch of its due deliveries (one statement, webhooks.outbox.store), a batch's attempts POSTs on the
     target's keep-alive connection (webhooks.outbox.sending), its settle one write (webhooks.outbox.
-    recording); resend, sweep and purge below. Hints carry a delivery id with the target."""
+    store); resend, sweep and purge below. Hints carry a delivery id with the target."""
 
     table = JobTable(
         Delivery,
@@ -198,7 +195,7 @@ def help_behind(target_url: str, hint_id: int) -> None:
     this once per batch): another worker thread sends it, up to the target's slot cap, as when each
     event brought its own hint."""
     throttle.hint_taken(target_url)
-    if _due_exists(target_url):
+    if due_exists(target_url):
         enqueue_on_commit([(hint_id, target_url)], force=True)
 
 
@@ -249,86 +246,6 @@ class TargetDrain:
 
     def wake(self, group: str) -> None:
         QUEUE.wake(group)
-
-
-@dataclass
-class Drained:
-    """What one drain of a target did: outcomes by delivery id; `no_slot`: every send slot was held,
-    nothing was tried; `flag_down`: it found nothing more in time, and lowered the target's hint flag."""
-
-    outcomes: dict[int, str]
-    no_slot: bool = False
-    flag_down: bool = False
-
-
-def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
-    """Send what is due at one target while holding one of its slots, through the job system's drain
-    loop: batches of PONTE_WEBHOOK_BATCH_SIZE (one delivery at a time to a slow target) until nothing
-    more is due, the target is slow, a rate limit holds deliveries back or the time is up."""
-    was_slow = throttle.is_slow(target_url)
-    slot = throttle.slot_acquire(target_url, slow=was_slow)
-    if slot is None:
-        return Drained({}, no_slot=True)  # every slot is held, and each holder looks again when it lets go
-    turns = TargetDrain(target_url, hint_id=hint_id, was_slow=was_slow)
-    drained = Drained({})
-    try:
-        with turns.keeper.slot(slot):
-            limit = 1 if was_slow else int(settings.PONTE_WEBHOOK_BATCH_SIZE)
-            ran = drain.run(turns, target_url, limit=limit, deadline=deadline)
-            drained.outcomes = ran.outcomes
-            drained.flag_down = ran.exhausted and time.monotonic() < deadline
-    finally:
-        # Nothing more found: the hint flag goes down with the slot, one round trip for both.
-        throttle.slot_release(slot, hint_taken_for=target_url if drained.flag_down else None)
-        slow, answered = turns.slow, turns.answered
-        throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
-    return drained
-
-
-def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
-    """Handle a hint: drain the delivery's target if anything is due there; what became of the delivery.
-
-    The target's hint flag (webhooks.outbox.throttle) stays set while the drain runs, so the events committed
-    meanwhile add no hints: this drain takes them in its next batch. Only when it finds nothing more
-    does it clear the flag, then looks once more: a delivery committed just before the flag was cleared
-    is sent here, one committed after publishes its own hint.
-
-    "delivered", "retry" or "dead" when it was attempted here; "done" when it had already finished;
-    "not-claimed" when it was not due, or held, or left for another drain; "missing" when it is gone.
-    `target_url`: the delivery's target, as the hint carries it (else it is looked up).
-    """
-    if not target_url:
-        row = sql.delivery_hint(delivery_id)
-        if row is None:
-            return "missing"
-        target_url = row[1]
-    deadline = time.monotonic() + float(settings.PONTE_WEBHOOK_DRAIN_SECONDS)
-    outcomes: dict[int, str] = {}
-    while True:
-        drained = _drain(target_url, deadline=deadline, hint_id=delivery_id)
-        outcomes.update(drained.outcomes)
-        if drained.no_slot:
-            break  # the slots' holders clear the flag and look again when they let go
-        if not drained.flag_down:  # stopped (a slow target) or out of time
-            if _due_exists(target_url):
-                # A new hint waits behind other targets' hints (a slow target's, a moment more).
-                slow = throttle.is_slow(target_url)
-                delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if slow else 0
-                enqueue_on_commit([(delivery_id, target_url)], countdown=delay, force=True)
-            break
-        # The last claim found no more than it took: nothing else was due then, and the flag is down.
-        if not _due_exists(target_url) or not throttle.hint_wanted(target_url):
-            break  # nothing left, or a newer hint is on its way for what is
-    if delivery_id in outcomes:
-        return outcomes[delivery_id]
-    row = sql.delivery_hint(delivery_id)  # not sent here: say why
-    if row is None:
-        return "missing"
-    status, current_url = row
-    if current_url != target_url and status in WAITING:
-        # The webhook's URL was changed after the hint left: drain where the delivery goes now.
-        return delivery_attempt(delivery_id=delivery_id, target_url=current_url)
-    return "done" if status in FINISHED else "not-claimed"
 
 
 def next_lapse_in() -> float | None:

@@ -1,9 +1,9 @@
 """Auto-disable of registered webhooks whose receiver has been failing for a long time.
 
 The worker keeps two numbers on each webhook, in the statement that records a batch's outcomes
-(webhooks.outbox.recording): `failing_since`, the first failed attempt since the last success, and
-`failed_attempts`, the failed attempts in a row. A success resets both. After each batch the worker
-hands the webhooks it touched to `webhooks_check_failing`, which costs nothing more unless one has
+(webhooks.outbox.store's record_batch_counted): `failing_since`, the first failed attempt since the last
+success, and `failed_attempts`, the failed attempts in a row. A success resets both. After each batch
+the worker hands the webhooks it touched to `webhooks_check_failing`, which costs nothing more unless one has
 failed for PONTE_WEBHOOK_DISABLE_AFTER_SECONDS and PONTE_WEBHOOK_DISABLE_AFTER_ATTEMPTS times (both
 are needed: a receiver down for a week but sent one event is not judged on one attempt, and a burst of
 failures in a minute is not a dead receiver). Such a webhook is disabled: its waiting deliveries become

@@ -20,7 +20,7 @@ from net.transport import PostResult, UnsafeTarget, safe_post
 from webhooks.meta import stamp_dispatch
 from webhooks.models import Delivery, DeliveryAttempt
 from webhooks.outbox.policy import policy_for
-from webhooks.outbox.sql import Claimed, Outcome
+from webhooks.outbox.store import Claimed, Outcome
 from webhooks.signing import delivery_headers
 
 logger = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 
 from webhooks.outbox import posting, rate_limit, throttle
-from webhooks.outbox.sql import Claimed
+from webhooks.outbox.store import Claimed
 
 
 @dataclass

@@ -14,8 +14,9 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from webhooks.models import Delivery, Webhook
-from webhooks.outbox import fifo, retention, sql
+from webhooks.outbox import fifo, retention
 from webhooks.outbox.hints import enqueue_on_commit
+from webhooks.outbox.store import store
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +70,8 @@ def deliveries_sweep(*, grace_seconds: float | None = None, lease_seconds: float
         seconds=settings.PONTE_WEBHOOK_CLAIM_LEASE_SECONDS if lease_seconds is None else lease_seconds
     )
     limit = int(settings.PONTE_WEBHOOK_SWEEP_BATCH)
-    overdue = sql.sweepable("overdue", before=now - grace, limit=limit)
-    stuck = sql.sweepable("stuck", before=now - lease, limit=limit)
+    overdue = store().sweepable("overdue", before=now - grace, limit=limit)
+    stuck = store().sweepable("stuck", before=now - lease, limit=limit)
     fifo.queued_sweep(older_than=grace, limit=limit)  # a chat left queued by a race (outbox.fifo)
     with transaction.atomic():
         Delivery.objects.filter(pk__in=[pk for pk, _ in overdue], status__in=WAITING).update(
