@@ -1,16 +1,19 @@
 """Follow a path through Ponte call by call and say which of its modules it enters, in order (issue 40).
 
-`sys.setprofile` sees every Python call. A call *enters* a module when its function belongs to one of
-Ponte's packages and the nearest Ponte frame below it (the caller, or the Ponte code that called the
-library that called it: a view reached through Django's handler) belongs to another module. Calls
-within a module, and calls into libraries, enter nothing; a return enters nothing.
+`sys.setprofile` sees every Python call of this thread. A call *enters* a module when its function
+belongs to one of Ponte's packages and the nearest Ponte frame below it (the caller, or the Ponte code
+that called the library that called it: a view reached through Django's handler) belongs to another
+module. Calls within a module, calls into libraries, returns, and a dataclass's generated methods (no
+code of the module runs) enter nothing.
 
-Two readings of "entered twice", both reported:
-
-* `reentries`: a module entered while it is still on the stack below (A → B → A: a callback, the
-  shape the engine contract of issue 40 removed);
-* `repeats`: a module entered again after control left it (A → B, back to A, A → B): the same module
-  asked twice on one path.
+* `chains`: Ponte's code calling into a module that is still on the stack below (A → B → A: a
+  callback, the shape issue 40 removed: an engine reporting back into the send service, the drain loop
+  calling back into the module that started it, a kept lookup loading through the sink that asked it).
+  A framework calling a hook of a module already on the stack (DRF validating with the view module's
+  own serializer, parsing with the parser of the middleware's module) is the framework's template, not
+  Ponte's call, and is shown as `(hook)` in `describe()`.
+* `repeats`: modules Ponte's code entered again after control came back (A → B, back to A, A → B):
+  a service asking the same helper module twice, the drain loop's turn (claim, hold, attempt, settle).
 """
 
 from __future__ import annotations

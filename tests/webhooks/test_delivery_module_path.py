@@ -1,5 +1,6 @@
 """The path of a delivery, followed call by call (issue 40, tests/module_path.py): from the hint to the
-receiver and the recorded outcome, Ponte's code calls into no module that is already on the stack."""
+receiver and the recorded outcome, Ponte's code calls into no module that is already on the stack, and
+the number of module entries is pinned (a budget). `pytest -s` prints the path."""
 
 from __future__ import annotations
 
@@ -36,4 +37,22 @@ def test_a_delivery_calls_into_no_module_already_on_its_stack(session, receiver)
     assert outcome == "delivered"
     print(followed.describe())
     assert followed.chains == []
+    assert len(followed.calls) <= 47, followed.describe()
     assert "jobs.drain" in followed.modules and "webhooks.outbox.sending" in followed.modules
+
+
+def test_the_follower_sees_a_call_back_into_a_module_still_on_the_stack():
+    """The shape the drain had before (webhooks.outbox.deliveries → jobs.drain → deliveries), built from
+    two modules' worth of functions (their globals name them as Ponte's modules)."""
+    queue: dict = {"__name__": "webhooks.outbox.probe_queue"}
+    loop: dict = {"__name__": "jobs.probe_loop"}
+    source = "def attempt():\n    return 1\ndef start():\n    return run(attempt)"
+    exec(compile(source, "probe_queue.py", "exec"), queue)
+    exec(compile("def run(turn):\n    return turn() + 1", "probe_loop.py", "exec"), loop)
+    queue["run"] = loop["run"]
+    with traced() as followed:
+        assert queue["start"]() == 2
+    back = "webhooks.outbox.probe_queue"
+    assert followed.entries == [back, "jobs.probe_loop", back]
+    assert followed.reentries == ["webhooks.outbox.probe_queue"]
+    assert followed.repeats == {"webhooks.outbox.probe_queue": 2}
