@@ -137,3 +137,14 @@ def traced(*, skip: Callable[[str], bool] = lambda module: False) -> Iterator[Mo
         yield path
     finally:
         sys.setprofile(previous)
+
+
+def entry_budget(base: int, *, redis: int = 0, postgresql: int = 0) -> int:
+    """A path's pinned number of entries on this environment: `base` on the embedded default (SQLite,
+    no shared cache), plus what a shared cache adds (kept lookups check their version through
+    core.cache and its breaker) and what PostgreSQL's job store adds."""
+    from django.db import connection
+
+    from webhooks.lookups import shared_cache
+
+    return base + (redis if shared_cache() else 0) + (postgresql if connection.vendor == "postgresql" else 0)
