@@ -4,11 +4,10 @@ calls; one sweep and one purge for both)."""
 
 from __future__ import annotations
 
-import logging
-
 from celery import shared_task
 from celery.signals import worker_ready
 
+from jobs.startup import start_up_sweep
 from messaging.channels import calls, queue
 
 
@@ -34,20 +33,5 @@ def inbound_purge() -> int:
 
 @worker_ready.connect
 def _sweep_on_start(sender=None, **kwargs) -> None:
-    """A worker that starts (often one replacing a killed one) sweeps the inbound rows at once, and
-    again as soon as the oldest claim held now lapses, so they do not wait for beat (as the webhooks
-    outbox and the Chatwoot mirror do)."""
-    from django.db import connection
-
-    try:
-        inbound_sweep.apply_async(kwargs={"grace_seconds": 0})
-        lapses = [
-            lapse for lapse in (queue.QUEUE.next_lapse_in(), calls.QUEUE.next_lapse_in()) if lapse is not None
-        ]
-        if lapses:
-            lapse = min(lapses)
-            inbound_sweep.apply_async(kwargs={"grace_seconds": 0}, countdown=lapse + 0.5)
-    except Exception:  # the broker or the database is away: beat sweeps once they are back
-        logging.getLogger(__name__).warning("Could not schedule the inbound start-up sweep", exc_info=True)
-    finally:
-        connection.close()  # the main process runs no tasks: do not keep its connection open
+    """A starting worker sweeps the inbound rows and the calls at once and at their first lapse."""
+    start_up_sweep(inbound_sweep, [queue.QUEUE, calls.QUEUE], what="the official channels' inbound rows")

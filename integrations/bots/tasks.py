@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import logging
-
 from celery import shared_task
 from celery.signals import worker_ready
 
 from integrations.bots import jobs
+from jobs.startup import start_up_sweep
 
 
 @shared_task(name=jobs.DRAIN_TASK, acks_late=True, ignore_result=True)
@@ -28,14 +27,4 @@ def purge() -> int:
 @worker_ready.connect
 def _sweep_on_start(sender=None, **kwargs) -> None:
     """A starting worker sweeps the bots' jobs at once and when the oldest claim held now lapses."""
-    from django.db import connection
-
-    try:
-        sweep.apply_async(kwargs={"grace_seconds": 0})
-        lapse = jobs.QUEUE.next_lapse_in()
-        if lapse is not None:
-            sweep.apply_async(kwargs={"grace_seconds": 0}, countdown=lapse + 0.5)
-    except Exception:  # the broker or the database is away: beat sweeps once they are back
-        logging.getLogger(__name__).warning("Could not schedule the bots' start-up sweep", exc_info=True)
-    finally:
-        connection.close()
+    start_up_sweep(sweep, [jobs.QUEUE], what="the bots' jobs")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import logging
-
 from celery import shared_task
 from celery.signals import worker_ready
 
 from integrations.chatwoot import jobs
+from jobs.startup import start_up_sweep
 
 
 @shared_task(name=jobs.DRAIN_TASK, acks_late=True, ignore_result=True)
@@ -27,18 +26,7 @@ def purge() -> int:
 
 @worker_ready.connect
 def _sweep_on_start(sender=None, **kwargs) -> None:
-    """A worker that starts (often one replacing a killed one) sweeps the mirror's jobs at once, and
-    again as soon as the oldest claim held now lapses (a dead worker's claims lapse one lease after its
-    last heartbeat), so those jobs do not wait for beat. Connected here, where Celery discovers the
-    mirror's tasks before the worker is ready, as config.celery does for the webhooks outbox."""
-    from django.db import connection
-
-    try:
-        sweep.apply_async(kwargs={"grace_seconds": 0})
-        lapse = jobs.QUEUE.next_lapse_in()
-        if lapse is not None:
-            sweep.apply_async(kwargs={"grace_seconds": 0}, countdown=lapse + 0.5)
-    except Exception:  # the broker or the database is away: beat sweeps once they are back
-        logging.getLogger(__name__).warning("Could not schedule the mirror's start-up sweep", exc_info=True)
-    finally:
-        connection.close()  # the main process runs no tasks: do not keep its connection open
+    """A starting worker sweeps the mirror's jobs at once and when the oldest claim held now lapses
+    (jobs.startup). Connected here, where Celery discovers the mirror's tasks before the worker is
+    ready."""
+    start_up_sweep(sweep, [jobs.QUEUE], what="the mirror's jobs")
