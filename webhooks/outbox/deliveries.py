@@ -192,7 +192,7 @@ def collect() -> list[Reading]:
 
 
 def help_behind(target_url: str, hint_id: int) -> None:
-    """A drain keeps its target's hint flag while it runs (delivery_attempt), so events committed
+    """A drain keeps its target's hint flag while it runs (drains.delivery_attempt), so events committed
     meanwhile wait for its next batch. When a batch has been out for half of PONTE_WEBHOOK_SLOW_SECONDS
     (a slow or hanging receiver), what waits behind it gets a hint of its own (the keeper's beat calls
     this once per batch): another worker thread sends it, up to the target's slot cap, as when each
