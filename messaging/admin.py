@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
@@ -70,6 +71,16 @@ class SessionAdmin(QueryStringGuard, admin.ModelAdmin):
 
     def get_inlines(self, request: HttpRequest, obj: Session | None) -> list:
         return [ChannelAccountInline] if obj is not None and obj.official else []
+
+    def get_urls(self) -> list:
+        """No request transaction around the list's actions: "scan the QR code" connects the session,
+        an engine command that must not run inside one when the engine is reached over the bus
+        (docs/decisions/0021); its services write in their own short transactions."""
+        urls = super().get_urls()
+        for pattern in urls:
+            if pattern.name == "messaging_session_changelist":
+                transaction.non_atomic_requests(pattern.callback)
+        return urls
 
     @admin.display(description="instance key")
     def instance_key_masked(self, session: Session) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
@@ -96,6 +97,7 @@ def _act(request: HttpRequest, session: Session, action: Callable[[], object], d
     return redirect("account:session", session_id=session.pk)
 
 
+@transaction.non_atomic_requests  # the engine is asked in no transaction (docs/decisions/0021)
 @require_POST
 @account_required
 def session_connect(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
@@ -104,6 +106,7 @@ def session_connect(request: HttpRequest, account: Account, session_id: str) -> 
     return _act(request, session, lambda: services.session_connect(session=session), done)
 
 
+@transaction.non_atomic_requests  # the engine is asked in no transaction (docs/decisions/0021)
 @require_POST
 @account_required
 def session_logout(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
@@ -111,6 +114,7 @@ def session_logout(request: HttpRequest, account: Account, session_id: str) -> H
     return _act(request, session, lambda: services.session_logout(session=session), gettext("Logged out."))
 
 
+@transaction.non_atomic_requests  # the engine is asked in no transaction (docs/decisions/0021)
 @require_POST
 @account_required
 def session_scan(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
@@ -123,6 +127,7 @@ def session_scan(request: HttpRequest, account: Account, session_id: str) -> Htt
     return _act(request, session, lambda: services.sandbox_scan(session=session), done)
 
 
+@transaction.non_atomic_requests  # the engine is asked in no transaction (docs/decisions/0021)
 @require_POST
 @account_required
 def session_delete(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
@@ -136,6 +141,7 @@ def session_delete(request: HttpRequest, account: Account, session_id: str) -> H
     return redirect("account:sessions")
 
 
+@transaction.non_atomic_requests  # the engine is asked in no transaction (docs/decisions/0021)
 @require_POST
 @account_required
 def session_pairing_code(request: HttpRequest, account: Account, session_id: str) -> HttpResponse:
@@ -153,6 +159,7 @@ def session_pairing_code(request: HttpRequest, account: Account, session_id: str
     )
 
 
+@transaction.non_atomic_requests  # the engine is asked in no transaction (docs/decisions/0021)
 @require_GET
 @account_required
 def session_qr(request: HttpRequest, account: Account, session_id: str) -> JsonResponse:

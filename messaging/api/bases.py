@@ -94,5 +94,13 @@ class SendView(MessageView):
     request_transaction = False
 
 
+class EngineCallView(MessageView):
+    """A route whose service calls the session's engine and records its answer: no request transaction
+    around it. An engine reached over a network (an engine process over the bus) is asked in no
+    transaction and the service records the answer in a short one of its own (docs/decisions/0021)."""
+
+    request_transaction = False
+
+
 class SandboxView(SessionKeyedView):
     permission_classes = [IsOperator]

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsOperator
+from core.transactions import NoRequestTransaction
 from messaging.api.bases import MessageView, RecipientField, SessionInput, SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
 from messaging.services import chats as services
@@ -69,7 +70,7 @@ class ChatPresenceApi(MessageView):
         return Response({"success": True, "chatId": data["chatId"], "presence": data["presence"]})
 
 
-class SessionRestartApi(SessionKeyedView):
+class SessionRestartApi(NoRequestTransaction, SessionKeyedView):
     """Reconnect with the stored credentials, without logging out (409 when there are none)."""
 
     permission_classes = [IsOperator]

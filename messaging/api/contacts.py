@@ -11,14 +11,14 @@ from rest_framework.response import Response
 from accounts.permissions import IsOperator
 from core.errors import ValidationFailed
 from messaging.addressing import normalize_jid, normalize_number
-from messaging.api.bases import MessageView, SessionInput
+from messaging.api.bases import EngineCallView, MessageView, SessionInput
 from messaging.api.common import SuccessSerializer
 from messaging.services import profile as services
 
 MAX_CHECK_NUMBERS = 50
 
 
-class ContactCheckApi(MessageView):
+class ContactCheckApi(EngineCallView):
     """Which numbers are on WhatsApp: `numbers` comma-separated (or repeated), at most 50. 10/min."""
 
     permission_classes = [IsOperator]

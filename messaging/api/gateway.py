@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from accounts.api_bases import KeyedListAPIView
 from accounts.permissions import IsOperator, IsViewer
+from core.transactions import NoRequestTransaction
 from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
 from messaging.api.sessions import PairingCodeSerializer, PhoneInputSerializer, pairing_body
@@ -37,7 +38,7 @@ class GatewaySessionListApi(KeyedListAPIView):
         return Response({"sessions": data})
 
 
-class GatewayPairQrApi(SessionKeyedView):
+class GatewayPairQrApi(NoRequestTransaction, SessionKeyedView):
     """Pair by QR code: connects the session when needed and returns the code to scan."""
 
     permission_classes = [IsOperator]
@@ -70,7 +71,7 @@ class GatewayPairQrApi(SessionKeyedView):
         )
 
 
-class GatewayPairPhoneApi(SessionKeyedView):
+class GatewayPairPhoneApi(NoRequestTransaction, SessionKeyedView):
     """Pair by phone number: returns a code to type on that phone."""
 
     permission_classes = [IsOperator]

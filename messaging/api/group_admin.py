@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
 from messaging.addressing import normalize_group
-from messaging.api.bases import MessageView, SessionInput
+from messaging.api.bases import EngineCallView, SessionInput
 from messaging.api.groups import (
     GroupJidField,
     GroupOutputSerializer,
@@ -39,7 +39,7 @@ def invite_code(value: str, field: str = "code") -> str:
     return found.group(1)
 
 
-class _ParticipantsUpdateApi(MessageView):
+class _ParticipantsUpdateApi(EngineCallView):
     add: bool = True
 
     def post(self, request: Request) -> Response:
@@ -78,7 +78,7 @@ class GroupParticipantsRemoveApi(_ParticipantsUpdateApi):
         return super().post(request)
 
 
-class GroupSubjectApi(MessageView):
+class GroupSubjectApi(EngineCallView):
     """Rename the group (any participant; only admins once the group is `locked`)."""
 
     @extend_schema_serializer(component_name="GroupSubjectInput")
@@ -95,7 +95,7 @@ class GroupSubjectApi(MessageView):
         return Response(group_body(info))
 
 
-class GroupDescriptionApi(MessageView):
+class GroupDescriptionApi(EngineCallView):
     """Set the group's description; an empty string clears it (only admins once the group is `locked`)."""
 
     @extend_schema_serializer(component_name="GroupDescriptionInput")
@@ -116,7 +116,7 @@ class GroupDescriptionApi(MessageView):
         return Response(group_body(info))
 
 
-class GroupSettingsApi(MessageView):
+class GroupSettingsApi(EngineCallView):
     """`announce`: only admins send messages; `locked`: only admins edit the group's info. Either may
     be left out (unchanged). Admins only."""
 
@@ -150,7 +150,7 @@ def invite_body(invite: GroupInvite) -> dict:
     return {"code": invite.code, "url": invite.url}
 
 
-class GroupInviteApi(MessageView):
+class GroupInviteApi(EngineCallView):
     """The group's invite code and link (the session must be a group admin)."""
 
     permission_classes = [IsViewer]
@@ -172,7 +172,7 @@ class GroupInviteApi(MessageView):
         return Response(invite_body(invite))
 
 
-class GroupInviteRevokeApi(MessageView):
+class GroupInviteRevokeApi(EngineCallView):
     """Replace the invite code: the old one stops working at once (admins only). Replies the new one."""
 
     @extend_schema_serializer(component_name="GroupInviteRevokeInput")
@@ -188,7 +188,7 @@ class GroupInviteRevokeApi(MessageView):
         return Response(invite_body(invite))
 
 
-class GroupJoinApi(MessageView):
+class GroupJoinApi(EngineCallView):
     """Join a group by invite code (or link); 404 INVITE_NOT_FOUND for an unknown or revoked code."""
 
     @extend_schema_serializer(component_name="GroupJoinInput")

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from accounts.permissions import IsViewer
 from core.errors import ValidationFailed
 from messaging.addressing import normalize_group
-from messaging.api.bases import MessageView, RecipientField, SessionInput
+from messaging.api.bases import EngineCallView, RecipientField, SessionInput
 from messaging.services import groups as services
 from messaging.values import GroupInfo
 
@@ -64,7 +64,7 @@ def _participants_field() -> serializers.ListField:
     )
 
 
-class GroupCreateApi(MessageView):
+class GroupCreateApi(EngineCallView):
     """Create a group with the session as owner and admin. 3/min."""
 
     rate_limits = {"POST": "3/m"}
@@ -88,7 +88,7 @@ class GroupCreateApi(MessageView):
         return Response({"success": True, "group": group_body(info)}, status=201)
 
 
-class GroupListApi(MessageView):
+class GroupListApi(EngineCallView):
     """The groups the session belongs to. Viewers may read it."""
 
     permission_classes = [IsViewer]
@@ -111,7 +111,7 @@ class GroupListApi(MessageView):
         return Response({"success": True, "groups": [group_body(g) for g in groups]})
 
 
-class GroupLeaveApi(MessageView):
+class GroupLeaveApi(EngineCallView):
     """Leave a group (a new invitation is needed to rejoin)."""
 
     @extend_schema_serializer(component_name="GroupLeaveInput")
@@ -142,7 +142,7 @@ class ParticipantsOutputSerializer(serializers.Serializer):
     results = serializers.ListField(child=serializers.DictField())
 
 
-class _ParticipantsApi(MessageView):
+class _ParticipantsApi(EngineCallView):
     promote: bool = True
 
     def post(self, request: Request) -> Response:

@@ -10,6 +10,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.transactions import NoRequestTransaction
 from messaging.addressing import normalize_number
 from messaging.api.bases import SandboxView
 from messaging.api.common import SESSION_ID_PARAM, SessionOutputSerializer
@@ -32,7 +33,7 @@ INBOUND_SCHEMA = PolymorphicProxySerializer(
 )
 
 
-class SandboxScanApi(SandboxView):
+class SandboxScanApi(NoRequestTransaction, SandboxView):
     """The phone scans the current QR code (or types the pairing code): qr → connected."""
 
     @extend_schema_serializer(component_name="SandboxScanInput")

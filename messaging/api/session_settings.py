@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from accounts.permissions import ReadOrOperate
 from core.api_fields import StrictBooleanField
+from core.transactions import NoRequestTransaction
 from messaging.api.bases import SessionKeyedView
 from messaging.api.common import SESSION_ID_PARAM
 from messaging.services import session_settings as services
@@ -59,7 +60,7 @@ def settings_body(behaviour: SessionBehaviour) -> dict:
     return {name: getattr(behaviour, field) for name, field in FIELDS.items()}
 
 
-class SessionSettingsApi(SessionKeyedView):
+class SessionSettingsApi(NoRequestTransaction, SessionKeyedView):
     permission_classes = [ReadOrOperate]
 
     @extend_schema(

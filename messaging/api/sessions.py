@@ -101,7 +101,7 @@ class SessionListCreateApi(NoRequestTransaction, PagedListView):
         return Response(self.session_data(session), status=201)
 
 
-class SessionDetailApi(SessionKeyedView):
+class SessionDetailApi(NoRequestTransaction, SessionKeyedView):
     """GET: one session. DELETE: delete it with its history (admin keys)."""
 
     permission_classes = [ReadOrAdmin]
@@ -154,7 +154,7 @@ def connect_body(outcome: services.ConnectOutcome) -> dict:
     }
 
 
-class SessionConnectApi(SessionKeyedView):
+class SessionConnectApi(NoRequestTransaction, SessionKeyedView):
     """disconnected → qr with a fresh QR code; qr: the current code; connected: a no-op."""
 
     permission_classes = [IsOperator]
@@ -183,7 +183,7 @@ class QrCodeSerializer(serializers.Serializer):
 QR_FORMATS = ("base64", "raw", "image")
 
 
-class SessionQrCodeApi(SessionKeyedView):
+class SessionQrCodeApi(NoRequestTransaction, SessionKeyedView):
     """The QR code to scan: `format=base64` (JSON with a PNG data URI), `raw` (JSON with the bare code)
     or `image` (image/png, the only reply that is not JSON). 400 SESSION_NOT_IN_QR_STATE unless the
     session is in state `qr`."""
@@ -253,7 +253,7 @@ class PhoneInputSerializer(serializers.Serializer):
         return normalize_number(value, field="phoneNumber")
 
 
-class SessionPairingCodeApi(SessionKeyedView):
+class SessionPairingCodeApi(NoRequestTransaction, SessionKeyedView):
     """Pair by phone number: a code to type on the phone (Linked devices → Link with phone number)."""
 
     permission_classes = [IsOperator]
@@ -272,7 +272,7 @@ class SessionPairingCodeApi(SessionKeyedView):
         return Response(pairing_body(session, code))
 
 
-class SessionLogoutApi(SessionKeyedView):
+class SessionLogoutApi(NoRequestTransaction, SessionKeyedView):
     """Unpair: the stored credentials are deleted; a new scan is needed to connect again."""
 
     permission_classes = [IsOperator]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import cache
+from typing import Any
 
 from django.conf import settings
 from django.core.signals import setting_changed
@@ -127,3 +128,31 @@ def require_connected(session: Session) -> None:
             "pair it by QR code or phone code first.",
             extra={"status": session.status},
         )
+
+
+def engine_unit(engine: Engine) -> AbstractContextManager[Any]:
+    """Around an engine call and the record of its answer (docs/decisions/0021): one transaction for a
+    local engine (the sandbox: its call is work on this database, recorded with it), none for an engine
+    reached over a network (an engine process over the bus, the Graph API), whose call then runs in no
+    transaction (net.guard refuses it inside one) and whose answer is recorded in a short transaction of
+    the service's own (`session_lock`)."""
+    return transaction.atomic() if engine.local else nullcontext()
+
+
+def session_lock(session: Session) -> bool:
+    """In the transaction that records an engine's answer: the session's row locked (one session's writes
+    in order, as for every reported event); False when the session was deleted while the engine was
+    asked, and there is nothing left to record."""
+    return (
+        Session.objects.select_for_update().filter(pk=session.pk).values_list("pk", flat=True).first()
+        is not None
+    )
+
+
+def session_reread(session: Session) -> None:
+    """The session's row as the engine left it (its status, its QR code); SessionNotFound (404) when it
+    was deleted while the engine was asked."""
+    try:
+        session.refresh_from_db()
+    except Session.DoesNotExist:
+        raise SessionNotFound() from None

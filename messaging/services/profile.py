@@ -7,13 +7,12 @@ import binascii
 import re
 
 from django.conf import settings
-from django.db import transaction
 
 from core.errors import ValidationFailed
 from messaging.addressing import is_group
 from messaging.engines.base import ContactStatus
 from messaging.models import Session
-from messaging.services.engine import engine_errors, engine_for, require_connected
+from messaging.services.engine import engine_errors, engine_for, engine_unit, require_connected
 from net.transport import TransportError, safe_get
 
 _DATA_URI = re.compile(r"^data:(?P<type>[\w/+.-]+);base64,", re.IGNORECASE)
@@ -56,11 +55,12 @@ def picture_load(image: str) -> tuple[bytes, str]:
     return content, content_type
 
 
-@transaction.atomic
 def contacts_check(*, session: Session, numbers: list[str]) -> list[ContactStatus]:
+    """Which numbers are on WhatsApp: a read, asked of an engine over a network in no transaction."""
     require_connected(session)
-    with engine_errors():
-        return engine_for(session).check_contacts(str(session.pk), numbers)
+    engine = engine_for(session)
+    with engine_unit(engine), engine_errors():
+        return engine.check_contacts(str(session.pk), numbers)
 
 
 def profile_picture_set(*, session: Session, image: str, jid: str = "") -> None:

@@ -15,7 +15,14 @@ from messaging.engines.base import Engine, EngineNotAllowed, PairingCode, QrCode
 from messaging.errors import OperationNotSupported, SessionNotFound, SessionNotInQrState
 from messaging.media import media_forget
 from messaging.models import Session
-from messaging.services.engine import engine_errors, engine_for, get_engine, require_connected
+from messaging.services.engine import (
+    engine_errors,
+    engine_for,
+    engine_unit,
+    get_engine,
+    require_connected,
+    session_reread,
+)
 from messaging.services.events import event_record
 
 
@@ -64,14 +71,18 @@ def session_instance_key_regenerate(*, session: Session) -> Session:
     return session
 
 
-@transaction.atomic
 def session_delete(*, session: Session) -> None:
-    """Unpair (dropping the engine's state) and delete the session with its history."""
-    with engine_errors():
-        engine_for(session).forget(str(session.pk))
+    """Unpair (dropping the engine's state) and delete the session with its history: the engine first,
+    in no transaction when it is reached over a network (docs/decisions/0021), then the rows in a short
+    transaction (a session deleted meanwhile leaves nothing to delete)."""
+    engine = engine_for(session)
     session_id = str(session.pk)
-    session.delete()
-    transaction.on_commit(lambda: media_forget(session_id))
+    with engine_unit(engine):
+        with engine_errors():
+            engine.forget(session_id)
+        with transaction.atomic(savepoint=False):
+            session.delete()
+            transaction.on_commit(lambda: media_forget(session_id))
 
 
 def _require_pairable(session: Session) -> None:
@@ -84,14 +95,16 @@ def _require_pairable(session: Session) -> None:
         )
 
 
-@transaction.atomic
 def session_connect(*, session: Session) -> ConnectOutcome:
-    """disconnected → qr (a fresh QR code); qr → qr (the current code); connected: a no-op."""
+    """disconnected → qr (a fresh QR code); qr → qr (the current code); connected: a no-op. The engine
+    records the session's state itself; an engine over a network is asked in no transaction, then the
+    row is read again (docs/decisions/0021)."""
     _require_pairable(session)
     engine = engine_for(session)
-    with engine_errors():
-        result = engine.connect(str(session.pk))
-    session.refresh_from_db()
+    with engine_unit(engine):
+        with engine_errors():
+            result = engine.connect(str(session.pk))
+        session_reread(session)
     if result.status == Session.Status.CONNECTED:
         return ConnectOutcome(session, None, "Session already connected; nothing to do.")
     return ConnectOutcome(
@@ -101,7 +114,6 @@ def session_connect(*, session: Session) -> ConnectOutcome:
     )
 
 
-@transaction.atomic
 def session_qr(*, session: Session) -> QrCode:
     """The code to scan now; an expired code is replaced (and a `qr` event emitted)."""
     _require_pairable(session)
@@ -114,58 +126,63 @@ def session_qr(*, session: Session) -> QrCode:
                 else "it is already paired."
             )
         )
-    with engine_errors():
-        try:
-            qr = engine_for(session).current_qr(str(session.pk))
-        except EngineNotAllowed as exc:
-            raise SessionNotInQrState(str(exc)) from exc
-    session.refresh_from_db()
+    engine = engine_for(session)
+    with engine_unit(engine):
+        with engine_errors():
+            try:
+                qr = engine.current_qr(str(session.pk))
+            except EngineNotAllowed as exc:
+                raise SessionNotInQrState(str(exc)) from exc
+        session_reread(session)
     return qr
 
 
-@transaction.atomic
 def session_pair(*, session: Session) -> ConnectOutcome:
     """Pairing by QR code in one call: connect when needed, then the current code."""
     _require_pairable(session)
     if session.status == Session.Status.CONNECTED:
         raise Conflict("The session is already paired; log out first to pair another phone.")
-    outcome = session_connect(session=session)
-    return ConnectOutcome(outcome.session, session_qr(session=outcome.session), outcome.message)
+    with engine_unit(engine_for(session)):
+        outcome = session_connect(session=session)
+        return ConnectOutcome(outcome.session, session_qr(session=outcome.session), outcome.message)
 
 
-@transaction.atomic
 def session_pairing_code(*, session: Session, phone: str) -> PairingCode:
     """Pairing by phone number: connect when needed, then a code to type on that phone."""
     _require_pairable(session)
     if session.status == Session.Status.CONNECTED:
         raise Conflict("The session is already paired; log out first to pair another phone.")
-    if session.status == Session.Status.DISCONNECTED:
-        session_connect(session=session)
-    with engine_errors():
-        try:
-            code = engine_for(session).pairing_code(str(session.pk), phone)
-        except EngineNotAllowed as exc:
-            raise SessionNotInQrState(str(exc)) from exc
-    session.refresh_from_db()
+    engine = engine_for(session)
+    with engine_unit(engine):
+        if session.status == Session.Status.DISCONNECTED:
+            session_connect(session=session)
+        with engine_errors():
+            try:
+                code = engine.pairing_code(str(session.pk), phone)
+            except EngineNotAllowed as exc:
+                raise SessionNotInQrState(str(exc)) from exc
+        session_reread(session)
     return code
 
 
-@transaction.atomic
 def session_logout(*, session: Session) -> Session:
     """Any state → disconnected; the engine deletes the stored credentials (a new scan is needed)."""
-    with engine_errors():
-        engine_for(session).logout(str(session.pk))
-    session.refresh_from_db()
+    engine = engine_for(session)
+    with engine_unit(engine):
+        with engine_errors():
+            engine.logout(str(session.pk))
+        session_reread(session)
     return session
 
 
-@transaction.atomic
 def session_restart(*, session: Session) -> Session:
     """Reconnect with the stored credentials, without logging out (after `replaced`, a stream error,
     a network outage). 409 when there is nothing to reconnect with (never paired, or logged out)."""
-    with engine_errors():
-        engine_for(session).restart(str(session.pk))
-    session.refresh_from_db()
+    engine = engine_for(session)
+    with engine_unit(engine):
+        with engine_errors():
+            engine.restart(str(session.pk))
+        session_reread(session)
     return session
 
 
@@ -199,7 +216,6 @@ def session_engine_label(session: Session) -> str:
         return "unavailable"
 
 
-@transaction.atomic
 def sandbox_scan(*, session: Session, phone: str = "", pairing_code: str = "") -> Session:
     """The phone scans the QR code (or types the pairing code): qr → connected."""
     engine = _sandbox_engine(session)
@@ -207,22 +223,23 @@ def sandbox_scan(*, session: Session, phone: str = "", pairing_code: str = "") -
         raise SessionNotInQrState(
             f"Session {session.pk} is {session.status}; only a session waiting for a scan can be paired."
         )
-    with engine_errors():
-        try:
-            engine.scan(str(session.pk), phone=phone, pairing_code=pairing_code)
-        except EngineNotAllowed as exc:
-            raise SessionNotInQrState(str(exc)) from exc
-    session.refresh_from_db()
+    with engine_unit(engine):
+        with engine_errors():
+            try:
+                engine.scan(str(session.pk), phone=phone, pairing_code=pairing_code)
+            except EngineNotAllowed as exc:
+                raise SessionNotInQrState(str(exc)) from exc
+        session_reread(session)
     return session
 
 
-@transaction.atomic
 def sandbox_pair(*, session: Session) -> Session:
     """Connect when needed, then scan: what the admin's "scan the QR code" action does."""
-    _sandbox_engine(session)
-    if session.status == Session.Status.DISCONNECTED:
-        session_connect(session=session)
-    return sandbox_scan(session=session)
+    engine = _sandbox_engine(session)
+    with engine_unit(engine):
+        if session.status == Session.Status.DISCONNECTED:
+            session_connect(session=session)
+        return sandbox_scan(session=session)
 
 
 def sandbox_inject(*, session: Session, event: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from messaging.engines.base import Engine, EngineUnavailableError
+from messaging.engines.remote import OUTSIDE_TRANSACTIONS
 from messaging.engines.sandbox import SandboxEngine
 from net.guard import outside_call_check
 
@@ -64,9 +65,9 @@ LATENT = "tests.messaging.engines.LatentSandboxEngine"
 
 
 class GuardedSandboxEngine(SandboxEngine):
-    """The sandbox as if behind a network, asking net.guard before every call a service makes in a
-    request (as RemoteEngine does for its sends and profile commands): a call made while the service
-    holds a transaction or a row lock fails the test (tests/conftest.py)."""
+    """The sandbox as if behind a network, asking net.guard before every command RemoteEngine guards
+    (`OUTSIDE_TRANSACTIONS`: every bus command but the sandbox's inject): a call made while the
+    service or the request holds a transaction or a row lock fails the test (tests/conftest.py)."""
 
     label = "guarded-test"
     local = False
@@ -75,13 +76,42 @@ class GuardedSandboxEngine(SandboxEngine):
         outside_call_check("Guarded engine send %s", message.kind)
         return super().send(session_id, message)
 
-    def set_profile_status(self, session_id, status):
-        outside_call_check("Guarded engine set_profile_status")
-        return super().set_profile_status(session_id, status)
 
-    def set_profile_name(self, session_id, name):
-        outside_call_check("Guarded engine set_profile_name")
-        return super().set_profile_name(session_id, name)
+def _guarded(name: str):
+    def command(self, session_id, *args, **kwargs):
+        outside_call_check("Guarded engine %s of session %s", name, session_id)
+        return getattr(SandboxEngine, name)(self, session_id, *args, **kwargs)
+
+    command.__name__ = command.__qualname__ = name
+    return command
+
+
+for _name in OUTSIDE_TRANSACTIONS - {"send"}:
+    setattr(GuardedSandboxEngine, _name, _guarded(_name))
 
 
 GUARDED = "tests.messaging.engines.GuardedSandboxEngine"
+
+
+class DeletedMeanwhileEngine(GuardedSandboxEngine):
+    """The guarded sandbox whose session is deleted (by another request) while a command is on its way:
+    the services must cope when they come to record the answer."""
+
+    label = "deleted-meanwhile-test"
+
+    def _deleted(self, session_id):
+        from messaging.models import Session
+
+        Session.objects.filter(pk=session_id).delete()
+
+    def group_create(self, session_id, *args, **kwargs):
+        info = super().group_create(session_id, *args, **kwargs)
+        self._deleted(session_id)
+        return info
+
+    def logout(self, session_id):
+        super().logout(session_id)
+        self._deleted(session_id)
+
+
+DELETED_MEANWHILE = "tests.messaging.engines.DeletedMeanwhileEngine"

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from messaging.models import Group, SandboxDevice, Session
 from tests.messaging.contract import CUSTOMER
+from tests.messaging.engines import GUARDED
 from tests.webhooks.instance_support import configure
 from webhooks.meta import FIELDS
 from webhooks.models import Delivery, Event
@@ -28,7 +29,10 @@ ANA = "5511911110001"
 # RemoteEngine needs PostgreSQL (system check messaging.E004): on the embedded SQLite default the
 # remote parameter is not collected. It starts engine processes (a fixture asked for at run time, which
 # tests/tiers.py cannot see at collection), so it is marked live here.
-ENGINES = ["sandbox"] + (
+# "guarded-sandbox": the sandbox as if behind a network (not local), asking net.guard before every
+# command RemoteEngine guards, so that every operation below proves its service and view call the engine
+# in no transaction on any database (docs/decisions/0021).
+ENGINES = ["sandbox", "guarded-sandbox"] + (
     []
     if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
     else [pytest.param("remote-sandbox", marks=pytest.mark.live)]
@@ -56,6 +60,8 @@ def engine(request, settings) -> str:
     settings.PONTE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.0/8"]
     if request.param == "remote-sandbox":
         request.getfixturevalue("start_engine")()
+    if request.param == "guarded-sandbox":
+        settings.MESSAGING_ENGINE = GUARDED
     return request.param
 
 

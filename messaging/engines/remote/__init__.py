@@ -44,14 +44,16 @@ COMMANDS = (
     "scan",
     "inject",
 )
-# The commands whose services call the engine in no transaction (docs/decisions/0028): net.guard refuses
-# them inside one. The others (pairing, groups, contact checks, settings, forget) are still called in
-# their service's transaction and join this list as their services are moved.
-OUTSIDE_TRANSACTIONS = frozenset(
-    {"send", "mark_read", "send_presence", "set_profile_picture", "set_profile_status", "set_profile_name"}
-    | set(base.STATUS_COMMANDS)
-    | set(base.NEWSLETTER_COMMANDS)
-)
+# The commands whose services call the engine in no transaction (docs/decisions/0021, 0028): net.guard
+# refuses them inside one. That is every command but the sandbox's `inject`: the services read what they
+# need, ask the engine with no transaction open (their views run without the request's), then record the
+# answer in a short transaction of their own (messaging.services.engine.engine_unit, session_lock).
+# `inject` stays inside its transaction on purpose: it exists only when the engine processes host the
+# sandbox driver (no phone, no network behind it: its work is this same database's), and it is one unit
+# of work with the events it returns, recorded on the session the view read, in the request's
+# transaction (messaging.services.sessions.sandbox_inject; tests/messaging/test_send_path.py pins its
+# statements).
+OUTSIDE_TRANSACTIONS = frozenset(set(COMMANDS) - {"inject"})
 # A process that is draining or full answers "ask another": the caller routes again this many times.
 _ROUTES = 3
 
