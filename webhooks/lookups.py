@@ -16,6 +16,10 @@ With a per-process cache (locmem, the embedded default) other processes could ne
 nothing is kept there: every call asks the database, as before. A thread whose connection wrote one of
 these rows in its open transaction reads the database itself until that transaction commits. While Redis
 is unreachable (core.cache's per-process fallback) nothing is kept either.
+
+An event handed to its sinks is one round (core.rounds): the first lookup to check reads every lookup's
+version in one MGET, and the others use what it read (the outbox, the Chatwoot mirror and the bots paid a
+GET each; tests/webhooks/test_lookups_round.py).
 """
 
 from __future__ import annotations
@@ -31,7 +35,12 @@ from django.db import connection, transaction
 from django.db.models import Model
 
 from core.cache import cache_degraded
+from core.rounds import current_round
 from core.writes import on_write
+
+# Every kept lookup, so that a round (core.rounds: one event handed to its sinks) reads all their
+# versions in one round trip.
+_ALL: list[Versioned] = []
 
 
 def shared_cache() -> bool:
@@ -52,6 +61,7 @@ class Versioned:
         # Per thread (as Django's connections are): this thread's connection wrote rows the lookup
         # reads in a transaction that has not committed yet.
         self._written = threading.local()
+        _ALL.append(self)
 
     def watch(self, model: type[Model], *, fields: tuple[str, ...] | None = None) -> None:
         """Bump on every write of `model`'s rows (of one of `fields`, when given), whatever API made it
@@ -102,7 +112,7 @@ class Versioned:
         interval = float(settings.PONTE_LOOKUP_CHECK_SECONDS)
         if interval > 0 and now - self._checked < interval:
             return
-        version = cache.get(self._version_key, 0)
+        version = _version_read(self._version_key)
         with self._lock:
             self._checked = now
             if version != self._version:
@@ -127,12 +137,30 @@ class Versioned:
         with self._lock:
             self._drop()
             self._checked = 0.0
+        round_ = current_round()
+        if round_ is not None:
+            round_.read = None  # the versions this round read are older than this write
         if not shared_cache():
             return
         try:
             cache.incr(self._version_key)
         except ValueError:  # not there yet (or evicted): any new value differs from the kept one
             cache.set(self._version_key, int(time.time() * 1000), timeout=None)
+
+
+def _version_read(key: str) -> int:
+    """A lookup's version in the shared cache; inside a round (core.rounds), every lookup's version read
+    at its first check, in one round trip, and used for the rest of the round."""
+    round_ = current_round()
+    if round_ is None:
+        return cache.get(key, 0)
+    if round_.read is None:
+        keys = [lookup._version_key for lookup in _ALL]
+        found = cache.get_many(keys)
+        round_.read = {name: found.get(name, 0) for name in keys}
+    if key not in round_.read:  # a lookup made after the round's read
+        return cache.get(key, 0)
+    return round_.read[key]  # type: ignore[return-value]
 
 
 # --- What emit() needs of a session --------------------------------------------------------------

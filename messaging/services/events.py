@@ -22,6 +22,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from core.rounds import one_round
 from messaging.engines.events import (
     ConnectedEvent,
     DisconnectedEvent,
@@ -263,7 +264,9 @@ def echo_emit(session: Session, event: MessageEvent) -> None:
 def _emit(session: Session, event: EngineEvent, *, chat: str | None, event_ms: int | None) -> None:
     if _sink is None:
         wire_sink()
-    _sink(session_id=session.pk, event=event, chat=chat or event.chat, event_ms=event_ms or None)
+    # One round (core.rounds): the sinks' kept lookups check their versions in one round trip.
+    with one_round():
+        _sink(session_id=session.pk, event=event, chat=chat or event.chat, event_ms=event_ms or None)
 
 
 # No savepoint of its own: an engine reports from inside its own transaction (the sandbox's methods, an
