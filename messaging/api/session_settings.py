@@ -61,6 +61,10 @@ def settings_body(behaviour: SessionBehaviour) -> dict:
 
 
 class SessionSettingsApi(NoRequestTransaction, SessionKeyedView):
+    """GET: how the session behaves on its own. PUT: change some of it (the fields left out keep their
+    value); stored first, then a connected session's engine is told (when telling it fails, the change
+    stays stored and applies at the next connection)."""
+
     permission_classes = [ReadOrOperate]
 
     @extend_schema(

@@ -1383,19 +1383,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description An APIView authenticated by `X-API-Key`, rate limited per key, with rate-limit headers on
-         *     every reply (errors included).
-         *
-         *     Subclasses set `permission_classes` (accounts.permissions) and, for a stricter per-endpoint
-         *     limit, `rate_limits = {"POST": "5/m"}`.
+         * @description GET: how the session behaves on its own. PUT: change some of it (the fields left out keep their
+         *     value); stored first, then a connected session's engine is told (when telling it fails, the change
+         *     stays stored and applies at the next connection).
          */
         get: operations["sessions_settings"];
         /**
-         * @description An APIView authenticated by `X-API-Key`, rate limited per key, with rate-limit headers on
-         *     every reply (errors included).
-         *
-         *     Subclasses set `permission_classes` (accounts.permissions) and, for a stricter per-endpoint
-         *     limit, `rate_limits = {"POST": "5/m"}`.
+         * @description GET: how the session behaves on its own. PUT: change some of it (the fields left out keep their
+         *     value); stored first, then a connected session's engine is told (when telling it fails, the change
+         *     stays stored and applies at the next connection).
          */
         put: operations["sessions_settings_update"];
         post?: never;
