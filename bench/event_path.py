@@ -39,6 +39,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 from delivery_instruments import (  # noqa: E402
@@ -222,14 +223,10 @@ def print_statements(label: str, sql: list[str], verbose: bool) -> None:
             print(f"      {one[:160]}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--events", type=int, default=600)
-    parser.add_argument("--clients", type=int, default=4, help="keep-alive API connections")
-    parser.add_argument("--concurrency", type=int, default=8, help="worker threads")
-    parser.add_argument("--sql", action="store_true", help="print each counted statement")
-    args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="ponte-bench-"))
+def prepared(prefix: str, names: tuple[str, ...]) -> tuple[Path, str, ReceiverProcess, dict[str, Any]]:
+    """A bench's world: its var dir, Django set up and migrated, an account on the top plan with an admin
+    key, a local receiver, and a session per name whose webhook posts there (not yet paired)."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
     setup_environment(tmp)
     import django
 
@@ -237,7 +234,7 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from accounts.models import Account, Plan
+    from accounts.models import Plan
     from accounts.services import account_create, api_key_create
     from messaging.models import Session
     from webhooks.models import Webhook
@@ -245,9 +242,28 @@ def main() -> None:
     account = account_create(name=f"bench-{uuid.uuid4().hex[:8]}", plan=Plan.objects.get(name="Empresarial"))
     key = api_key_create(account=account, role="admin")[1]
     receiver = ReceiverProcess()
-    sessions = {name: Session.objects.create(account=account, name=name) for name in ("api", "count")}
+    sessions = {name: Session.objects.create(account=account, name=name) for name in names}
     for session in sessions.values():
         Webhook.objects.create(account=account, session=session, url=receiver.url, events=["message"])
+    return tmp, key, receiver, sessions
+
+
+def discard(tmp: Path, sessions: dict[str, Any]) -> None:
+    """What `prepared` made: the account (its sessions, key and webhooks with it) and the var dir."""
+    from accounts.models import Account
+
+    Account.objects.filter(pk=next(iter(sessions.values())).account_id).delete()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=600)
+    parser.add_argument("--clients", type=int, default=4, help="keep-alive API connections")
+    parser.add_argument("--concurrency", type=int, default=8, help="worker threads")
+    parser.add_argument("--sql", action="store_true", help="print each counted statement")
+    args = parser.parse_args()
+    tmp, key, receiver, sessions = prepared("ponte-bench-", ("api", "count"))
     worker = start_worker({**os.environ}, args.concurrency)
     web, port = start_web({**os.environ}, log=open(tmp / "web.log", "wb"))  # noqa: SIM115
     db = "PostgreSQL" if "postgres" in os.environ["DATABASE_URL"] else "SQLite"
@@ -315,8 +331,7 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             worker.kill()
         receiver.stop()
-        Account.objects.filter(pk=account.pk).delete()
-        shutil.rmtree(tmp, ignore_errors=True)
+        discard(tmp, sessions)
 
 
 if __name__ == "__main__":

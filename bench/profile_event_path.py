@@ -40,26 +40,24 @@ from __future__ import annotations
 import argparse
 import marshal
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-from delivery_instruments import ReceiverProcess, cpu_seconds  # noqa: E402
+from delivery_instruments import cpu_seconds  # noqa: E402
 from event_path import (  # noqa: E402
+    discard,
     end_to_end,
     hammer,
     inbound,
     me,
     pair,
+    prepared,
     raw_post_cpu,
     sender,
-    setup_environment,
 )
 from serving import start_web, start_worker  # noqa: E402
 
@@ -552,25 +550,8 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--keep", type=Path, help="write each phase's pstats file here")
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="ponte-profile-"))
-    setup_environment(tmp)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    from accounts.models import Account, Plan
-    from accounts.services import account_create, api_key_create
-    from messaging.models import Session
-    from webhooks.models import Webhook
-
-    account = account_create(name=f"bench-{uuid.uuid4().hex[:8]}", plan=Plan.objects.get(name="Empresarial"))
-    key = api_key_create(account=account, role="admin")[1]
-    receiver = ReceiverProcess()
-    session = Session.objects.create(account=account, name="profile")
-    Webhook.objects.create(account=account, session=session, url=receiver.url, events=["message"])
-    sid = str(session.pk)
+    tmp, key, receiver, sessions = prepared("ponte-profile-", ("profile",))
+    sid = str(sessions["profile"].pk)
     boot, snapshots = tmp / "boot", tmp / "profiles"
     boot.mkdir()
     snapshots.mkdir()
@@ -652,8 +633,7 @@ def main() -> None:
         if web is not None and worker is not None:
             stop(web, worker)
         receiver.stop()
-        Account.objects.filter(pk=account.pk).delete()
-        shutil.rmtree(tmp, ignore_errors=True)
+        discard(tmp, sessions)
 
 
 if __name__ == "__main__":
