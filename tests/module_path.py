@@ -45,6 +45,15 @@ def _hooked(frame) -> bool:
     return name.split(".", 1)[0] in ("django", "rest_framework", "asgiref")
 
 
+def _modules_on(stack: list[str | None]) -> list[str]:
+    """The Ponte modules on a stack, bottom first, a run of frames of one module once."""
+    chain: list[str] = []
+    for module in stack:
+        if module is not None and (not chain or chain[-1] != module):
+            chain.append(module)
+    return chain
+
+
 @dataclass
 class ModulePath:
     """The modules a path entered, in the order it entered them."""
@@ -118,12 +127,7 @@ def traced(*, skip: Callable[[str], bool] = lambda module: False) -> Iterator[Mo
             if module is not None and module != nearest():
                 hook = _hooked(frame)
                 if module in stack and not hook:
-                    chain = [
-                        m
-                        for i, m in enumerate(stack)
-                        if m is not None
-                        and m != next((n for n in reversed(stack[:i]) if n is not None), None)
-                    ]
+                    chain = _modules_on(stack)
                     path.reentries.append(module)
                     path.chains.append(" → ".join([*chain, f"{module} ({frame.f_code.co_name})"]))
                 path.entered.append((module, hook))

@@ -55,11 +55,7 @@ def group_list(*, session: Session) -> list[GroupInfo]:
     with engine_unit(engine):
         with engine_errors():
             groups = engine.group_list(str(session.pk))
-        with transaction.atomic(savepoint=False):
-            if session_lock(session):
-                for info in groups:
-                    group_mirror(session, info)
-                session.groups.exclude(jid__in=[g.jid for g in groups]).update(is_member=False)
+        groups_record(session, groups, complete=True)
     return groups
 
 
@@ -96,10 +92,13 @@ def group_participants_change(
     return results
 
 
-def groups_record(session: Session, groups: list[GroupInfo]) -> None:
+def groups_record(session: Session, groups: list[GroupInfo], *, complete: bool = False) -> None:
     """The engine's answer in the `Group` rows, in a short transaction under the session's lock (none
-    to write when the session was deleted while the engine was asked)."""
+    to write when the session was deleted while the engine was asked). `complete`: `groups` are all the
+    session's groups, so the others are marked left."""
     with transaction.atomic(savepoint=False):
         if session_lock(session):
             for info in groups:
                 group_mirror(session, info)
+            if complete:
+                session.groups.exclude(jid__in=[g.jid for g in groups]).update(is_member=False)

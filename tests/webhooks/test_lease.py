@@ -71,9 +71,9 @@ def test_a_held_send_slot_is_kept_alive_while_the_drain_runs(short_lease):
 
 
 def test_the_next_lapse_is_when_the_oldest_claim_runs_out(session, hook, short_lease):
-    assert outbox.next_lapse_in() is None
+    assert outbox.QUEUE.next_lapse_in() is None
     _claimed(session, hook)
-    assert 1.5 < outbox.next_lapse_in() <= 2
+    assert 1.5 < outbox.QUEUE.next_lapse_in() <= 2
 
 
 def test_the_sweeper_runs_every_five_seconds():

@@ -249,9 +249,3 @@ class TargetDrain:
 
     def wake(self, group: str) -> None:
         QUEUE.wake(group)
-
-
-def next_lapse_in() -> float | None:
-    """Seconds until the oldest claim now held lapses (None: nothing is claimed): a starting worker
-    sweeps then."""
-    return QUEUE.next_lapse_in()

@@ -28,6 +28,7 @@ class Drained:
     outcomes: dict[int, str]
     no_slot: bool = False
     flag_down: bool = False
+    slow: bool = False  # the target's slow mark as this drain left it (throttle.remember_speed)
 
 
 def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
@@ -51,6 +52,7 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
         throttle.slot_release(slot, hint_taken_for=target_url if drained.flag_down else None)
         slow, answered = turns.slow, turns.answered
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
+        drained.slow = slow or (was_slow and not answered)
     return drained
 
 
@@ -81,8 +83,7 @@ def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
         if not drained.flag_down:  # stopped (a slow target) or out of time
             if deliveries.due_exists(target_url):
                 # A new hint waits behind other targets' hints (a slow target's, a moment more).
-                slow = throttle.is_slow(target_url)
-                delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if slow else 0
+                delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if drained.slow else 0
                 enqueue_on_commit([(delivery_id, target_url)], countdown=delay, force=True)
             break
         # The last claim found no more than it took: nothing else was due then, and the flag is down.
