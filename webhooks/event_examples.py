@@ -28,8 +28,8 @@ from messaging.engines.events import (
     PollVoteEvent,
     PresenceEvent,
     QrEvent,
-    StatusEvent,
 )
+from messaging.engines.status_events import StatusEvent
 
 SESSION_ID = "8f0d2a8e-3c1b-4f6e-9d55-0b7f3b1f2a10"
 TIMESTAMP = "2026-11-22T04:00:00.123Z"

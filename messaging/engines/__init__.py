@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from django.utils.module_loading import import_string
 
-from messaging.engines import chat_events  # noqa: F401  (registers the chat and label events)
+from messaging.engines import (
+    chat_events,  # noqa: F401  (registers the chat and label events)
+    status_events,  # noqa: F401  (registers the status event)
+)
 from messaging.engines.base import Engine
 
 

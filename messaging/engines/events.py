@@ -20,63 +20,21 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from messaging.engines.message_parts import (  # noqa: F401 (re-exported: the contract's one import)
+    ButtonRef,
+    Card,
     LinkPreviewRef,
     ListRef,
     ListResponseRef,
     ListRowRef,
     ListSectionRef,
+    Location,
+    PollRef,
+    QuotedRef,
+    Reaction,
 )
 from messaging.engines.wire import dump_fields, load
-from messaging.values import STATUS_TYPES
 
 # --- building blocks --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Location:
-    latitude: float = 0.0
-    longitude: float = 0.0
-    name: str = ""
-    address: str = ""
-
-
-@dataclass(frozen=True)
-class Card:
-    """A contact card of a `contacts` message: the fields, the vCard, or both."""
-
-    display_name: str = ""
-    phone_number: str = ""
-    organization: str | None = None
-    vcard: str | None = None
-
-
-@dataclass(frozen=True)
-class Reaction:
-    """A `reaction` message: the message reacted to, and the emoji ("" removes the reaction)."""
-
-    message_id: str = ""
-    emoji: str = ""
-
-
-@dataclass(frozen=True)
-class QuotedRef:
-    message_id: str = ""
-    participant: str = ""
-
-
-@dataclass(frozen=True)
-class ButtonRef:
-    button_id: str = ""
-    button_text: str = ""
-
-
-@dataclass(frozen=True)
-class PollRef:
-    """A `poll` message: the question, the option names in order, how many a voter may choose."""
-
-    name: str = ""
-    options: tuple[str, ...] = field(default=(), metadata={"many": str})
-    selectable_count: int = 1
 
 
 @dataclass(frozen=True)
@@ -379,34 +337,6 @@ class MessageEditedEvent(EngineEvent):
         return self.chat_jid
 
 
-@dataclass(frozen=True)
-class StatusEvent(EngineEvent):
-    """A status (story): a contact's, seen by the session, or the session's own posted from the phone
-    (`from_me`); `revoked`: its author deleted the status `id`. Text statuses carry `backgroundColor`
-    (`#RRGGBB`) and `font` (0 to 5); media ones `caption` and the stored media's link and facts."""
-
-    name: ClassVar[str] = "status"
-
-    id: str = ""
-    sender: str = ""
-    push_name: str = ""
-    type: str = field(default="text", metadata={"choices": STATUS_TYPES})
-    text: str = ""
-    timestamp: int = 0
-    from_me: bool = False
-    background_color: str | None = None
-    font: int | None = None
-    caption: str | None = None
-    media_url: str | None = None
-    mime_type: str | None = None
-    sha256: str | None = None
-    size: int | None = None
-
-    @property
-    def chat(self) -> str:
-        return "status@broadcast"
-
-
 EVENT_TYPES: dict[str, type[EngineEvent]] = {
     cls.name: cls
     for cls in (
@@ -424,7 +354,6 @@ EVENT_TYPES: dict[str, type[EngineEvent]] = {
         HealthEvent,
         PollVoteEvent,
         MessageEditedEvent,
-        StatusEvent,
     )
 }
 

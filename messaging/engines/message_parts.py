@@ -1,6 +1,6 @@
-"""The building blocks of list messages, list responses and link previews in the `message` event
-(messaging.engines.events re-exports them): frozen dataclasses whose fields the wire form spells in
-camelCase (`rowId`, `buttonText`)."""
+"""The building blocks of the `message` event: a location, a contact card, a reaction, a quote, a button
+reply, a poll, list messages, list responses and link previews (messaging.engines.events re-exports
+them): frozen dataclasses whose fields the wire form spells in camelCase (`rowId`, `buttonText`)."""
 
 from __future__ import annotations
 
@@ -47,3 +47,50 @@ class LinkPreviewRef:
     url: str = ""
     title: str = ""
     description: str = ""
+
+
+@dataclass(frozen=True)
+class Location:
+    latitude: float = 0.0
+    longitude: float = 0.0
+    name: str = ""
+    address: str = ""
+
+
+@dataclass(frozen=True)
+class Card:
+    """A contact card of a `contacts` message: the fields, the vCard, or both."""
+
+    display_name: str = ""
+    phone_number: str = ""
+    organization: str | None = None
+    vcard: str | None = None
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """A `reaction` message: the message reacted to, and the emoji ("" removes the reaction)."""
+
+    message_id: str = ""
+    emoji: str = ""
+
+
+@dataclass(frozen=True)
+class QuotedRef:
+    message_id: str = ""
+    participant: str = ""
+
+
+@dataclass(frozen=True)
+class ButtonRef:
+    button_id: str = ""
+    button_text: str = ""
+
+
+@dataclass(frozen=True)
+class PollRef:
+    """A `poll` message: the question, the option names in order, how many a voter may choose."""
+
+    name: str = ""
+    options: tuple[str, ...] = field(default=(), metadata={"many": str})
+    selectable_count: int = 1

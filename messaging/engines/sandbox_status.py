@@ -14,8 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from messaging.engines.base import MediaPayload, StatusPosted
-from messaging.engines.events import StatusEvent, event_from_data
+from messaging.engines.events import event_from_data
 from messaging.engines.sandbox_groups import sandbox_digest
+from messaging.engines.status_events import StatusEvent
 from messaging.media import media_save
 from messaging.models import SandboxDevice
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from django.utils import timezone
 
-from messaging.engines.events import StatusEvent
+from messaging.engines.status_events import StatusEvent
 from messaging.models import Session
 from messaging.status_models import STATUS_CHAT, StatusPost
 

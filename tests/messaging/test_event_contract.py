@@ -41,9 +41,9 @@ from messaging.engines.events import (
     QrEvent,
     QuotedRef,
     Reaction,
-    StatusEvent,
     event_from_data,
 )
+from messaging.engines.status_events import StatusEvent
 from messaging.models import Session
 from tests.messaging.contract import SEED_MESSAGE_FIELDS, SENDER_ID_FIELDS
 from tests.messaging.engines import UNAVAILABLE

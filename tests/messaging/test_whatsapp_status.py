@@ -11,7 +11,8 @@ from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
 from neonize.utils.enum import MediaType
 
 from messaging.engines.base import MediaPayload
-from messaging.engines.events import MessageEvent, StatusEvent
+from messaging.engines.events import MessageEvent
+from messaging.engines.status_events import StatusEvent
 from messaging.engines.whatsapp.driver import WhatsAppDriver
 from messaging.models import Session
 from tests.messaging.whatsapp_standin import StandInClient

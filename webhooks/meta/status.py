@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from messaging.engines.events import StatusEvent
+from messaging.engines.status_events import StatusEvent
 from messaging.models import Session
 from webhooks.meta.common import as_text, base_value, contact_entry, own_number, unix_seconds, user_part
 from webhooks.models import Event

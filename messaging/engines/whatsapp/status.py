@@ -23,7 +23,7 @@ from neonize.proto.waE2E import WAWebProtobufsE2E_pb2 as wa
 from neonize.utils.enum import MediaType
 
 from messaging.engines.base import MediaPayload, StatusPosted
-from messaging.engines.events import StatusEvent
+from messaging.engines.status_events import StatusEvent
 from messaging.engines.whatsapp import inbound
 from messaging.engines.whatsapp.errors import library_errors
 from messaging.media import media_save
