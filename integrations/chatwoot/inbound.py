@@ -30,7 +30,8 @@ from messaging.errors import EngineUnavailable
 from messaging.models import Message, Session
 from messaging.services.chats import chat_mark_read, chat_presence
 from messaging.services.media import message_send_media
-from messaging.services.messages import QuotedInput, message_delete, message_send_text
+from messaging.services.message_actions import message_delete
+from messaging.services.messages import QuotedInput, message_send_text
 
 logger = logging.getLogger(__name__)
 

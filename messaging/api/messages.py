@@ -20,6 +20,7 @@ from messaging.api.mentions import MentionsInput, mentions_input
 from messaging.filters import MessageFilterSet
 from messaging.models import Message
 from messaging.selectors import message_history
+from messaging.services import message_actions
 from messaging.services import messages as services
 from messaging.services.link_preview import message_send_text_preview
 from messaging.values import Button, ContactCard
@@ -158,7 +159,7 @@ class MessageReactionApi(MessageView):
             raise ValidationFailed(
                 f"provider: {data['provider']!r} is not this session's provider ({session.provider!r})."
             )
-        reaction = services.message_react(
+        reaction = message_actions.message_react(
             session=session, chat=data["to"], message_id=data["messageId"], emoji=data["reaction"]
         )
         return Response({"success": True, "messageId": data["messageId"], "reaction": reaction})
@@ -309,7 +310,7 @@ class MessageDeleteApi(MessageView):
     @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="messages_delete")
     def post(self, request: Request) -> Response:
         session, data = self.validated(self.InputSerializer)
-        services.message_delete(
+        message_actions.message_delete(
             session=session, chat=data["remoteJid"], message_id=data["messageId"], from_me=data["fromMe"]
         )
         return Response({"success": True, "messageId": data["messageId"]})

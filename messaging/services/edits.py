@@ -17,13 +17,12 @@ from messaging.errors import (
     EditWindowExpired,
     MessageAlreadyDeleted,
     MessageNotEditable,
-    MessageNotFound,
     NotMessageAuthor,
 )
 from messaging.models import Message, Session
-from messaging.services.engine import require_connected
+from messaging.services.engine import engine_send, require_connected
 from messaging.services.events import event_record
-from messaging.services.messages import engine_send
+from messaging.services.messages import message_get
 
 #: WhatsApp's own limit: a message can be edited for 15 minutes after it was sent.
 EDIT_WINDOW = timedelta(minutes=15)
@@ -31,9 +30,7 @@ EDITABLE_TYPES = ("text",)
 
 
 def _editable(session: Session, chat: str, message_id: str) -> Message:
-    message = Message.objects.filter(session=session, chat=chat, message_id=message_id).first()
-    if message is None:
-        raise MessageNotFound(f"Message {message_id!r} not found in chat {chat}.")
+    message = message_get(session, chat, message_id)
     if message.status == Message.Status.DELETED:
         raise MessageAlreadyDeleted("A deleted message cannot be edited.")
     if not message.from_me:

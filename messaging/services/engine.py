@@ -32,6 +32,7 @@ from messaging.engines.base import (
     EngineUnavailableError,
     EngineUnsupported,
 )
+from messaging.engines.outgoing import Outgoing, Sent
 from messaging.errors import (
     EngineUnavailable,
     MessageNotFound,
@@ -156,3 +157,12 @@ def session_reread(session: Session) -> None:
         session.refresh_from_db()
     except Session.DoesNotExist:
         raise SessionNotFound() from None
+
+
+def engine_send(session: Session, outgoing: Outgoing) -> Sent:
+    """The engine's answer to a send that writes no message row of its own (a reaction, a deletion, an
+    edit): a local engine (the sandbox, whose work is this database's) in a transaction of its own, an
+    engine over a network in none (net.guard); its errors translated once the block is left."""
+    engine = engine_for(session)
+    with engine_errors(), engine_unit(engine):
+        return engine.send(str(session.pk), outgoing)

@@ -12,11 +12,11 @@ from typing import Any
 
 from core.errors import ValidationFailed
 from messaging.engines.base import ForwardCard, ForwardContent, MediaPayload, OutgoingForward
-from messaging.errors import MessageAlreadyDeleted, MessageNotFound, OperationNotSupported
+from messaging.errors import MessageAlreadyDeleted, OperationNotSupported
 from messaging.media import media_storage
 from messaging.models import Message, Session
 from messaging.services.engine import engine_for
-from messaging.services.messages import message_send
+from messaging.services.messages import message_get, message_send
 from messaging.vcard import vcard
 
 TEXT_TYPES = ("text", "template")
@@ -25,9 +25,7 @@ FORWARDABLE = (*TEXT_TYPES, *MEDIA_TYPES, "location", "contacts", "contact", "po
 
 
 def _original(session: Session, chat: str, message_id: str) -> Message:
-    message = Message.objects.filter(session=session, chat=chat, message_id=message_id).first()
-    if message is None:
-        raise MessageNotFound(f"Message {message_id!r} not found in chat {chat}.")
+    message = message_get(session, chat, message_id)
     if message.status == Message.Status.DELETED:
         raise MessageAlreadyDeleted("A message deleted for everyone cannot be forwarded.")
     if message.type not in FORWARDABLE:

@@ -23,18 +23,12 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from contextlib import nullcontext
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
-from core.errors import Forbidden, ValidationFailed
 from core.transactions import transaction_open
-from messaging.addressing import is_group
 from messaging.engines.base import (
     Button,
     ContactCard,
@@ -44,17 +38,13 @@ from messaging.engines.base import (
     OutgoingButtons,
     OutgoingContact,
     OutgoingContacts,
-    OutgoingDelete,
     OutgoingLocation,
-    OutgoingReaction,
     OutgoingText,
     Quoted,
     Sent,
 )
 from messaging.engines.events import MessageEvent
 from messaging.errors import (
-    DeletionWindowExpired,
-    MessageAlreadyDeleted,
     MessageNotFound,
     OutsideCustomerWindow,
 )
@@ -78,7 +68,8 @@ class QuotedInput:
         return Quoted(message_id=self.message_id, participant=self.participant)
 
 
-def _find(session: Session, chat: str, message_id: str) -> Message:
+def message_get(session: Session, chat: str, message_id: str) -> Message:
+    """A message of the session's chat, or 404 MESSAGE_NOT_FOUND."""
     message = Message.objects.filter(session=session, chat=chat, message_id=message_id).first()
     if message is None:
         raise MessageNotFound(f"Message {message_id!r} not found in chat {chat}.")
@@ -89,7 +80,7 @@ def message_quote(session: Session, chat: str, quoted: Quoted | QuotedInput | No
     """The message a send replies to, from the history (404 when it is not there)."""
     if quoted is None:
         return None
-    message = _find(session, chat, quoted.message_id)
+    message = message_get(session, chat, quoted.message_id)
     return Quoted(
         message_id=message.message_id,
         participant=quoted.participant or message.sender,
@@ -328,79 +319,3 @@ def message_send_buttons(
 ) -> Message:
     outgoing = OutgoingButtons(to=to, text=text, buttons=tuple(buttons), footer=footer)
     return message_send(session=session, outgoing=outgoing, savepoint=savepoint)
-
-
-def message_react(*, session: Session, chat: str, message_id: str, emoji: str) -> str | None:
-    """React with `emoji` ("" removes the session's reaction). Returns the reaction now in place.
-    In no transaction: the engine is called first (the Graph API on official channels), then the
-    message's reactions saved in one statement, with what the engine's answer carries (its echo)."""
-    require_connected(session)
-    contact_blocked_check(session, chat)
-    message = _find(session, chat, message_id)
-    if message.status == Message.Status.DELETED:
-        raise MessageAlreadyDeleted("A deleted message cannot be reacted to.")
-    reaction = OutgoingReaction(
-        to=chat, message_id=message.message_id, from_me=message.from_me, sender=message.sender, emoji=emoji
-    )
-    sent = engine_send(session, reaction)
-    if emoji:
-        message.reactions[session.jid] = emoji
-    else:
-        message.reactions.pop(session.jid, None)
-    with transaction.atomic():
-        message.save(update_fields=["reactions"])
-        _events_record(session, sent)
-    return emoji or None
-
-
-def engine_send(session: Session, outgoing: Outgoing) -> Sent:
-    """The engine's answer to a send that writes no message row of its own (a reaction, a deletion, an
-    edit): a local engine (the sandbox, whose work is this database's) in a transaction of its own, an
-    engine over a network in none (net.guard); its errors translated once the block is left."""
-    engine = engine_for(session)
-    with engine_errors(), transaction.atomic() if engine.local else nullcontext():
-        return engine.send(str(session.pk), outgoing)
-
-
-def _events_record(session: Session, sent: Sent) -> None:
-    for event in sent.events:
-        event_record(session, event)
-
-
-def _deletable(session: Session, chat: str, message_id: str, from_me: bool) -> Message:
-    message = _find(session, chat, message_id)
-    if message.status == Message.Status.DELETED:
-        raise MessageAlreadyDeleted()
-    if message.from_me != from_me:
-        raise ValidationFailed(
-            f"fromMe is {str(from_me).lower()} but message {message_id!r} was "
-            + ("sent by this session." if message.from_me else "sent by another participant.")
-        )
-    if not from_me and not is_group(chat):
-        raise Forbidden("Only your own messages can be deleted in a direct chat.")
-    window = timedelta(seconds=settings.MESSAGING_DELETE_WINDOW_SECONDS)
-    if message.timestamp < timezone.now() - window:
-        raise DeletionWindowExpired(
-            f"Messages can be deleted for everyone only within {settings.MESSAGING_DELETE_WINDOW_SECONDS} "
-            "seconds of sending.",
-            extra={"windowSeconds": settings.MESSAGING_DELETE_WINDOW_SECONDS},
-        )
-    return message
-
-
-def message_delete(*, session: Session, chat: str, message_id: str, from_me: bool) -> Message:
-    """Delete for everyone: own messages, or others' in a group when the session is a group admin,
-    within MESSAGING_DELETE_WINDOW_SECONDS of sending. The engine first, in no transaction (an engine
-    process answers over the bus), then one short transaction: the message marked deleted, and the
-    events the revocation produced (its own `revoked` message) recorded and handed to the sinks."""
-    require_connected(session)
-    message = _deletable(session, chat, message_id, from_me)
-    sent = engine_send(
-        session, OutgoingDelete(to=chat, message_id=message_id, from_me=from_me, sender=message.sender)
-    )
-    with transaction.atomic():
-        message.status = Message.Status.DELETED
-        message.deleted_at = timezone.now()
-        message.save(update_fields=["status", "deleted_at"])
-        _events_record(session, sent)
-    return message
