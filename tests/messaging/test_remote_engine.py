@@ -49,7 +49,7 @@ def test_engine_errors_cross_the_bus_with_their_kind():
         bus.raise_error(bus.error_reply(base.EngineNotFound("no group", kind="group")))
     assert raised.value.kind == "group"
     with pytest.raises(base.EngineRefused):
-        from messaging.engines.sandbox import SandboxRefused
+        from messaging.engines.sandbox_pairing import SandboxRefused
 
         bus.raise_error(bus.error_reply(SandboxRefused("expired")))
     with pytest.raises(base.EngineUnavailableError):
