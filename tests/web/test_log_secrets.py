@@ -14,6 +14,7 @@ import pytest
 from django.db import connection, transaction
 from django.test import Client
 
+from accounts.keys import KEY_PREFIX
 from core.logfilters import SecretRedaction, redacted
 from messaging.models import Session
 from tests.messaging.pairing import pair_sandbox_session
@@ -105,7 +106,9 @@ def _send(caller: Client, method: str, path: str, extra: dict) -> int:
 
 
 def _secrets(instance_key: str, api_key: str) -> list[str]:
-    secret_of_api_key = api_key.rsplit("_", 1)[1]
+    # The secret follows the prefix's underscore (accounts.keys.prefix_of); it may hold underscores of its
+    # own (URL-safe base64), so the last one would sometimes leave a single character to look for.
+    secret_of_api_key = api_key[len(KEY_PREFIX) :].partition("_")[2]
     return [instance_key, secret_of_api_key, FAKE_API_KEY.rsplit("_", 1)[1], FAKE_INSTANCE_KEY, FAKE_TOKEN,
             FAKE_QUERY_KEY, FAKE_BEARER]  # fmt: skip
 
