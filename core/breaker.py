@@ -1,6 +1,7 @@
 """A small circuit breaker for a dependency that may go away (Redis as cache, Redis as broker).
 
-After a failure the dependency is skipped for `open_seconds`, so every request of an outage pays the
+After a failure the dependency is skipped for `PONTE_REDIS_RETRY_SECONDS` (read when the breaker opens,
+so a breaker made at import follows the setting in force), so every request of an outage pays the
 fallback instead of waiting on a dead server's connect timeout; then the next call tries it again (and
 closes the breaker when that works). Per process and thread-safe; nothing here is shared.
 """
@@ -11,13 +12,14 @@ import logging
 import threading
 import time
 
+from django.conf import settings
+
 logger = logging.getLogger(__name__)
 
 
 class Breaker:
-    def __init__(self, name: str, *, open_seconds: float) -> None:
+    def __init__(self, name: str) -> None:
         self.name = name
-        self.open_seconds = open_seconds
         self._lock = threading.Lock()
         self._open_until = 0.0
         self._down_since: float | None = None
@@ -34,7 +36,7 @@ class Breaker:
     def failed(self, error: BaseException) -> None:
         with self._lock:
             now = time.monotonic()
-            self._open_until = now + self.open_seconds
+            self._open_until = now + float(settings.PONTE_REDIS_RETRY_SECONDS)
             first = self._down_since is None
             if first:
                 self._down_since = now

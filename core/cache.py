@@ -187,7 +187,7 @@ def _outage_for(location: str) -> _Outage:
     with _outages_lock:
         outage = _outages.get(location)
         if outage is None:
-            breaker = Breaker("Redis cache", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
+            breaker = Breaker("Redis cache")
             outage = _outages[location] = _Outage(breaker)
         return outage
 

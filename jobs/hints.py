@@ -14,13 +14,12 @@ from typing import Any
 from uuid import UUID
 
 from celery import signature
-from django.conf import settings
 
 from core.breaker import Breaker
 
 logger = logging.getLogger(__name__)
 
-broker_breaker = Breaker("Celery broker", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
+broker_breaker = Breaker("Celery broker")
 
 
 def wire(values: Sequence[Any]) -> list[Any]:

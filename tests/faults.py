@@ -47,6 +47,19 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+_redis_ports: set[int] = set()
+
+
+def _unused_redis_port() -> int:
+    """A free port no earlier private redis-server of this process had: the cache keeps per-location
+    state for the process's life (its breaker, pending deletes, pooled client), which a later test on a
+    reused port would otherwise inherit."""
+    while (port := free_port()) in _redis_ports:
+        pass
+    _redis_ports.add(port)
+    return port
+
+
 def _wait(predicate: Any, *, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -65,7 +78,7 @@ class RedisServer:
         if binary is None:
             pytest.skip("redis-server is not installed (apt-get install redis-server)")
         self.binary = binary
-        self.port = free_port()
+        self.port = _unused_redis_port()
         self.process: subprocess.Popen | None = None
 
     @property

@@ -11,6 +11,7 @@ import redis
 from django.http import HttpRequest
 
 from accounts.ratelimit import degraded_rate
+from core.breaker import Breaker
 from core.cache import Counter, RedisCache
 from core.errors import as_application_error, error_body
 
@@ -58,6 +59,19 @@ def test_deletes_made_during_the_outage_reach_redis_when_it_is_back(redis_server
     assert backend.get("unrelated") is None  # the first call that reaches Redis catches up
     assert not backend.degraded
     assert direct.get(backend.make_key("revoked-key")) is None
+
+
+def test_the_breaker_pauses_for_the_retry_setting_in_force_when_it_opens(settings) -> None:
+    # A breaker lives as long as its process (one per Redis location, some per module): its pause is
+    # read when it opens, so a changed setting is followed (a test's override, or two tests whose
+    # private redis-servers happened to get the same port).
+    settings.PONTE_REDIS_RETRY_SECONDS = 30.0
+    breaker = Breaker("a test dependency")
+    settings.PONTE_REDIS_RETRY_SECONDS = 0.05
+    breaker.failed(ConnectionError("refused"))
+    assert not breaker.available()
+    time.sleep(0.1)
+    assert breaker.available()
 
 
 def test_readyz_probe_asks_redis_itself_not_the_fallback(redis_server, backend) -> None:

@@ -105,7 +105,7 @@ class _Publisher:
         self.pending: queue.SimpleQueue[LiveEvent] = queue.SimpleQueue()
         self.pid = 0
         self.lock = threading.Lock()
-        self.breaker = Breaker("Redis (live events)", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
+        self.breaker = Breaker("Redis (live events)")
         self.client: Any = None
 
     def put(self, event: LiveEvent) -> None:

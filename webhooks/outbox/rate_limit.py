@@ -68,7 +68,7 @@ redis.call('ZADD', KEYS[1], 'XX', tonumber(t[1]) * 1000000 + tonumber(t[2]), ARG
 return 1
 """
 
-_redis_breaker = Breaker("Rate limit Redis", open_seconds=float(settings.PONTE_REDIS_RETRY_SECONDS))
+_redis_breaker = Breaker("Rate limit Redis")
 _local = threading.local()
 REDIS_UNREACHABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 
