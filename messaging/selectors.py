@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.models import ApiKey
+from core.compiled import CompiledGet
 from core.errors import Forbidden, ValidationFailed
 from messaging.errors import SessionNotFound
 from messaging.models import Message, Session
@@ -30,6 +31,10 @@ def status_parse(value: str) -> str:
     return status
 
 
+# Read on every send and inbound event: compiled once (core.compiled, docs/decisions/0037).
+_SESSION_OF_ACCOUNT = CompiledGet(Session, "pk", "account_id")
+
+
 def session_find(*, key: ApiKey, session_id: Any) -> Session | None:
     """The caller's session with this id, or None (unknown, malformed, another account's). Its account
     is the key's own (resolved with its plan when the key was): no join, no second read."""
@@ -37,11 +42,9 @@ def session_find(*, key: ApiKey, session_id: Any) -> Session | None:
         pk = uuid.UUID(str(session_id))
     except ValueError:
         return None
-    try:  # get(), not first(): no ORDER BY to compile on every keyed request
-        session = Session.objects.get(pk=pk, account_id=key.account_id)
-    except Session.DoesNotExist:
-        return None
-    session.account = key.account
+    session = _SESSION_OF_ACCOUNT.get(pk=pk, account_id=key.account_id)
+    if session is not None:
+        session.account = key.account
     return session
 
 
