@@ -1,13 +1,15 @@
-"""A hot read compiled once: the ORM builds the statement of a fixed-shape `get` the first time, and
-every later call runs that SQL with its new values, converts the row with the same converters and
-builds the instance with `Model.from_db`, as a QuerySet would.
+"""Hot statements compiled once: the ORM builds the statement of a fixed-shape `get` (or the upsert of
+one object) the first time, and every later call runs that SQL with its new values, prepared by the same
+fields' methods, and converts what comes back with the same converters, as a QuerySet would.
 
 Why (docs/decisions/0037): a `Model.objects.get(pk=..., account_id=...)` costs ~0.5 ms of CPU on this
 machine, of which the statement's round trip is ~0.09 ms: the rest is building the QuerySet, its Query
 and WHERE tree, and compiling them to SQL, the same text each time. The session of a keyed message route
-is read so on every send and every inbound event (bench/compiled_reads.py measures both paths).
+is read so on every send and every inbound event, and a send's message row is written by a one-object
+`bulk_create(update_conflicts=True)` that costs ~0.5 ms for a ~0.12 ms statement
+(bench/compiled_statements.py measures both paths).
 
-What it is not: a cache of rows. Every call reads the database; only the statement's text, the order of
+What it is not: a cache of rows. Every call runs its statement; only the statement's text, the order of
 its parameters and its converters are kept, per database connection (converters are bound to one).
 """
 
@@ -20,6 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connections, models, router
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import AutoField
 from django.db.models.sql.compiler import SQLCompiler
 
 M = TypeVar("M", bound=models.Model)
@@ -45,6 +48,10 @@ class CompiledGet(Generic[M]):
             weakref.WeakKeyDictionary()
         )
         self._lock = threading.Lock()
+
+    def kept(self, alias: str = "default") -> bool:
+        """Whether this thread's connection to `alias` has the statement compiled (the next call runs it)."""
+        return connections[alias] in self._statements
 
     def get(self, **values: Any) -> M | None:
         if set(values) != set(self.names):
@@ -91,3 +98,89 @@ class CompiledGet(Generic[M]):
 
     def _field(self, name: str) -> models.Field:
         return self.model._meta.pk if name == "pk" else self.model._meta.get_field(name)
+
+
+@dataclass(frozen=True)
+class _Upsert:
+    sql: str
+    fields: tuple[models.Field, ...]  # the inserted columns, in the statement's order
+    returning: tuple[tuple[models.Field, list[Any], Any], ...]  # field, its converters, its column
+
+
+class CompiledUpsert(Generic[M]):
+    """`CompiledUpsert(Message, unique_fields=[...], update_fields=[...]).save(obj)`: what
+    `Model.objects.bulk_create([obj], update_conflicts=True, unique_fields=..., update_fields=...)` does
+    for one new object (its key left to the database), with the statement Django wrote the first time.
+
+    The first call on a connection is Django's own `bulk_create`, its one statement captured; a call
+    whose object holds an expression (a `DatabaseDefault`, an `F()`) is Django's too, as is a database
+    that cannot return the key. The object must name its related rows by saved objects or ids."""
+
+    def __init__(self, model: type[M], *, unique_fields: list[str], update_fields: list[str]) -> None:
+        self.model = model
+        self.options = {
+            "update_conflicts": True,
+            "unique_fields": unique_fields,
+            "update_fields": update_fields,
+        }
+        self.fields = tuple(
+            f for f in model._meta.concrete_fields if not f.generated and not isinstance(f, AutoField)
+        )
+        self._statements: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Upsert] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def kept(self, alias: str = "default") -> bool:
+        """Whether this thread's connection to `alias` has the statement kept (the next object without
+        expressions uses it)."""
+        return connections[alias] in self._statements
+
+    def save(self, obj: M) -> M:
+        alias = router.db_for_write(self.model)
+        connection = connections[alias]
+        statement = self._statements.get(connection)
+        values = [field.pre_save(obj, True) for field in self.fields] if statement is not None else None
+        if statement is None or values is None or any(hasattr(v, "resolve_expression") for v in values):
+            return self._orm(obj, connection, alias)
+        params = [
+            field.get_db_prep_save(value, connection)
+            for field, value in zip(self.fields, values, strict=True)
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(statement.sql, params)
+            row = cursor.fetchone()
+        for (field, converters, column), value in zip(statement.returning, row, strict=True):
+            for converter in converters:
+                value = converter(value, column, connection)
+            setattr(obj, field.attname, value)
+        obj._state.adding = False
+        obj._state.db = alias
+        return obj
+
+    def _orm(self, obj: M, connection: BaseDatabaseWrapper, alias: str) -> M:
+        """Django's bulk_create, its statement kept when it is the one this class can run again."""
+        written: list[tuple[str, Any]] = []
+
+        def capture(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+            written.append((sql, params))
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(capture):
+            self.model._default_manager.using(alias).bulk_create([obj], **self.options)
+        if connection in self._statements or not connection.features.can_return_rows_from_bulk_insert:
+            return obj
+        inserts = [(sql, params) for sql, params in written if sql.lstrip().upper().startswith("INSERT")]
+        if len(inserts) == 1 and len(inserts[0][1]) == len(self.fields) and "RETURNING" in inserts[0][0]:
+            self._keep(connection, inserts[0][0])
+        return obj
+
+    def _keep(self, connection: BaseDatabaseWrapper, sql: str) -> None:
+        table = self.model._meta.db_table
+        returning = []
+        for field in self.model._meta.db_returning_fields:
+            column = field.get_col(table)
+            converters = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+            returning.append((field, converters, column))
+        with self._lock:
+            self._statements[connection] = _Upsert(sql=sql, fields=self.fields, returning=tuple(returning))

@@ -28,6 +28,7 @@ from typing import Any
 
 from django.db import transaction
 
+from core.compiled import CompiledUpsert
 from core.transactions import transaction_open
 from messaging.engines.base import (
     Button,
@@ -196,6 +197,10 @@ def _content(session: Session, outgoing: Outgoing, sent: Sent, echo: MessageEven
 
 # What the API's record completes of a row an engine process stored from the echo.
 _COMPLETED = ("sender", "push_name", "from_me", "direction", "type", "content", "status", "timestamp")
+# Written on every send: compiled once (core.compiled, docs/decisions/0037).
+_MESSAGE_UPSERT = CompiledUpsert(
+    Message, unique_fields=["session", "chat", "message_id"], update_fields=list(_COMPLETED)
+)
 
 
 def _record(session: Session, sent: Sent, type_: str, content: dict[str, Any]) -> Message:
@@ -225,13 +230,7 @@ def _record(session: Session, sent: Sent, type_: str, content: dict[str, Any]) -
         status=sent.status if sent.status in Message.Status.values else Message.Status.SENT,
         timestamp=sent.timestamp,
     )
-    Message.objects.bulk_create(
-        [message],
-        update_conflicts=True,
-        unique_fields=["session", "chat", "message_id"],
-        update_fields=_COMPLETED,
-    )
-    return message
+    return _MESSAGE_UPSERT.save(message)
 
 
 def _outside_window(exc: EngineOutsideWindow) -> OutsideCustomerWindow:

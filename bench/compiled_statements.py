@@ -1,12 +1,13 @@
-"""The session read of every send and inbound event, two ways: the ORM's `get()` and core.compiled's
-compiled get (docs/decisions/0037).
+"""The session read of every send and inbound event and a send's message row, two ways each: the ORM's
+`get()` and `bulk_create(update_conflicts=True)`, and core.compiled's statements (docs/decisions/0037).
 
-    DATABASE_URL=postgres://... .venv/bin/python bench/compiled_reads.py [--calls 3000] [--rounds 3]
+    DATABASE_URL=postgres://... .venv/bin/python bench/compiled_statements.py [--calls 3000] [--rounds 3]
 
 In one process, on what DATABASE_URL points at (a throw-away SQLite file without it): a session row, then
-rounds of `--calls` reads of it each way, taking turns so a busy machine weighs on both alike, and the
-same statement run bare through Django's cursor (the floor: the round trip and the row, no ORM). It prints
-this thread's CPU per read (time.thread_time) and the ratio compiled ÷ ORM per round.
+rounds of `--calls` reads of it each way and `--calls` messages written each way, taking turns so a busy
+machine weighs on both alike, and the read's statement run bare through Django's cursor (the floor: the
+round trip and the row, no ORM). It prints this thread's CPU per call (time.thread_time) and the ratio
+compiled ÷ ORM per round.
 """
 
 from __future__ import annotations
@@ -41,11 +42,12 @@ def main() -> None:
     setup()
     from django.conf import settings
     from django.db import connection
+    from django.utils import timezone
 
     from accounts.models import Plan
     from accounts.services import account_create
-    from core.compiled import CompiledGet
-    from messaging.models import Session
+    from core.compiled import CompiledGet, CompiledUpsert
+    from messaging.models import Message, Session
 
     settings.DEBUG = False  # DEBUG keeps every statement: not how a production process runs
     account = account_create(
@@ -53,6 +55,27 @@ def main() -> None:
     )
     session = Session.objects.create(account=account, name="compiled", proxy="socks5://127.0.0.1:1080")
     reader = CompiledGet(Session, "pk", "account_id")
+    completed = ["sender", "push_name", "from_me", "direction", "type", "content", "status", "timestamp"]
+    unique = ["session", "chat", "message_id"]
+    upsert = CompiledUpsert(Message, unique_fields=unique, update_fields=completed)
+
+    def bulk_create() -> None:
+        Message.objects.bulk_create(
+            [message()], update_conflicts=True, unique_fields=unique, update_fields=completed
+        )
+
+    def message() -> Message:
+        return Message(
+            session=session,
+            chat="5511988887777@s.whatsapp.net",
+            message_id=uuid.uuid4().hex,
+            from_me=True,
+            direction=Message.Direction.OUTBOUND,
+            type="text",
+            content={"text": "bench"},
+            timestamp=timezone.now(),
+        )
+
     sql, params = Session.objects.filter(pk=session.pk, account_id=account.pk).query.sql_with_params()
 
     def bare() -> None:
@@ -61,7 +84,7 @@ def main() -> None:
             cursor.fetchone()
 
     try:
-        print(f"session read: {args.calls} calls a way, {args.rounds} rounds, {connection.vendor}")
+        print(f"compiled statements: {args.calls} calls a way, {args.rounds} rounds, {connection.vendor}")
         for number in range(1, args.rounds + 1):
             orm = per_call_ms(lambda: Session.objects.get(pk=session.pk, account_id=account.pk), args.calls)
             compiled = per_call_ms(lambda: reader.get(pk=session.pk, account_id=account.pk), args.calls)
@@ -70,7 +93,14 @@ def main() -> None:
                 f"  round {number}: ORM get {orm:.3f} ms, compiled get {compiled:.3f} ms "
                 f"({compiled / orm:.2f} x), the bare statement {floor:.3f} ms"
             )
+            orm = per_call_ms(bulk_create, args.calls)
+            compiled = per_call_ms(lambda: upsert.save(message()), args.calls)
+            print(
+                f"           ORM bulk_create {orm:.3f} ms, compiled upsert {compiled:.3f} ms "
+                f"({compiled / orm:.2f} x)"
+            )
     finally:
+        Message.objects.filter(session=session).delete()
         Session.objects.filter(pk=session.pk).delete()
         account.delete()
 
