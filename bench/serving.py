@@ -52,7 +52,11 @@ def start_web(env: dict[str, str], *, log: IO[bytes] | None = None) -> tuple[sub
     return process, port
 
 
-def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen:
+def start_worker(
+    env: dict[str, str], concurrency: int, *, queues: str = "webhooks,celery", include: str = ""
+) -> subprocess.Popen:
+    """Ponte's worker (`celery -A config worker`, threads pool) consuming `queues`, also importing the
+    modules of `include` (a bench's own tasks, never added to Ponte's), its output to worker.log."""
     log = open(Path(env["PONTE_VAR_DIR"]) / "worker.log", "wb")  # noqa: SIM115 (kept open for the worker)
     process = subprocess.Popen(
         [
@@ -63,7 +67,8 @@ def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen:
             "config",
             "worker",
             "-Q",
-            "webhooks,celery",
+            queues,
+            *(["--include", include] if include else []),
             "--pool",
             "threads",
             "--concurrency",
