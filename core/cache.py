@@ -16,7 +16,8 @@ replayed on Redis once it answers again, so a stale entry does not outlive the o
 
 `cache_count_and_get` counts and reads several keys in one round trip (one Lua script): a keyed call's
 rate limits and its key token (accounts.admission) cost one trip to Redis, not four (docs/decisions/0019,
-0030).
+0030). `cache_list_push` and `cache_list_reader` carry the job system's wake-ups (jobs.wakeups, decision
+0038): a list in the same Redis, pushed through the breaker, read with a blocking pop.
 """
 
 from __future__ import annotations
@@ -326,6 +327,19 @@ class RedisCache(DjangoRedisCache):
         self._fallback.clear()
         self._call("clear")
 
+    def list_push(self, key: str, value: str) -> bool:
+        """RPUSH `value` on the list `key` (a made key); False when Redis is skipped or unreachable (no
+        fallback: a list nobody else can read is no use)."""
+        done, _ = self._attempt(lambda: self._cache.get_client(write=True).rpush(key, value))
+        return done
+
+    def list_reader(self, *, timeout: float) -> redis.Redis:
+        """A client of this location of its own, for blocking pops of up to `timeout` seconds (its socket
+        waits longer than that): never one of the shared pool's connections, which a blocked pop would
+        hold."""
+        options = {k: v for k, v in self._options.items() if k in ("socket_connect_timeout",)}
+        return redis.Redis.from_url(self._servers[0], socket_timeout=timeout + 5, **options)
+
     def count_and_get(self, counters: Sequence[Counter], reads: Sequence[str]) -> tuple[list[int], list[Any]]:
         # make_key, not make_and_validate_key: validation only warns about keys memcached would refuse,
         # a loop over every character, on every keyed call; these keys are a hash and a key prefix.
@@ -346,6 +360,30 @@ def cache_count_and_get(
 
     own = getattr(cache, "count_and_get", None)
     return own(counters, reads) if own is not None else count_and_get_on(cache, counters, reads)
+
+
+def cache_list_key(name: str) -> str | None:
+    """The Redis key of the list `name` in the default cache (its key prefix and version applied); None
+    when the default cache is not Redis (then there are no lists)."""
+    from django.core.cache import cache
+
+    return cache.make_key(name) if hasattr(cache, "list_push") else None
+
+
+def cache_list_push(key: str, value: str) -> bool:
+    """Append `value` to the list `key` (from cache_list_key) in one round trip, through the breaker;
+    False when the default cache is not Redis or Redis is unreachable."""
+    from django.core.cache import cache
+
+    own = getattr(cache, "list_push", None)
+    return bool(own is not None and own(key, value))
+
+
+def cache_list_reader(*, timeout: float) -> redis.Redis:
+    """A Redis client of the default cache's server for blocking pops (`BLPOP` up to `timeout` s)."""
+    from django.core.cache import cache
+
+    return cache.list_reader(timeout=timeout)
 
 
 def cache_degraded() -> bool:

@@ -74,6 +74,11 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_step": 0.2,
     "interval_max": 0.2,
 }
+# A hint due now goes on a Redis list that each worker's listener pops (jobs/wakeups.py, decision 0038):
+# about a fifth of a Celery message's CPU on each side. Only with the Redis cache; off, every hint is a
+# Celery message. The listener runs up to this many wake-ups at once, beside the Celery pool.
+PONTE_WAKE_LIST = env_bool("PONTE_WAKE_LIST", True)
+PONTE_WAKE_LIST_THREADS = env_int("PONTE_WAKE_LIST_THREADS", 8)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic jobs are rows in django-celery-beat's tables (created by data migrations), so staff can
 # edit their schedule in the admin; this dict holds only jobs whose timing is not meant to be edited.

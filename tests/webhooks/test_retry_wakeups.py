@@ -45,7 +45,10 @@ class Hints:
 
 
 @pytest.fixture
-def hints():
+def hints(settings):
+    # Every hint a Celery message, those due now too (not a wake-up on a Redis list, jobs.wakeups): the
+    # test plays the worker by running what Celery would have been asked to run, and when.
+    settings.PONTE_WAKE_LIST = False
     recorder = Hints()
     before_task_publish.connect(recorder, weak=False)
     yield recorder

@@ -127,9 +127,11 @@ def test_a_dropped_broker_message_is_delivered_by_the_sweeper(
 
 
 @pytest.fixture
-def filesystem_broker(tmp_path) -> Iterator[dict[str, str]]:
+def filesystem_broker(tmp_path, settings) -> Iterator[dict[str, str]]:
     """Publish through kombu's filesystem transport (the embedded default) whatever REDIS_URL says,
-    and give the worker the same folders."""
+    and give the worker the same folders. As the embedded default has no Redis, hints due now are
+    Celery messages too, not wake-ups on a Redis list (jobs.wakeups) the worker would not read."""
+    settings.PONTE_WAKE_LIST = False
     folder = tmp_path / "broker" / "queue"
     folder.mkdir(parents=True)
     (tmp_path / "broker" / "processed").mkdir()

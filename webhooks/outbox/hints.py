@@ -1,9 +1,10 @@
-"""The deliveries' hints: the Celery messages that tell a worker to drain a delivery's target.
+"""The deliveries' hints: the messages that tell a worker to drain a delivery's target.
 
 A hint carries a delivery id and its target URL; the `Delivery` row is the truth (webhooks.outbox).
-What the job system's hints do (jobs.hints: by task name, the broker's breaker) plus the target's hint
-flag (webhooks.outbox.throttle: one hint waiting per target is enough) and, when the broker comes back,
-a sweep at once.
+What the job system's hints do (jobs.hints: by task name, the broker's breaker; jobs.wakeups: a hint due
+now on a Redis list a worker's listener pops, a Celery message otherwise) plus the target's hint flag
+(webhooks.outbox.throttle: one hint waiting per target is enough) and, when the broker comes back, a
+sweep at once.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 from celery import signature
 from django.db import transaction
 
-from jobs import hints
+from jobs import hints, wakeups
 from jobs.hints import broker_breaker
 from webhooks.outbox import throttle
 
@@ -44,10 +45,15 @@ def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
     for target_url, delivery_id in per_target.items():
         if countdown > 0:  # a hint due later: the flag speaks only of hints waiting to run now
             enqueue(delivery_id, countdown=countdown, target_url=target_url)
-        elif throttle.hint_wanted(target_url, force=force) and not enqueue(
-            delivery_id, target_url=target_url
-        ):
+        elif throttle.hint_wanted(target_url, force=force) and not _wake(delivery_id, target_url):
             throttle.hint_failed(target_url)
+
+
+def _wake(delivery_id: int, target_url: str) -> bool:
+    """A hint due now: on the wake-up list when there is one (jobs.wakeups), else a Celery message."""
+    return wakeups.push(DELIVER_TASK, [delivery_id, target_url]) or enqueue(
+        delivery_id, target_url=target_url
+    )
 
 
 def enqueue_on_commit(
