@@ -58,6 +58,9 @@ from messaging.engines.sandbox_polls import SandboxPolls
 from messaging.engines.sandbox_status import SandboxStatus
 from messaging.models import SandboxDevice
 
+# What _serial_next's UPDATE ... RETURNING reads of the device, in the model's column order.
+_SERIAL_COLUMNS = ("id", "session_id", "jid", "push_name", "message_serial")
+
 
 def _mentioned(mentions: tuple[str, ...] | list[str]) -> dict[str, Any]:
     """The echo's `mentions`, when the message mentions anyone."""
@@ -99,18 +102,24 @@ class SandboxEngine(
     def _serial_next(session_id: str) -> SandboxDevice:
         """The paired device, locked, its message counter moved on for a new message id: one UPDATE ...
         RETURNING (both databases), where a locked read and a save of the counter took two round trips.
-        Only the columns a message needs are loaded (the rest, credentials included, are deferred)."""
+        Only the columns a message needs are loaded (the rest, credentials included, are deferred). Read
+        with a cursor and `from_db`, not `raw()`, whose column mapping cost a fifth of a send's ORM time."""
         table = connection.ops.quote_name(SandboxDevice._meta.db_table)
-        key = SandboxDevice._meta.get_field("session_id").get_db_prep_value(session_id, connection)
-        devices = SandboxDevice.objects.raw(
-            f"UPDATE {table} SET message_serial = message_serial + 1 "  # noqa: S608 (the model's table name)
-            "WHERE session_id = %s AND credentials IS NOT NULL "
-            "RETURNING id, session_id, jid, push_name, message_serial",
-            [key],
-        )
-        for device in devices:
-            return device
-        raise EngineNotConnected("The sandbox session is not paired.")
+        field = SandboxDevice._meta.get_field("session_id")
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} SET message_serial = message_serial + 1 "  # noqa: S608 (the model's table name)
+                "WHERE session_id = %s AND credentials IS NOT NULL "
+                "RETURNING id, session_id, jid, push_name, message_serial",
+                [field.get_db_prep_value(session_id, connection)],
+            )
+            row = cursor.fetchone()
+        if row is None:
+            raise EngineNotConnected("The sandbox session is not paired.")
+        pk, session, jid, push_name, serial = row
+        # The columns in the model's order (from_db defers the others); SQLite hands the UUID back as text.
+        values = [pk, field.to_python(session), jid, push_name, serial]
+        return SandboxDevice.from_db(connection.alias, _SERIAL_COLUMNS, values)
 
     @staticmethod
     def _message_id(device: SandboxDevice) -> str:
