@@ -118,6 +118,23 @@ def redis_server() -> Iterator[RedisServer]:
 
 
 @pytest.fixture
+def private_redis_cache(redis_server, settings) -> RedisServer:
+    """The default cache on the test's own redis-server (Ponte's Redis cache, a short breaker pause, the
+    wake-up lists on), which the test may stop and start again."""
+    settings.PONTE_REDIS_RETRY_SECONDS = 0.2
+    settings.PONTE_WAKE_LIST = True
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "core.cache.RedisCache",
+            "LOCATION": redis_server.url,
+            "KEY_PREFIX": "private-test",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2.0},
+        }
+    }
+    return redis_server
+
+
+@pytest.fixture
 def api_client() -> APIClient:
     return APIClient()
 

@@ -8,7 +8,6 @@ import json
 import threading
 import time
 
-import pytest
 import redis
 from django.core.cache import cache
 
@@ -17,21 +16,6 @@ from jobs import wakeups
 from tests.webhooks.support import wait_for
 
 TASK = "tests.wake"
-
-
-@pytest.fixture
-def redis_cache(redis_server, settings):
-    settings.PONTE_REDIS_RETRY_SECONDS = 0.2
-    settings.PONTE_WAKE_LIST = True
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "core.cache.RedisCache",
-            "LOCATION": redis_server.url,
-            "KEY_PREFIX": "wake-test",
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2.0},
-        }
-    }
-    return redis_server
 
 
 def _waiting(server) -> list[dict]:
@@ -52,16 +36,22 @@ class Calls:
         return "done"
 
 
-def test_a_wake_up_goes_on_its_tasks_list_with_its_args_and_the_callers_request_id(redis_cache) -> None:
+def test_a_wake_up_goes_on_its_tasks_list_with_its_args_and_the_callers_request_id(
+    private_redis_cache,
+) -> None:
     token = request_id_var.set("req-wake-1")
     try:
         assert wakeups.push(TASK, [7, "http://127.0.0.1:9/hook"])
     finally:
         request_id_var.reset(token)
-    assert _waiting(redis_cache) == [{"args": [7, "http://127.0.0.1:9/hook"], "request_id": "req-wake-1"}]
+    assert _waiting(private_redis_cache) == [
+        {"args": [7, "http://127.0.0.1:9/hook"], "request_id": "req-wake-1"}
+    ]
 
 
-def test_no_wake_up_is_pushed_when_the_lists_are_off_or_the_cache_is_not_redis(redis_cache, settings) -> None:
+def test_no_wake_up_is_pushed_when_the_lists_are_off_or_the_cache_is_not_redis(
+    private_redis_cache, settings
+) -> None:
     settings.PONTE_WAKE_LIST = False
     assert not wakeups.push(TASK, [1])
     assert not wakeups.listening()
@@ -71,15 +61,17 @@ def test_no_wake_up_is_pushed_when_the_lists_are_off_or_the_cache_is_not_redis(r
     assert not wakeups.listening()
 
 
-def test_a_push_while_redis_is_down_says_no_at_once_so_the_caller_publishes_to_celery(redis_cache) -> None:
-    redis_cache.stop()
+def test_a_push_while_redis_is_down_says_no_at_once_so_the_caller_publishes_to_celery(
+    private_redis_cache,
+) -> None:
+    private_redis_cache.stop()
     started = time.monotonic()
     assert not wakeups.push(TASK, [1])
     assert not wakeups.push(TASK, [2])  # the breaker: no second wait on the dead server
     assert time.monotonic() - started < 2
 
 
-def test_a_listener_runs_each_wake_up_under_its_request_id(redis_cache) -> None:
+def test_a_listener_runs_each_wake_up_under_its_request_id(private_redis_cache) -> None:
     calls = Calls()
     listener = wakeups.Listener({TASK: calls}, threads=2).start()
     try:
@@ -91,10 +83,10 @@ def test_a_listener_runs_each_wake_up_under_its_request_id(redis_cache) -> None:
     finally:
         listener.stop()
     assert sorted(calls.calls) == [([1, "a"], "req-wake-2"), ([2, "b"], "")]
-    assert _waiting(redis_cache) == []
+    assert _waiting(private_redis_cache) == []
 
 
-def test_a_wake_up_that_fails_is_logged_and_the_listener_goes_on(redis_cache, caplog) -> None:
+def test_a_wake_up_that_fails_is_logged_and_the_listener_goes_on(private_redis_cache, caplog) -> None:
     calls = Calls()
 
     def failing(*args):
@@ -110,13 +102,15 @@ def test_a_wake_up_that_fails_is_logged_and_the_listener_goes_on(redis_cache, ca
     assert "Wake-up of tests.wake failed" in caplog.text
 
 
-def test_a_listener_rides_out_redis_stopping_and_asks_for_a_sweep_when_it_is_back(redis_cache) -> None:
+def test_a_listener_rides_out_redis_stopping_and_asks_for_a_sweep_when_it_is_back(
+    private_redis_cache,
+) -> None:
     calls, swept = Calls(), threading.Event()
     listener = wakeups.Listener({TASK: calls}, threads=2, on_back=swept.set).start()
     try:
-        redis_cache.stop()
+        private_redis_cache.stop()
         time.sleep(wakeups.POP_SECONDS * 2.5)  # the listener finds Redis gone
-        redis_cache.start()
+        private_redis_cache.start()
         assert swept.wait(timeout=10), "no sweep asked for once Redis was back"
         time.sleep(0.3)  # past the cache's breaker pause
         wait_for(lambda: wakeups.push(TASK, [3]), timeout=10, what="a push once Redis is back")
@@ -126,13 +120,15 @@ def test_a_listener_rides_out_redis_stopping_and_asks_for_a_sweep_when_it_is_bac
     assert calls.calls == [([3], "")]
 
 
-def test_stopping_a_listener_waits_for_the_wake_ups_under_way(redis_cache) -> None:
+def test_stopping_a_listener_waits_for_the_wake_ups_under_way(private_redis_cache) -> None:
     calls = Calls(hold=0.6)
     listener = wakeups.Listener({TASK: calls}, threads=2).start()
     wakeups.push(TASK, [1])
-    wait_for(lambda: not _waiting(redis_cache), timeout=10, what="the wake-up popped")
+    wait_for(lambda: not _waiting(private_redis_cache), timeout=10, what="the wake-up popped")
     listener.stop()
     assert calls.calls == [([1], "")]  # finished, not cut off
     wakeups.push(TASK, [2])
     time.sleep(wakeups.POP_SECONDS + 0.2)
-    assert _waiting(redis_cache) == [{"args": [2], "request_id": ""}]  # a stopped listener pops nothing
+    assert _waiting(private_redis_cache) == [
+        {"args": [2], "request_id": ""}
+    ]  # a stopped listener pops nothing

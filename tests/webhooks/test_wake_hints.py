@@ -21,21 +21,6 @@ TARGET = "https://93.184.215.14/hook"
 
 
 @pytest.fixture
-def redis_cache(redis_server, settings):
-    settings.PONTE_REDIS_RETRY_SECONDS = 0.2
-    settings.PONTE_WAKE_LIST = True
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "core.cache.RedisCache",
-            "LOCATION": redis_server.url,
-            "KEY_PREFIX": "wake-hints-test",
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2.0},
-        }
-    }
-    return redis_server
-
-
-@pytest.fixture
 def celery_hints():
     published: list[list] = []
 
@@ -60,34 +45,34 @@ def _emit(session, django_capture_on_commit_callbacks, data_id: str) -> Delivery
 
 
 def test_a_delivery_due_now_wakes_a_worker_by_the_list_not_by_celery(
-    session, redis_cache, celery_hints, django_capture_on_commit_callbacks
+    session, private_redis_cache, celery_hints, django_capture_on_commit_callbacks
 ) -> None:
     Webhook.objects.create(account=session.account, session=session, url=TARGET, events=["message"])
 
     delivery = _emit(session, django_capture_on_commit_callbacks, "M1")
     _emit(session, django_capture_on_commit_callbacks, "M2")  # the target's hint is still waiting
 
-    assert _wake_ups(redis_cache) == [[delivery.pk, TARGET]]
+    assert _wake_ups(private_redis_cache) == [[delivery.pk, TARGET]]
     assert celery_hints == []
 
 
 def test_without_the_list_a_delivery_due_now_is_a_celery_hint(
-    session, redis_cache, celery_hints, settings, django_capture_on_commit_callbacks
+    session, private_redis_cache, celery_hints, settings, django_capture_on_commit_callbacks
 ) -> None:
     settings.PONTE_WAKE_LIST = False
     Webhook.objects.create(account=session.account, session=session, url=TARGET, events=["message"])
 
     delivery = _emit(session, django_capture_on_commit_callbacks, "M1")
 
-    assert _wake_ups(redis_cache) == []
+    assert _wake_ups(private_redis_cache) == []
     assert celery_hints == [[delivery.pk, TARGET]]
 
 
 def test_with_redis_away_a_delivery_due_now_is_a_celery_hint(
-    session, redis_cache, celery_hints, django_capture_on_commit_callbacks
+    session, private_redis_cache, celery_hints, django_capture_on_commit_callbacks
 ) -> None:
     Webhook.objects.create(account=session.account, session=session, url=TARGET, events=["message"])
-    redis_cache.stop()  # the cache's server; this process's broker is another
+    private_redis_cache.stop()  # the cache's server; this process's broker is another
 
     delivery = _emit(session, django_capture_on_commit_callbacks, "M1")
 
