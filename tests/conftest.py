@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+from django.utils import translation
 from rest_framework.test import APIClient
 
 from accounts.models import Account, ApiKey, Plan
@@ -59,6 +60,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Each test starts in the default language: a request in another one leaves it active on the thread
+    (Django's LocaleMiddleware activates the request's language and never resets it), and a later test
+    that reads a text or a date without asking for a language read Portuguese (test_account_times under
+    `-n 2`)."""
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
