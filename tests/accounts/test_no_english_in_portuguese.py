@@ -115,7 +115,8 @@ def account_pages(session, delivery) -> list[str]:
 
 def test_no_english_words_on_the_account_areas_pages_in_portuguese(full_account) -> None:
     browser, account, session, delivery = full_account
-    own = {account.user.email, "chave-loja", "loja"}
+    # The session's id is the customer's too: a random UUID such as d194f0c6-b263-4be3-... held "be".
+    own = {account.user.email, "chave-loja", "loja", str(session.pk), delivery.dispatch_id}
     found = {}
     for path in account_pages(session, delivery):
         reply = browser.get(path, **PT)
