@@ -337,8 +337,11 @@ class RedisCache(DjangoRedisCache):
         """A client of this location of its own, for blocking pops of up to `timeout` seconds (its socket
         waits longer than that): never one of the shared pool's connections, which a blocked pop would
         hold."""
-        options = {k: v for k, v in self._options.items() if k in ("socket_connect_timeout",)}
-        return redis.Redis.from_url(self._servers[0], socket_timeout=timeout + 5, **options)
+        return redis.Redis.from_url(
+            self._servers[0],
+            socket_timeout=timeout + 5,
+            socket_connect_timeout=self._options.get("socket_connect_timeout"),
+        )
 
     def count_and_get(self, counters: Sequence[Counter], reads: Sequence[str]) -> tuple[list[int], list[Any]]:
         # make_key, not make_and_validate_key: validation only warns about keys memcached would refuse,
@@ -362,12 +365,18 @@ def cache_count_and_get(
     return own(counters, reads) if own is not None else count_and_get_on(cache, counters, reads)
 
 
-def cache_list_key(name: str) -> str | None:
-    """The Redis key of the list `name` in the default cache (its key prefix and version applied); None
-    when the default cache is not Redis (then there are no lists)."""
+def cache_lists() -> bool:
+    """Whether the default cache holds lists (it is Redis): the job system's wake-ups need them."""
     from django.core.cache import cache
 
-    return cache.make_key(name) if hasattr(cache, "list_push") else None
+    return hasattr(cache, "list_push")
+
+
+def cache_list_key(name: str) -> str:
+    """The Redis key of the list `name` in the default cache (its key prefix and version applied)."""
+    from django.core.cache import cache
+
+    return cache.make_key(name)
 
 
 def cache_list_push(key: str, value: str) -> bool:

@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections
 
-from core.cache import UNREACHABLE, cache_list_key, cache_list_push, cache_list_reader
+from core.cache import UNREACHABLE, cache_list_key, cache_list_push, cache_list_reader, cache_lists
 from core.logs import current_request_id, request_id_var
 from jobs.hints import wire
 
@@ -44,20 +44,19 @@ def _list_name(task: str) -> str:
     return f"wake:{task}"
 
 
+def listening() -> bool:
+    """Whether hints due now go on the lists (and a worker starts a listener): PONTE_WAKE_LIST is on and
+    the default cache is Redis."""
+    return bool(settings.PONTE_WAKE_LIST) and cache_lists()
+
+
 def push(task: str, args: Sequence[Any]) -> bool:
     """Wake a listener to run `task(*args)` now: True when the wake-up is on its list; False when there
     are no lists (not Redis, PONTE_WAKE_LIST off) or Redis is unreachable: then publish a Celery hint."""
-    if not settings.PONTE_WAKE_LIST:
+    if not listening():
         return False
-    key = cache_list_key(_list_name(task))
-    if key is None:
-        return False
-    return cache_list_push(key, json.dumps({"args": wire(args), "request_id": current_request_id()}))
-
-
-def listening() -> bool:
-    """Whether a worker starts a listener: wake-ups are on and there are lists."""
-    return bool(settings.PONTE_WAKE_LIST) and cache_list_key("wake:probe") is not None
+    payload = json.dumps({"args": wire(args), "request_id": current_request_id()})
+    return cache_list_push(cache_list_key(_list_name(task)), payload)
 
 
 class Listener:
@@ -72,19 +71,14 @@ class Listener:
         threads: int,
         on_back: Callable[[], None] | None = None,
     ) -> None:
-        self._tasks = {self._key(name): (name, function) for name, function in tasks.items()}
+        if not cache_lists():
+            raise RuntimeError("Wake-up lists need the Redis cache (REDIS_URL)")
+        self._tasks = {cache_list_key(_list_name(name)): (name, function) for name, function in tasks.items()}
         self._free = threading.Semaphore(threads)
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="wake")
         self._on_back = on_back
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="wake-listener", daemon=True)
-
-    @staticmethod
-    def _key(task: str) -> str:
-        key = cache_list_key(_list_name(task))
-        if key is None:
-            raise RuntimeError("Wake-up lists need the Redis cache (REDIS_URL)")
-        return key
 
     def start(self) -> Listener:
         self._thread.start()

@@ -32,19 +32,13 @@ def _listen() -> None:
     from django.conf import settings
 
     from jobs import wakeups
-    from webhooks.outbox.hints import DELIVER_TASK, SWEEP_TASK
+    from webhooks.outbox.hints import DELIVER_TASK, sweep_at_once
     from webhooks.tasks import deliver
 
     if _listener is not None or not wakeups.listening():
         return
-
-    def sweep_now() -> None:
-        from celery import signature
-
-        signature(SWEEP_TASK, kwargs={"grace_seconds": 0}).apply_async()
-
     _listener = wakeups.Listener(
-        {DELIVER_TASK: deliver}, threads=int(settings.PONTE_WAKE_LIST_THREADS), on_back=sweep_now
+        {DELIVER_TASK: deliver}, threads=int(settings.PONTE_WAKE_LIST_THREADS), on_back=sweep_at_once
     ).start()
 
 

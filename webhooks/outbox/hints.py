@@ -35,10 +35,15 @@ def enqueue(delivery_id: int, *, countdown: float = 0, target_url: str = "") -> 
     ):
         return False
     if broker_breaker.succeeded():
-        # Back from an outage: hint what waited meanwhile now rather than at the next beat.
-        with contextlib.suppress(Exception):
-            signature(SWEEP_TASK, kwargs={"grace_seconds": 0}).apply_async()
+        sweep_at_once()  # back from an outage: hint what waited meanwhile now rather than at the next beat
     return True
+
+
+def sweep_at_once() -> None:
+    """Ask a worker to sweep the deliveries now, grace-free (after an outage of the broker or of the
+    wake-up lists); a failed publish is left to beat's next sweep."""
+    with contextlib.suppress(Exception):
+        signature(SWEEP_TASK, kwargs={"grace_seconds": 0}).apply_async()
 
 
 def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
