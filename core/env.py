@@ -81,7 +81,7 @@ def database_from_url(url: str) -> dict:
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
         options = {key: values[-1] for key, values in parse_qs(parsed.query).items()}
         return {
-            "ENGINE": "django.db.backends.postgresql",
+            "ENGINE": "core.postgresql",
             "NAME": unquote(parsed.path.lstrip("/")) or "ponte",
             "USER": unquote(parsed.username or ""),
             "PASSWORD": unquote(parsed.password or ""),
