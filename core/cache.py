@@ -17,7 +17,9 @@ replayed on Redis once it answers again, so a stale entry does not outlive the o
 `cache_count_and_get` counts and reads several keys in one round trip (one Lua script): a keyed call's
 rate limits and its key token (accounts.admission) cost one trip to Redis, not four (docs/decisions/0019,
 0030). `cache_list_push` and `cache_list_reader` carry the job system's wake-ups (jobs.wakeups, decision
-0038): a list in the same Redis, pushed through the breaker, read with a blocking pop.
+0038): a list in the same Redis, pushed through the breaker, read with a blocking pop;
+`cache_add_then_push` pushes only when it raises a flag, in one round trip (a target's hint flag and its
+wake-up, decision 0039).
 """
 
 from __future__ import annotations
@@ -66,8 +68,47 @@ for i = n + 1, #KEYS do
 end
 return out
 """
-# The script's id in Redis (EVALSHA).
-_COUNT_AND_GET_SHA = hashlib.sha1(_COUNT_AND_GET.encode(), usedforsecurity=False).hexdigest()
+
+# KEYS: a flag, a list. ARGV: the flag's value, its seconds, the value to push. Raises the flag when it is
+# down and then pushes; returns 1 when it did both, 0 when the flag was already up (nothing pushed).
+_ADD_THEN_PUSH = """
+if redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then
+  redis.call('RPUSH', KEYS[2], ARGV[3])
+  return 1
+end
+return 0
+"""
+
+# KEYS: the candidates, then the keys to read. ARGV: the number of candidates n, the value, its seconds.
+# Sets the first candidate that is missing (SET NX); returns its position (1-based; 0: all were taken),
+# then the values read (false when missing). No hole in the array, as above.
+_ADD_FIRST = """
+local n = tonumber(ARGV[1])
+local out = {0}
+for i = 1, n do
+  if redis.call('SET', KEYS[i], ARGV[2], 'EX', ARGV[3], 'NX') then
+    out[1] = i
+    break
+  end
+end
+for i = n + 1, #KEYS do
+  out[#out + 1] = redis.call('GET', KEYS[i])
+end
+return out
+"""
+
+
+class _Script:
+    """A Lua script and its id in Redis (EVALSHA)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sha = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+
+_COUNT_AND_GET_SCRIPT = _Script(_COUNT_AND_GET)
+_ADD_THEN_PUSH_SCRIPT = _Script(_ADD_THEN_PUSH)
+_ADD_FIRST_SCRIPT = _Script(_ADD_FIRST)
 
 
 @dataclass(frozen=True)
@@ -95,6 +136,16 @@ def count_and_get_on(
     return counts, [cache.get(key) for key in reads]
 
 
+# What cache_add_first returns: the position of the key it added (None: none), the values it read.
+Added = tuple[int | None, list[Any]]
+
+
+def add_first_on(cache: Any, keys: Sequence[str], seconds: int, reads: Sequence[str]) -> Added:
+    """`cache_add_first` with a backend's own operations (local memory: each one a lock, no I/O)."""
+    taken = next((index for index, key in enumerate(keys) if cache.add(key, 1, seconds)), None)
+    return taken, [cache.get(key) for key in reads]
+
+
 class PooledRedisCacheClient(RedisCacheClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -117,13 +168,25 @@ class PooledRedisCacheClient(RedisCacheClient):
         args = [len(counters)]
         args += [seconds for _, seconds, _ in counters]
         args += [int(increment) for _, _, increment in counters]
-        replies = self._run_script(keys, args)
+        replies = self._run_script(_COUNT_AND_GET_SCRIPT, keys, args)
         counts = [int(reply or 0) for reply in replies[: len(counters)]]
         values = replies[len(counters) :]
         return [*counts, *(None if value is None else self._serializer.loads(value) for value in values)]
 
-    def _run_script(self, keys: list[str], args: list[int]) -> list[Any]:
-        """`_COUNT_AND_GET` by its digest, loaded with `EVAL` when this Redis does not know it yet (a
+    def add_first(self, keys: Sequence[str], seconds: int, reads: Sequence[str]) -> Added:
+        """One script call: `SET key 1 EX seconds NX` on each of `keys` (made keys) until one is set,
+        then a `GET` per read. The position of the key set (None: none was free) and the values."""
+        replies = self._run_script(_ADD_FIRST_SCRIPT, [*keys, *reads], [len(keys), 1, seconds])
+        values = [None if value is None else self._serializer.loads(value) for value in replies[1:]]
+        return (int(replies[0]) - 1 if replies[0] else None), values
+
+    def add_then_push(self, flag: str, seconds: int, key: str, value: str) -> bool:
+        """One script call: raise `flag` (a made key, Django's raw integer 1, for `seconds`) unless it is
+        up, and only then push `value` on the list `key`. Whether it pushed."""
+        return bool(self._run_script(_ADD_THEN_PUSH_SCRIPT, [flag, key], [1, seconds, value]))
+
+    def _run_script(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+        """`script` by its digest, loaded with `EVAL` when this Redis does not know it yet (a
         restart, a flush), on this thread's own connection: taking one from the pool and giving it back
         (a lock and a health-check poll each) cost as much client CPU as the call itself. A connection
         that fails is dropped and the call made once more on a fresh one (the server closed it
@@ -132,10 +195,10 @@ class PooledRedisCacheClient(RedisCacheClient):
             connection = self._script_connection()
             try:
                 try:
-                    connection.send_command("EVALSHA", _COUNT_AND_GET_SHA, len(keys), *keys, *args)
+                    connection.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
                     return connection.read_response()
                 except redis.exceptions.NoScriptError:
-                    connection.send_command("EVAL", _COUNT_AND_GET, len(keys), *keys, *args)
+                    connection.send_command("EVAL", script.text, len(keys), *keys, *args)
                     return connection.read_response()
             except UNREACHABLE:
                 connection.disconnect()  # reconnects on its next command
@@ -333,6 +396,18 @@ class RedisCache(DjangoRedisCache):
         done, _ = self._attempt(lambda: self._cache.get_client(write=True).rpush(key, value))
         return done
 
+    def add_first(self, keys: Sequence[str], seconds: int, reads: Sequence[str]) -> Added:
+        made = [self.make_key(key) for key in keys]
+        done, replies = self._attempt(self._cache.add_first, made, seconds, [self.make_key(k) for k in reads])
+        return replies if done else add_first_on(self._fallback, keys, self._fallback_timeout(seconds), reads)
+
+    def add_then_push(self, key: Any, seconds: int, list_key: str, value: str) -> bool | None:
+        """`cache_add_then_push` on Redis; None when Redis is skipped or unreachable (no fallback, as
+        for `list_push`)."""
+        made = self.make_key(key)
+        done, pushed = self._attempt(self._cache.add_then_push, made, seconds, list_key, value)
+        return pushed if done else None
+
     def list_reader(self, *, timeout: float) -> redis.Redis:
         """A client of this location of its own, for blocking pops of up to `timeout` seconds (its socket
         waits longer than that): never one of the shared pool's connections, which a blocked pop would
@@ -386,6 +461,28 @@ def cache_list_push(key: str, value: str) -> bool:
 
     own = getattr(cache, "list_push", None)
     return bool(own is not None and own(key, value))
+
+
+def cache_add_first(keys: Sequence[str], seconds: int, reads: Sequence[str] = ()) -> Added:
+    """Add the first of `keys` that is missing (the raw integer 1 for `seconds`, as `cache.add(key, 1,
+    seconds)` would) and read each key of `reads`, in one round trip to Redis (through the breaker; on
+    the per-process fallback while Redis is unreachable). Returns the position in `keys` of the key added
+    (None: every one was there) and the values read (None: missing)."""
+    from django.core.cache import cache
+
+    own = getattr(cache, "add_first", None)
+    return own(keys, seconds, reads) if own is not None else add_first_on(cache, keys, seconds, reads)
+
+
+def cache_add_then_push(key: str, seconds: int, list_key: str, value: str) -> bool | None:
+    """Raise the flag `key` (a cache key, as `cache.add(key, 1, seconds)` would) and, only if it was
+    down, append `value` to the list `list_key` (from cache_list_key): one round trip, through the
+    breaker. True: raised and pushed; False: the flag was up already, nothing pushed; None: the default
+    cache is not Redis or Redis is unreachable, nothing done."""
+    from django.core.cache import cache
+
+    own = getattr(cache, "add_then_push", None)
+    return None if own is None else own(key, seconds, list_key, value)
 
 
 def cache_list_reader(*, timeout: float) -> redis.Redis:

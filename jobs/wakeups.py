@@ -30,7 +30,14 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections
 
-from core.cache import UNREACHABLE, cache_list_key, cache_list_push, cache_list_reader, cache_lists
+from core.cache import (
+    UNREACHABLE,
+    cache_add_then_push,
+    cache_list_key,
+    cache_list_push,
+    cache_list_reader,
+    cache_lists,
+)
 from core.logs import current_request_id, request_id_var
 from jobs.hints import wire
 
@@ -50,13 +57,26 @@ def listening() -> bool:
     return bool(settings.PONTE_WAKE_LIST) and cache_lists()
 
 
+def _payload(args: Sequence[Any]) -> str:
+    return json.dumps({"args": wire(args), "request_id": current_request_id()})
+
+
 def push(task: str, args: Sequence[Any]) -> bool:
     """Wake a listener to run `task(*args)` now: True when the wake-up is on its list; False when there
     are no lists (not Redis, PONTE_WAKE_LIST off) or Redis is unreachable: then publish a Celery hint."""
     if not listening():
         return False
-    payload = json.dumps({"args": wire(args), "request_id": current_request_id()})
-    return cache_list_push(cache_list_key(_list_name(task)), payload)
+    return cache_list_push(cache_list_key(_list_name(task)), _payload(args))
+
+
+def push_flagged(task: str, args: Sequence[Any], *, flag: str, seconds: int) -> bool | None:
+    """`push`, only when the cache key `flag` is down, raising it for `seconds`, in one round trip (a
+    hint flag: one wake-up waiting per group is enough). True: pushed; False: the flag was up, a wake-up
+    is on its way, nothing pushed; None: no lists or Redis unreachable, nothing done (the caller's flag
+    and Celery hint then)."""
+    if not listening():
+        return None
+    return cache_add_then_push(flag, seconds, cache_list_key(_list_name(task)), _payload(args))
 
 
 class Listener:

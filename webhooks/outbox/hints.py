@@ -50,8 +50,23 @@ def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
     for target_url, delivery_id in per_target.items():
         if countdown > 0:  # a hint due later: the flag speaks only of hints waiting to run now
             enqueue(delivery_id, countdown=countdown, target_url=target_url)
+        elif not force and _woken_once(delivery_id, target_url) is not None:
+            continue  # the flag raised and the wake-up pushed, or a hint waits already
         elif throttle.hint_wanted(target_url, force=force) and not _wake(delivery_id, target_url):
             throttle.hint_failed(target_url)
+
+
+def _woken_once(delivery_id: int, target_url: str) -> bool | None:
+    """The target's flag and its wake-up in one round trip (jobs.wakeups.push_flagged); None when there
+    are no lists or Redis is away: then the flag and the hint one after the other, as below."""
+    if not throttle.hint_flag_shared():
+        return None
+    return wakeups.push_flagged(
+        DELIVER_TASK,
+        [delivery_id, target_url],
+        flag=throttle.hint_flag(target_url),
+        seconds=throttle.HINT_FLAG_SECONDS,
+    )
 
 
 def _wake(delivery_id: int, target_url: str) -> bool:
