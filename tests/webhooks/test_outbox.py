@@ -292,8 +292,8 @@ def test_a_slow_target_gets_few_threads_and_waits_without_using_an_attempt(hook,
     delivery = _delivery(session)
     # The last attempt timed out: the target is slow, and one drain of it is under way.
     throttle.remember_speed(delivery.target_url, slow=True, answered=False, was_slow=False)
-    held = throttle.slot_acquire(delivery.target_url, slow=True)
-    assert held
+    held, slow = throttle.slot_take(delivery.target_url)
+    assert held and slow
     assert drains.delivery_attempt(delivery_id=delivery.pk) == "not-claimed"
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempt_count, receiver.received) == (Delivery.Status.PENDING, 0, [])
@@ -307,11 +307,33 @@ def test_a_fast_target_shares_the_workers_up_to_its_cap(hook, session, receiver,
     settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = 3
     delivery = _delivery(session)
     url = delivery.target_url
-    assert throttle.slot_acquire(url, slow=False)
-    assert throttle.slot_acquire(url, slow=False)  # two drains under way
+    assert throttle.slot_take(url)[0]
+    assert throttle.slot_take(url)[0]  # two drains under way
     assert drains.delivery_attempt(delivery_id=delivery.pk) == "delivered"  # the third slot
-    assert throttle.slot_acquire(url, slow=False)
-    assert throttle.slot_acquire(url, slow=False) is None  # the cap: 3 at once
+    assert throttle.slot_take(url)[0]
+    assert throttle.slot_take(url) == (None, False)  # the cap: 3 at once
+
+
+def test_a_slow_target_s_drain_gives_back_a_slot_past_its_cap_at_once(hook, session, receiver, settings):
+    settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = 3
+    settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET = 1
+    url = _delivery(session).target_url
+    first, slow = throttle.slot_take(url)
+    assert first and not slow
+    throttle.remember_speed(url, slow=True, answered=False, was_slow=False)
+    assert throttle.slot_take(url) == (None, True)  # the slow cap (1) is held
+    throttle.slot_release(first)
+    second, slow = throttle.slot_take(url)
+    assert second == first and slow  # the slot tried past the cap was given back: the first is free
+
+
+def test_no_cap_takes_no_slot_and_still_reads_the_slow_mark(hook, session, settings):
+    settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET = 0
+    url = _delivery(session).target_url
+    assert throttle.slot_take(url) == ("", False)
+    throttle.remember_speed(url, slow=True, answered=False, was_slow=False)
+    held, slow = throttle.slot_take(url)
+    assert held and slow  # slow: the slow cap (2 by default) applies
 
 
 def test_one_hint_per_target_waits_in_a_shared_queue(settings, tmp_path):

@@ -35,8 +35,7 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
     """Send what is due at one target while holding one of its slots, through the job system's drain
     loop: batches of PONTE_WEBHOOK_BATCH_SIZE (one delivery at a time to a slow target) until nothing
     more is due, the target is slow, a rate limit holds deliveries back or the time is up."""
-    was_slow = throttle.is_slow(target_url)
-    slot = throttle.slot_acquire(target_url, slow=was_slow)
+    slot, was_slow = throttle.slot_take(target_url)
     if slot is None:
         return Drained({}, no_slot=True)  # every slot is held, and each holder looks again when it lets go
     turns = TargetDrain(target_url, hint_id=hint_id, was_slow=was_slow)

@@ -22,6 +22,8 @@ import hashlib
 from django.conf import settings
 from django.core.cache import cache
 
+from core.cache import cache_add_first
+
 # A flag outliving its hint (lost with the broker) only delays deliveries until the next hint or the
 # sweeper; a hint outliving its flag (a long queue) only makes one more hint. So: short.
 HINT_FLAG_SECONDS = 10
@@ -64,21 +66,27 @@ def is_too_slow(duration_ms: int, error: str | None) -> bool:
 # --- Send slots ----------------------------------------------------------------------------------
 
 
-def slot_acquire(target_url: str, *, slow: bool) -> str | None:
-    """Take a free send slot of the target: its key ("" when no cap applies), or None when all are taken."""
-    cap = int(
-        settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET
-        if slow
-        else settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET
+def slot_take(target_url: str) -> tuple[str | None, bool]:
+    """Take a free send slot of the target and read its slow mark, in one round trip to the cache
+    (core.cache.cache_add_first): the slot's key ("" when no cap applies, None when the cap is reached),
+    and whether the target is slow (which sets the cap: fewer slots for a slow target)."""
+    caps = (
+        int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET),
+        int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET),
     )
-    if cap <= 0:
-        return ""
     base = _key(target_url, "slot")
-    for index in range(cap):
-        key = f"{base}:{index}"
-        if cache.add(key, 1, timeout=_lease_seconds()):
-            return key
-    return None
+    keys = [f"{base}:{index}" for index in range(max(*caps, 0))]
+    taken, (mark,) = cache_add_first(keys, _lease_seconds(), [_key(target_url, "slow")])
+    slow = bool(mark)
+    cap = caps[1] if slow else caps[0]
+    if taken is not None and (cap <= 0 or taken >= cap):
+        # The slots were tried before the mark was read: a slow target's drain may have taken one past
+        # its cap (or one where no cap applies), given back at once, before anything is sent.
+        cache.delete(keys[taken])
+        taken = None
+    if cap <= 0:
+        return "", slow
+    return (None if taken is None else keys[taken]), slow
 
 
 def slot_release(key: str | None, *, hint_taken_for: str | None = None) -> None:
@@ -86,7 +94,7 @@ def slot_release(key: str | None, *, hint_taken_for: str | None = None) -> None:
     the same round trip: a drain that found nothing more does both as it ends."""
     keys = [key] if key else []
     if hint_taken_for is not None and _shared_cache():
-        keys.append(_key(hint_taken_for, "hinted"))
+        keys.append(hint_flag(hint_taken_for))
     if len(keys) == 1:
         cache.delete(keys[0])
     elif keys:
@@ -94,6 +102,17 @@ def slot_release(key: str | None, *, hint_taken_for: str | None = None) -> None:
 
 
 # --- Hint flag -----------------------------------------------------------------------------------
+
+
+def hint_flag(target_url: str) -> str:
+    """The cache key of the target's hint flag (for a caller raising it with its hint in one round
+    trip: webhooks.outbox.hints)."""
+    return _key(target_url, "hinted")
+
+
+def hint_flag_shared() -> bool:
+    """Whether the hint flag is kept (a shared cache), so that a hint may wait on it."""
+    return _shared_cache()
 
 
 def hint_wanted(target_url: str, *, force: bool = False) -> bool:
@@ -104,7 +123,7 @@ def hint_wanted(target_url: str, *, force: bool = False) -> bool:
     """
     if not _shared_cache():
         return True
-    key = _key(target_url, "hinted")
+    key = hint_flag(target_url)
     if force:
         cache.set(key, 1, timeout=HINT_FLAG_SECONDS)
         return True
@@ -114,7 +133,7 @@ def hint_wanted(target_url: str, *, force: bool = False) -> bool:
 def hint_taken(target_url: str) -> None:
     """A hint for the target reached a worker: deliveries committed from now on need a new one."""
     if _shared_cache():
-        cache.delete(_key(target_url, "hinted"))
+        cache.delete(hint_flag(target_url))
 
 
 def hint_failed(target_url: str) -> None:
