@@ -18,8 +18,8 @@ replayed on Redis once it answers again, so a stale entry does not outlive the o
 rate limits and its key token (accounts.admission) cost one trip to Redis, not four (docs/decisions/0019,
 0030). `cache_list_push` and `cache_list_reader` carry the job system's wake-ups (jobs.wakeups, decision
 0038): a list in the same Redis, pushed through the breaker, read with a blocking pop;
-`cache_add_then_push` pushes only when it raises a flag, in one round trip (a target's hint flag and its
-wake-up, decision 0039).
+`cache_add_then_push` pushes only when it raises a flag and `cache_take` reads and lowers it, each in one
+round trip (a target's hint flag and its wake-up, decision 0039).
 """
 
 from __future__ import annotations
@@ -69,14 +69,23 @@ end
 return out
 """
 
-# KEYS: a flag, a list. ARGV: the flag's value, its seconds, the value to push. Raises the flag when it is
-# down and then pushes; returns 1 when it did both, 0 when the flag was already up (nothing pushed).
+# KEYS: a flag, a list. ARGV: the flag's value, its seconds, the value to push, the mark. Raises the flag
+# when it is down and then pushes: 1. When it is up already, it becomes the mark (its expiry kept), so
+# whoever lowers it can tell a push was skipped meanwhile: 0.
 _ADD_THEN_PUSH = """
 if redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then
   redis.call('RPUSH', KEYS[2], ARGV[3])
   return 1
 end
+redis.call('SET', KEYS[1], ARGV[4], 'XX', 'KEEPTTL')
 return 0
+"""
+
+# KEYS: the key to take, then keys to delete with it. Returns its value (false: missing), all deleted.
+_TAKE = """
+local value = redis.call('GET', KEYS[1])
+redis.call('DEL', unpack(KEYS))
+return value
 """
 
 # KEYS: the candidates, then the keys to read. ARGV: the number of candidates n, the value, its seconds.
@@ -109,6 +118,7 @@ class _Script:
 _COUNT_AND_GET_SCRIPT = _Script(_COUNT_AND_GET)
 _ADD_THEN_PUSH_SCRIPT = _Script(_ADD_THEN_PUSH)
 _ADD_FIRST_SCRIPT = _Script(_ADD_FIRST)
+_TAKE_SCRIPT = _Script(_TAKE)
 
 
 @dataclass(frozen=True)
@@ -146,6 +156,13 @@ def add_first_on(cache: Any, keys: Sequence[str], seconds: int, reads: Sequence[
     return taken, [cache.get(key) for key in reads]
 
 
+def take_on(cache: Any, key: str, also: Sequence[str]) -> Any:
+    """`cache_take` with a backend's own operations (two of them: a read, then the deletes)."""
+    value = cache.get(key)
+    cache.delete_many([key, *also])
+    return value
+
+
 class PooledRedisCacheClient(RedisCacheClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -180,10 +197,16 @@ class PooledRedisCacheClient(RedisCacheClient):
         values = [None if value is None else self._serializer.loads(value) for value in replies[1:]]
         return (int(replies[0]) - 1 if replies[0] else None), values
 
-    def add_then_push(self, flag: str, seconds: int, key: str, value: str) -> bool:
+    def add_then_push(self, flag: str, seconds: int, key: str, value: str, mark: int) -> bool:
         """One script call: raise `flag` (a made key, Django's raw integer 1, for `seconds`) unless it is
-        up, and only then push `value` on the list `key`. Whether it pushed."""
-        return bool(self._run_script(_ADD_THEN_PUSH_SCRIPT, [flag, key], [1, seconds, value]))
+        up, and only then push `value` on the list `key`; a flag up already becomes `mark`. Whether it
+        pushed."""
+        return bool(self._run_script(_ADD_THEN_PUSH_SCRIPT, [flag, key], [1, seconds, value, mark]))
+
+    def take(self, key: str, also: Sequence[str]) -> Any:
+        """One script call: the value of `key` (a made key; None: missing), deleted with `also`."""
+        value = self._run_script(_TAKE_SCRIPT, [key, *also], [])
+        return None if value is None else self._serializer.loads(value)
 
     def _run_script(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
         """`script` by its digest, loaded with `EVAL` when this Redis does not know it yet (a
@@ -401,12 +424,20 @@ class RedisCache(DjangoRedisCache):
         done, replies = self._attempt(self._cache.add_first, made, seconds, [self.make_key(k) for k in reads])
         return replies if done else add_first_on(self._fallback, keys, self._fallback_timeout(seconds), reads)
 
-    def add_then_push(self, key: Any, seconds: int, list_key: str, value: str) -> bool | None:
+    def add_then_push(self, key: Any, seconds: int, list_key: str, value: str, mark: int) -> bool | None:
         """`cache_add_then_push` on Redis; None when Redis is skipped or unreachable (no fallback, as
         for `list_push`)."""
         made = self.make_key(key)
-        done, pushed = self._attempt(self._cache.add_then_push, made, seconds, list_key, value)
+        done, pushed = self._attempt(self._cache.add_then_push, made, seconds, list_key, value, mark)
         return pushed if done else None
+
+    def take(self, key: Any, also: Sequence[Any] = ()) -> Any:
+        made = [self.make_key(k) for k in also]
+        done, value = self._attempt(self._cache.take, self.make_key(key), made)
+        if done:
+            return value
+        self._remember_deletes([self.make_key(key), *made])
+        return take_on(self._fallback, key, also)
 
     def list_reader(self, *, timeout: float) -> redis.Redis:
         """A client of this location of its own, for blocking pops of up to `timeout` seconds (its socket
@@ -474,15 +505,25 @@ def cache_add_first(keys: Sequence[str], seconds: int, reads: Sequence[str] = ()
     return own(keys, seconds, reads) if own is not None else add_first_on(cache, keys, seconds, reads)
 
 
-def cache_add_then_push(key: str, seconds: int, list_key: str, value: str) -> bool | None:
+def cache_add_then_push(key: str, seconds: int, list_key: str, value: str, *, mark: int) -> bool | None:
     """Raise the flag `key` (a cache key, as `cache.add(key, 1, seconds)` would) and, only if it was
-    down, append `value` to the list `list_key` (from cache_list_key): one round trip, through the
-    breaker. True: raised and pushed; False: the flag was up already, nothing pushed; None: the default
-    cache is not Redis or Redis is unreachable, nothing done."""
+    down, append `value` to the list `list_key` (from cache_list_key); a flag up already is set to `mark`
+    (its expiry kept), so whoever lowers it (cache_take) can tell a push was skipped meanwhile. One round
+    trip, through the breaker. True: raised and pushed; False: the flag was up already, nothing pushed;
+    None: the default cache is not Redis or Redis is unreachable, nothing done."""
     from django.core.cache import cache
 
     own = getattr(cache, "add_then_push", None)
-    return None if own is None else own(key, seconds, list_key, value)
+    return None if own is None else own(key, seconds, list_key, value, mark)
+
+
+def cache_take(key: str, also: Sequence[str] = ()) -> Any:
+    """The value of `key` (None: missing), deleted along with the keys of `also`: one round trip to
+    Redis (through the breaker; while it is unreachable, on the fallback, the deletes replayed later)."""
+    from django.core.cache import cache
+
+    own = getattr(cache, "take", None)
+    return own(key, also) if own is not None else take_on(cache, key, also)
 
 
 def cache_list_reader(*, timeout: float) -> redis.Redis:

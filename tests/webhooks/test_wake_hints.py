@@ -5,13 +5,17 @@ default cache here is a private redis-server a test may stop."""
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 import redis
 from celery.signals import before_task_publish
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from webhooks.models import Delivery, Webhook
+from webhooks.outbox import drains, throttle
 from webhooks.outbox.hints import DELIVER_TASK
 from webhooks.services import emit
 
@@ -77,3 +81,62 @@ def test_with_redis_away_a_delivery_due_now_is_a_celery_hint(
     delivery = _emit(session, django_capture_on_commit_callbacks, "M1")
 
     assert celery_hints == [[delivery.pk, TARGET]]
+
+
+def _looks_once_more(captured) -> bool:
+    """Whether the drain asked if anything more was due after it lowered the flag (the store's EXISTS)."""
+    return any("SELECT EXISTS" in query["sql"] for query in captured.captured_queries)
+
+
+def test_a_drain_whose_flag_comes_down_unmarked_does_not_look_again(
+    session, private_redis_cache, make_receiver, allow_loopback, django_capture_on_commit_callbacks
+) -> None:
+    receiver = make_receiver()
+    Webhook.objects.create(account=session.account, session=session, url=receiver.url, events=["message"])
+    delivery = _emit(session, django_capture_on_commit_callbacks, "M1")  # raises the flag, one wake-up
+
+    with CaptureQueriesContext(connection) as captured:
+        assert drains.delivery_attempt(delivery_id=delivery.pk, target_url=receiver.url) == "delivered"
+
+    assert not _looks_once_more(captured)
+    assert cache.get(throttle.hint_flag(receiver.url)) is None  # down: the next event brings a wake-up
+
+
+def test_without_the_lists_a_drain_still_looks_once_more_after_lowering_its_flag(
+    session, private_redis_cache, settings, make_receiver, allow_loopback, django_capture_on_commit_callbacks
+) -> None:
+    settings.PONTE_WAKE_LIST = False  # events that find the flag up do not mark it
+    receiver = make_receiver()
+    Webhook.objects.create(account=session.account, session=session, url=receiver.url, events=["message"])
+    delivery = _emit(session, django_capture_on_commit_callbacks, "M1")
+
+    with CaptureQueriesContext(connection) as captured:
+        assert drains.delivery_attempt(delivery_id=delivery.pk, target_url=receiver.url) == "delivered"
+
+    assert _looks_once_more(captured)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_event_committed_while_the_drain_posts_is_sent_by_that_drain_without_a_wake_up(
+    session, private_redis_cache, make_receiver, allow_loopback
+) -> None:
+    receiver = make_receiver(hang=0.5)
+    Webhook.objects.create(account=session.account, session=session, url=receiver.url, events=["message"])
+    emit(session_id=session.id, name="message", data={"id": "M1"})  # committed: its wake-up is pushed
+    first = Delivery.objects.get(target_url=receiver.url)
+    # While M1's POST is out (after the drain's last claim), M2 is committed: it finds the flag up and
+    # marks it instead of pushing a wake-up of its own.
+    during = threading.Thread(
+        target=lambda: (
+            receiver.arrived.wait(5)
+            and emit(session_id=session.id, name="message", data={"id": "M2"})
+            and connection.close()
+        )
+    )
+    during.start()
+    assert drains.delivery_attempt(delivery_id=first.pk, target_url=receiver.url) == "delivered"
+    during.join()
+
+    assert [json.loads(r.body)["data"]["id"] for r in receiver.received] == ["M1", "M2"]
+    assert _wake_ups(private_redis_cache) == [[first.pk, receiver.url]]  # M1's only
+    assert set(Delivery.objects.values_list("status", flat=True)) == {Delivery.Status.DELIVERED}

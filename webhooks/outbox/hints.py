@@ -57,8 +57,9 @@ def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
 
 
 def _woken_once(delivery_id: int, target_url: str) -> bool | None:
-    """The target's flag and its wake-up in one round trip (jobs.wakeups.push_flagged); None when there
-    are no lists or Redis is away: then the flag and the hint one after the other, as below."""
+    """The target's flag and its wake-up in one round trip (jobs.wakeups.push_flagged), the flag marked
+    when it was up; None when there are no lists or Redis is away: then the flag and the hint one after
+    the other, as below."""
     if not throttle.hint_flag_shared():
         return None
     return wakeups.push_flagged(
@@ -66,7 +67,14 @@ def _woken_once(delivery_id: int, target_url: str) -> bool | None:
         [delivery_id, target_url],
         flag=throttle.hint_flag(target_url),
         seconds=throttle.HINT_FLAG_SECONDS,
+        mark=throttle.HINT_SKIPPED,
     )
+
+
+def flags_marked() -> bool:
+    """Whether an event that finds its target's flag up marks it (throttle.HINT_SKIPPED): the hint flag
+    is kept and hints due now go on the wake-up lists, in every process alike (one environment)."""
+    return throttle.hint_flag_shared() and wakeups.listening()
 
 
 def _wake(delivery_id: int, target_url: str) -> bool:
