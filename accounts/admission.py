@@ -2,12 +2,13 @@
 
 A call whose key this process holds (accounts.keycache) is checked here before DRF authenticates it: the
 presented secret and the key's rules against the held copy (no I/O), then one round trip to Redis
-(core.cache.cache_count_and_get) counts the plan's and the endpoint's limits under the key and reads the
-key's token. While the token is the one the copy was read under, the call is authenticated with the copy
-and its throttles take those counts (accounts.ratelimit.counted_ahead), so the rate-limit headers come
-from the same reply. Anything else (no copy, a secret or address the copy refuses, a token changed by a
-write) goes the usual way: DRF's authentication reads the key, then the throttles count, as without this
-step. A refused call is therefore never counted against the key it names (docs/decisions/0019).
+(core.cache_scripts.cache_count_and_get) counts the plan's and the endpoint's limits under the key and
+reads the key's token. While the token is the one the copy was read under, the call is authenticated with
+the copy and its throttles take those counts (accounts.ratelimit.counted_ahead), so the rate-limit
+headers come from the same reply. Anything else (no copy, a secret or address the copy refuses, a token
+changed by a write) goes the usual way: DRF's authentication reads the key, then the throttles count, as
+without this step. A refused call is therefore never counted against the key it names
+(docs/decisions/0019).
 """
 
 from __future__ import annotations

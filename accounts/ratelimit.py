@@ -3,9 +3,9 @@
 Counters live in Django's cache (Redis in production: `SET NX` then `INCR`, atomic), so every web process
 shares them; each is a fixed window per (group, rate, subject) whose end is jittered per subject, the
 scheme of django-ratelimit, whose keys these are. Several counters (and other keys, such as an API key's
-token) are read in one round trip (core.cache.cache_count_and_get). The tightest counter of a request is
-reported in X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix time); a refused call
-raises DRF's Throttled, which core.errors renders as 429 with Retry-After.
+token) are read in one round trip (core.cache_scripts.cache_count_and_get). The tightest counter of a
+request is reported in X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix time); a
+refused call raises DRF's Throttled, which core.errors renders as 429 with Retry-After.
 
 While Redis is unreachable the cache counts per process (core/cache.py), so each limit is cut to
 PONTE_RATELIMIT_DEGRADED_SHARE of itself: never unlimited, never an error, and N processes together
@@ -31,7 +31,8 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.netaddr import client_address
-from core.cache import Counter, cache_count_and_get, cache_degraded
+from core.cache import cache_degraded
+from core.cache_scripts import Counter, cache_count_and_get
 
 _REQUEST_ATTR = "ponte_ratelimit"
 _COUNTED_ATTR = "ponte_ratelimit_counted"

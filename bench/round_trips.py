@@ -55,7 +55,8 @@ def main() -> None:
     from django.db.backends.postgresql.base import DatabaseWrapper as DjangoWrapper
     from django.utils import timezone
 
-    from core.cache import cache_add_first, cache_add_then_push, cache_list_key, cache_take
+    from core.cache import cache_list_key
+    from core.cache_scripts import cache_add_first, cache_add_then_push, cache_take
     from core.postgresql.base import DatabaseWrapper as PonteWrapper
     from webhooks.outbox.store import store
 

@@ -14,17 +14,17 @@ are kept for a few seconds only, and atomic claims and counters (`add`, `incr`: 
 5-second rule, send slots) hold per process. Deletes made meanwhile (a revoked key, a bond refresh) are
 replayed on Redis once it answers again, so a stale entry does not outlive the outage.
 
-`cache_count_and_get` counts and reads several keys in one round trip (one Lua script): a keyed call's
-rate limits and its key token (accounts.admission) cost one trip to Redis, not four (docs/decisions/0019,
-0030). `cache_list_push` and `cache_list_reader` carry the job system's wake-ups (jobs.wakeups, decision
-0038): a list in the same Redis, pushed through the breaker, read with a blocking pop;
-`cache_add_then_push` pushes only when it raises a flag and `cache_take` reads and lowers it, each in one
-round trip (a target's hint flag and its wake-up, decision 0039).
+`cache_count_and_get` (core/cache_scripts.py) counts and reads several keys in one round trip (one Lua
+script): a keyed call's rate limits and its key token (accounts.admission) cost one trip to Redis, not
+four (docs/decisions/0019, 0030). `cache_list_push` and `cache_list_reader` carry the job system's
+wake-ups (jobs.wakeups, decision 0038): a list in the same Redis, pushed through the breaker, read with a
+blocking pop; `cache_add_then_push` pushes only when it raises a flag and `cache_take` reads and lowers
+it, each in one round trip (a target's hint flag and its wake-up, decision 0039). The scripts, and the
+same operations on the fallback, are core/cache_scripts.py.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
@@ -41,6 +41,18 @@ from django.core.cache.backends.redis import RedisCacheClient
 from django.utils.functional import cached_property
 
 from core.breaker import Breaker
+from core.cache_scripts import (
+    ADD_FIRST_SCRIPT,
+    ADD_THEN_PUSH_SCRIPT,
+    COUNT_AND_GET_SCRIPT,
+    TAKE_SCRIPT,
+    Added,
+    Counter,
+    Script,
+    add_first_on,
+    count_and_get_on,
+    take_on,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -48,119 +60,6 @@ logger = logging.getLogger(__name__)
 UNREACHABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 # Deletes remembered for replay; past this many the oldest are dropped (and the loss is logged).
 _PENDING_DELETES_MAX = 10_000
-
-# KEYS: the counters, then the keys to read. ARGV: the number of counters n, each counter's seconds, then
-# each counter's increment flag ("1": INCR, else GET). Returns the counts (a missing counter reads 0) then
-# the values read (false, a nil reply, when missing). No hole in the array: Redis stops a Lua array at nil.
-_COUNT_AND_GET = """
-local n = tonumber(ARGV[1])
-local out = {}
-for i = 1, n do
-  redis.call('SET', KEYS[i], 0, 'EX', ARGV[1 + i], 'NX')
-  if ARGV[1 + n + i] == '1' then
-    out[i] = redis.call('INCR', KEYS[i])
-  else
-    out[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
-  end
-end
-for i = n + 1, #KEYS do
-  out[i] = redis.call('GET', KEYS[i])
-end
-return out
-"""
-
-# KEYS: a flag, a list. ARGV: the flag's value, its seconds, the value to push, the mark. Raises the flag
-# when it is down and then pushes: 1. When it is up already, it becomes the mark (its expiry kept), so
-# whoever lowers it can tell a push was skipped meanwhile: 0.
-_ADD_THEN_PUSH = """
-if redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then
-  redis.call('RPUSH', KEYS[2], ARGV[3])
-  return 1
-end
-redis.call('SET', KEYS[1], ARGV[4], 'XX', 'KEEPTTL')
-return 0
-"""
-
-# KEYS: the key to take, then keys to delete with it. Returns its value (false: missing), all deleted.
-_TAKE = """
-local value = redis.call('GET', KEYS[1])
-redis.call('DEL', unpack(KEYS))
-return value
-"""
-
-# KEYS: the candidates, then the keys to read. ARGV: the number of candidates n, the value, its seconds.
-# Sets the first candidate that is missing (SET NX); returns its position (1-based; 0: all were taken),
-# then the values read (false when missing). No hole in the array, as above.
-_ADD_FIRST = """
-local n = tonumber(ARGV[1])
-local out = {0}
-for i = 1, n do
-  if redis.call('SET', KEYS[i], ARGV[2], 'EX', ARGV[3], 'NX') then
-    out[1] = i
-    break
-  end
-end
-for i = n + 1, #KEYS do
-  out[#out + 1] = redis.call('GET', KEYS[i])
-end
-return out
-"""
-
-
-class _Script:
-    """A Lua script and its id in Redis (EVALSHA)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.sha = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
-
-
-_COUNT_AND_GET_SCRIPT = _Script(_COUNT_AND_GET)
-_ADD_THEN_PUSH_SCRIPT = _Script(_ADD_THEN_PUSH)
-_ADD_FIRST_SCRIPT = _Script(_ADD_FIRST)
-_TAKE_SCRIPT = _Script(_TAKE)
-
-
-@dataclass(frozen=True)
-class Counter:
-    """A counter in the cache: created at 0 to live `seconds` when missing, then raised by one (or, with
-    `increment=False`, only read). Raw integers, as Django's `add`/`incr` store them."""
-
-    key: str
-    seconds: int
-    increment: bool = True
-
-
-def count_and_get_on(
-    cache: Any, counters: Sequence[Counter], reads: Sequence[str]
-) -> tuple[list[int], list[Any]]:
-    """`cache_count_and_get` with a backend's own operations (local memory: each one a lock, no I/O)."""
-    counts = []
-    for counter in counters:
-        cache.add(counter.key, 0, counter.seconds)
-        try:
-            counts.append(cache.incr(counter.key) if counter.increment else cache.get(counter.key, 0))
-        except ValueError:  # expired between the add and the incr
-            cache.add(counter.key, int(counter.increment), counter.seconds)
-            counts.append(int(counter.increment))
-    return counts, [cache.get(key) for key in reads]
-
-
-# What cache_add_first returns: the position of the key it added (None: none), the values it read.
-Added = tuple[int | None, list[Any]]
-
-
-def add_first_on(cache: Any, keys: Sequence[str], seconds: int, reads: Sequence[str]) -> Added:
-    """`cache_add_first` with a backend's own operations (local memory: each one a lock, no I/O)."""
-    taken = next((index for index, key in enumerate(keys) if cache.add(key, 1, seconds)), None)
-    return taken, [cache.get(key) for key in reads]
-
-
-def take_on(cache: Any, key: str, also: Sequence[str]) -> Any:
-    """`cache_take` with a backend's own operations (two of them: a read, then the deletes)."""
-    value = cache.get(key)
-    cache.delete_many([key, *also])
-    return value
 
 
 class PooledRedisCacheClient(RedisCacheClient):
@@ -185,7 +84,7 @@ class PooledRedisCacheClient(RedisCacheClient):
         args = [len(counters)]
         args += [seconds for _, seconds, _ in counters]
         args += [int(increment) for _, _, increment in counters]
-        replies = self._run_script(_COUNT_AND_GET_SCRIPT, keys, args)
+        replies = self._run_script(COUNT_AND_GET_SCRIPT, keys, args)
         counts = [int(reply or 0) for reply in replies[: len(counters)]]
         values = replies[len(counters) :]
         return [*counts, *(None if value is None else self._serializer.loads(value) for value in values)]
@@ -193,7 +92,7 @@ class PooledRedisCacheClient(RedisCacheClient):
     def add_first(self, keys: Sequence[str], seconds: int, reads: Sequence[str]) -> Added:
         """One script call: `SET key 1 EX seconds NX` on each of `keys` (made keys) until one is set,
         then a `GET` per read. The position of the key set (None: none was free) and the values."""
-        replies = self._run_script(_ADD_FIRST_SCRIPT, [*keys, *reads], [len(keys), 1, seconds])
+        replies = self._run_script(ADD_FIRST_SCRIPT, [*keys, *reads], [len(keys), 1, seconds])
         values = [None if value is None else self._serializer.loads(value) for value in replies[1:]]
         return (int(replies[0]) - 1 if replies[0] else None), values
 
@@ -201,14 +100,14 @@ class PooledRedisCacheClient(RedisCacheClient):
         """One script call: raise `flag` (a made key, Django's raw integer 1, for `seconds`) unless it is
         up, and only then push `value` on the list `key`; a flag up already becomes `mark`. Whether it
         pushed."""
-        return bool(self._run_script(_ADD_THEN_PUSH_SCRIPT, [flag, key], [1, seconds, value, mark]))
+        return bool(self._run_script(ADD_THEN_PUSH_SCRIPT, [flag, key], [1, seconds, value, mark]))
 
     def take(self, key: str, also: Sequence[str]) -> Any:
         """One script call: the value of `key` (a made key; None: missing), deleted with `also`."""
-        value = self._run_script(_TAKE_SCRIPT, [key, *also], [])
+        value = self._run_script(TAKE_SCRIPT, [key, *also], [])
         return None if value is None else self._serializer.loads(value)
 
-    def _run_script(self, script: _Script, keys: list[str], args: list[Any]) -> Any:
+    def _run_script(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """`script` by its digest, loaded with `EVAL` when this Redis does not know it yet (a
         restart, a flush), on this thread's own connection: taking one from the pool and giving it back
         (a lock and a health-check poll each) cost as much client CPU as the call itself. A connection
@@ -432,11 +331,11 @@ class RedisCache(DjangoRedisCache):
         return pushed if done else None
 
     def take(self, key: Any, also: Sequence[Any] = ()) -> Any:
-        made = [self.make_key(k) for k in also]
-        done, value = self._attempt(self._cache.take, self.make_key(key), made)
+        made = [self.make_key(k) for k in (key, *also)]
+        done, value = self._attempt(self._cache.take, made[0], made[1:])
         if done:
             return value
-        self._remember_deletes([self.make_key(key), *made])
+        self._remember_deletes(made)
         return take_on(self._fallback, key, also)
 
     def list_reader(self, *, timeout: float) -> redis.Redis:
@@ -457,18 +356,6 @@ class RedisCache(DjangoRedisCache):
         if not done:
             return count_and_get_on(self._fallback, counters, reads)
         return replies[: len(counters)], replies[len(counters) :]
-
-
-def cache_count_and_get(
-    counters: Sequence[Counter], reads: Sequence[str] = ()
-) -> tuple[list[int], list[Any]]:
-    """Count (or read) each counter and read each key of `reads` on the default cache, in one round trip
-    to Redis (through the breaker; on the per-process fallback while Redis is unreachable). Returns the
-    counts in the order of `counters` and the values (None: missing) in the order of `reads`."""
-    from django.core.cache import cache
-
-    own = getattr(cache, "count_and_get", None)
-    return own(counters, reads) if own is not None else count_and_get_on(cache, counters, reads)
 
 
 def cache_lists() -> bool:
@@ -492,38 +379,6 @@ def cache_list_push(key: str, value: str) -> bool:
 
     own = getattr(cache, "list_push", None)
     return bool(own is not None and own(key, value))
-
-
-def cache_add_first(keys: Sequence[str], seconds: int, reads: Sequence[str] = ()) -> Added:
-    """Add the first of `keys` that is missing (the raw integer 1 for `seconds`, as `cache.add(key, 1,
-    seconds)` would) and read each key of `reads`, in one round trip to Redis (through the breaker; on
-    the per-process fallback while Redis is unreachable). Returns the position in `keys` of the key added
-    (None: every one was there) and the values read (None: missing)."""
-    from django.core.cache import cache
-
-    own = getattr(cache, "add_first", None)
-    return own(keys, seconds, reads) if own is not None else add_first_on(cache, keys, seconds, reads)
-
-
-def cache_add_then_push(key: str, seconds: int, list_key: str, value: str, *, mark: int) -> bool | None:
-    """Raise the flag `key` (a cache key, as `cache.add(key, 1, seconds)` would) and, only if it was
-    down, append `value` to the list `list_key` (from cache_list_key); a flag up already is set to `mark`
-    (its expiry kept), so whoever lowers it (cache_take) can tell a push was skipped meanwhile. One round
-    trip, through the breaker. True: raised and pushed; False: the flag was up already, nothing pushed;
-    None: the default cache is not Redis or Redis is unreachable, nothing done."""
-    from django.core.cache import cache
-
-    own = getattr(cache, "add_then_push", None)
-    return None if own is None else own(key, seconds, list_key, value, mark)
-
-
-def cache_take(key: str, also: Sequence[str] = ()) -> Any:
-    """The value of `key` (None: missing), deleted along with the keys of `also`: one round trip to
-    Redis (through the breaker; while it is unreachable, on the fallback, the deletes replayed later)."""
-    from django.core.cache import cache
-
-    own = getattr(cache, "take", None)
-    return own(key, also) if own is not None else take_on(cache, key, also)
 
 
 def cache_list_reader(*, timeout: float) -> redis.Redis:

@@ -32,12 +32,12 @@ from django.db import close_old_connections
 
 from core.cache import (
     UNREACHABLE,
-    cache_add_then_push,
     cache_list_key,
     cache_list_push,
     cache_list_reader,
     cache_lists,
 )
+from core.cache_scripts import cache_add_then_push
 from core.logs import current_request_id, request_id_var
 from jobs.hints import wire
 

@@ -109,6 +109,15 @@ class RedisServer:
         _wait(self._answers, timeout=15, what=f"redis-server on port {self.port}")
         return self
 
+    def command_calls(self) -> dict[str, int]:
+        """Calls per command since the server started (INFO commandstats; a script's own commands count
+        too, beside its EVALSHA), without the HELLO and INFO that asking makes."""
+        import redis
+
+        stats = redis.Redis.from_url(self.url).info("commandstats")
+        calls = {name.removeprefix("cmdstat_"): int(values["calls"]) for name, values in stats.items()}
+        return {name: count for name, count in calls.items() if name not in ("hello", "info")}
+
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()

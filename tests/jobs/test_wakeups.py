@@ -11,7 +11,7 @@ import time
 import redis
 from django.core.cache import cache
 
-from core.cache import cache_take
+from core.cache_scripts import cache_take
 from core.logs import request_id_var
 from jobs import wakeups
 from tests.webhooks.support import wait_for
@@ -72,15 +72,10 @@ def test_a_push_while_redis_is_down_says_no_at_once_so_the_caller_publishes_to_c
     assert time.monotonic() - started < 2
 
 
-def _command_calls(server) -> dict[str, int]:
-    stats = redis.Redis.from_url(server.url).info("commandstats")
-    return {name.removeprefix("cmdstat_"): int(values["calls"]) for name, values in stats.items()}
-
-
 def test_a_flagged_wake_up_raises_its_flag_and_pushes_in_one_script_call_once(private_redis_cache) -> None:
-    before = _command_calls(private_redis_cache)
+    before = private_redis_cache.command_calls()
     assert wakeups.push_flagged(TASK, [1], flag="tests:flag", seconds=10, mark=2) is True
-    after = _command_calls(private_redis_cache)
+    after = private_redis_cache.command_calls()
     scripts = sum(after.get(name, 0) - before.get(name, 0) for name in ("evalsha", "eval"))
     assert scripts >= 1  # the SET and the RPUSH below ran inside it
     assert after["set"] - before.get("set", 0) == 1 and after["rpush"] - before.get("rpush", 0) == 1

@@ -97,12 +97,20 @@ def test_a_drain_whose_flag_comes_down_unmarked_does_not_look_again(
 ) -> None:
     receiver = make_receiver()
     Webhook.objects.create(account=session.account, session=session, url=receiver.url, events=["message"])
+    warm = _emit(session, django_capture_on_commit_callbacks, "M0")  # Redis learns the scripts
+    assert drains.delivery_attempt(delivery_id=warm.pk, target_url=receiver.url) == "delivered"
     delivery = _emit(session, django_capture_on_commit_callbacks, "M1")  # raises the flag, one wake-up
 
+    before = private_redis_cache.command_calls()
     with CaptureQueriesContext(connection) as captured:
         assert drains.delivery_attempt(delivery_id=delivery.pk, target_url=receiver.url) == "delivered"
+    after = private_redis_cache.command_calls()
 
     assert not _looks_once_more(captured)
+    # Two round trips to Redis: the slot with the slow mark (SET NX, GET), the slot and flag given back
+    # (GET, DEL), each one script.
+    ran = {name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)}
+    assert ran.pop("evalsha") == 2 and sum(ran.values()) == 4, ran
     assert cache.get(throttle.hint_flag(receiver.url)) is None  # down: the next event brings a wake-up
 
 

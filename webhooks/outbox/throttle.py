@@ -22,7 +22,7 @@ import hashlib
 from django.conf import settings
 from django.core.cache import cache
 
-from core.cache import cache_add_first, cache_take
+from core.cache_scripts import cache_add_first, cache_take
 
 # The hint flag's values: raised with a hint, and marked by an event that found it up and published no
 # hint of its own (webhooks.outbox.hints, with the wake-up lists): a drain lowering a flag still raised
@@ -42,7 +42,8 @@ def _lease_seconds() -> int:
     return int(settings.PONTE_WEBHOOK_CLAIM_LEASE_SECONDS)
 
 
-def _shared_cache() -> bool:
+def _flag_kept() -> bool:
+    """Whether the hint flag is kept (a cache every process shares), so that a hint may wait on it."""
     return "locmem" not in settings.CACHES["default"]["BACKEND"].lower()
 
 
@@ -73,8 +74,8 @@ def is_too_slow(duration_ms: int, error: str | None) -> bool:
 
 def slot_take(target_url: str) -> tuple[str | None, bool]:
     """Take a free send slot of the target and read its slow mark, in one round trip to the cache
-    (core.cache.cache_add_first): the slot's key ("" when no cap applies, None when the cap is reached),
-    and whether the target is slow (which sets the cap: fewer slots for a slow target)."""
+    (core.cache_scripts.cache_add_first): the slot's key ("" when no cap applies, None when the cap is
+    reached), and whether the target is slow (which sets the cap: fewer slots for a slow target)."""
     caps = (
         int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_TARGET),
         int(settings.PONTE_WEBHOOK_MAX_IN_FLIGHT_PER_SLOW_TARGET),
@@ -99,7 +100,7 @@ def slot_release(key: str | None, *, hint_taken_for: str | None = None) -> int |
     the same round trip, and say what the flag was as it went down: HINT_RAISED when no event found it
     up since it was raised, HINT_SKIPPED when one did (and published no hint), None when it was missing
     or is not kept. A drain that found nothing more does both as it ends."""
-    if hint_taken_for is None or not _shared_cache():
+    if hint_taken_for is None or not _flag_kept():
         if key:
             cache.delete(key)
         return None
@@ -115,18 +116,13 @@ def hint_flag(target_url: str) -> str:
     return _key(target_url, "hinted")
 
 
-def hint_flag_shared() -> bool:
-    """Whether the hint flag is kept (a shared cache), so that a hint may wait on it."""
-    return _shared_cache()
-
-
 def hint_wanted(target_url: str, *, force: bool = False) -> bool:
     """Whether a hint must be published for the target now; sets the flag when it must.
 
     `force` (the sweeper, a drain handing over) publishes whatever the flag says: the flag may belong to
     a hint that was lost.
     """
-    if not _shared_cache():
+    if not _flag_kept():
         return True
     key = hint_flag(target_url)
     if force:
@@ -137,7 +133,7 @@ def hint_wanted(target_url: str, *, force: bool = False) -> bool:
 
 def hint_taken(target_url: str) -> None:
     """A hint for the target reached a worker: deliveries committed from now on need a new one."""
-    if _shared_cache():
+    if _flag_kept():
         cache.delete(hint_flag(target_url))
 
 
