@@ -9,8 +9,6 @@ environment points at (PostgreSQL + Redis: the cases need both), two rounds, and
    poll of the socket);
 2. a hint due now: the flag (`cache.add`) then the wake-up (`RPUSH`), and `cache_add_then_push`;
 3. a drain's start: the slow mark (`cache.get`) then a slot (`cache.add`), and `cache_add_first`;
-4. a drain's end: the slot and the flag deleted (`cache.delete_many`) and the database asked once more
-   whether anything is due (the store's prepared EXISTS), and `cache_take` alone;
 
 and, for scale, the raw POST yardstick of bench/event_path.py against a local receiver.
 """
@@ -53,17 +51,14 @@ def main() -> None:
     from django.core.cache import cache
     from django.db import connections
     from django.db.backends.postgresql.base import DatabaseWrapper as DjangoWrapper
-    from django.utils import timezone
 
     from core.cache import cache_list_key
-    from core.cache_scripts import cache_add_first, cache_add_then_push, cache_take
+    from core.cache_scripts import cache_add_first, cache_add_then_push
     from core.postgresql.base import DatabaseWrapper as PonteWrapper
-    from webhooks.outbox.store import store
 
     connection = connections["default"]
     connection.ensure_connection()
     wake_list = cache_list_key("bench:round-trips")
-    target = "http://127.0.0.1:9/bench-round-trips"
     slots = [f"bench:slot:{index}" for index in range(4)]
 
     def checked(wrapper: type) -> Callable[[], None]:
@@ -79,7 +74,7 @@ def main() -> None:
         cache.delete("bench:flag")
 
     def flag_and_push() -> None:
-        cache_add_then_push("bench:flag", 10, wake_list, "x", mark=2)
+        cache_add_then_push("bench:flag", 10, wake_list, "x")
         cache.delete("bench:flag")
 
     def mark_then_slot() -> None:
@@ -91,16 +86,6 @@ def main() -> None:
         cache_add_first(slots, 60, ["bench:slow"])
         cache.delete(slots[0])
 
-    def delete_then_look() -> None:
-        cache.set("bench:flag", 1, 10)
-        cache.delete_many([slots[0], "bench:flag"])
-        now = timezone.now()
-        store().due_exists(target, now=now, lease_cutoff=now)
-
-    def take() -> None:
-        cache.set("bench:flag", 1, 10)
-        cache_take("bench:flag", [slots[0]])
-
     pairs = [
         (
             "health check: Django's SELECT 1 | the socket's poll",
@@ -109,7 +94,6 @@ def main() -> None:
         ),
         ("hint due now: add, RPUSH, delete | one script, delete", flag_then_push, flag_and_push),
         ("drain start: get, add, delete | one script, delete", mark_then_slot, slot_and_mark),
-        ("drain end: set, delete_many, EXISTS | set, one script", delete_then_look, take),
     ]
     receiver = ReceiverProcess()
     try:

@@ -18,9 +18,9 @@ replayed on Redis once it answers again, so a stale entry does not outlive the o
 script): a keyed call's rate limits and its key token (accounts.admission) cost one trip to Redis, not
 four (docs/decisions/0019, 0030). `cache_list_push` and `cache_list_reader` carry the job system's
 wake-ups (jobs.wakeups, decision 0038): a list in the same Redis, pushed through the breaker, read with a
-blocking pop; `cache_add_then_push` pushes only when it raises a flag and `cache_take` reads and lowers
-it, each in one round trip (a target's hint flag and its wake-up, decision 0039). The scripts, and the
-same operations on the fallback, are core/cache_scripts.py.
+blocking pop; `cache_add_then_push` pushes only when it raises a flag, in one round trip (a target's hint
+flag and its wake-up, decision 0039). The scripts, and the same operations on the fallback, are
+core/cache_scripts.py.
 """
 
 from __future__ import annotations
@@ -45,13 +45,11 @@ from core.cache_scripts import (
     ADD_FIRST_SCRIPT,
     ADD_THEN_PUSH_SCRIPT,
     COUNT_AND_GET_SCRIPT,
-    TAKE_SCRIPT,
     Added,
     Counter,
     Script,
     add_first_on,
     count_and_get_on,
-    take_on,
 )
 
 logger = logging.getLogger(__name__)
@@ -96,16 +94,10 @@ class PooledRedisCacheClient(RedisCacheClient):
         values = [None if value is None else self._serializer.loads(value) for value in replies[1:]]
         return (int(replies[0]) - 1 if replies[0] else None), values
 
-    def add_then_push(self, flag: str, seconds: int, key: str, value: str, mark: int) -> bool:
+    def add_then_push(self, flag: str, seconds: int, key: str, value: str) -> bool:
         """One script call: raise `flag` (a made key, Django's raw integer 1, for `seconds`) unless it is
-        up, and only then push `value` on the list `key`; a flag up already becomes `mark`. Whether it
-        pushed."""
-        return bool(self._run_script(ADD_THEN_PUSH_SCRIPT, [flag, key], [1, seconds, value, mark]))
-
-    def take(self, key: str, also: Sequence[str]) -> Any:
-        """One script call: the value of `key` (a made key; None: missing), deleted with `also`."""
-        value = self._run_script(TAKE_SCRIPT, [key, *also], [])
-        return None if value is None else self._serializer.loads(value)
+        up, and only then push `value` on the list `key`. Whether it pushed."""
+        return bool(self._run_script(ADD_THEN_PUSH_SCRIPT, [flag, key], [1, seconds, value]))
 
     def _run_script(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """`script` by its digest, loaded with `EVAL` when this Redis does not know it yet (a
@@ -323,20 +315,12 @@ class RedisCache(DjangoRedisCache):
         done, replies = self._attempt(self._cache.add_first, made, seconds, [self.make_key(k) for k in reads])
         return replies if done else add_first_on(self._fallback, keys, self._fallback_timeout(seconds), reads)
 
-    def add_then_push(self, key: Any, seconds: int, list_key: str, value: str, mark: int) -> bool | None:
+    def add_then_push(self, key: Any, seconds: int, list_key: str, value: str) -> bool | None:
         """`cache_add_then_push` on Redis; None when Redis is skipped or unreachable (no fallback, as
         for `list_push`)."""
         made = self.make_key(key)
-        done, pushed = self._attempt(self._cache.add_then_push, made, seconds, list_key, value, mark)
+        done, pushed = self._attempt(self._cache.add_then_push, made, seconds, list_key, value)
         return pushed if done else None
-
-    def take(self, key: Any, also: Sequence[Any] = ()) -> Any:
-        made = [self.make_key(k) for k in (key, *also)]
-        done, value = self._attempt(self._cache.take, made[0], made[1:])
-        if done:
-            return value
-        self._remember_deletes(made)
-        return take_on(self._fallback, key, also)
 
     def list_reader(self, *, timeout: float) -> redis.Redis:
         """A client of this location of its own, for blocking pops of up to `timeout` seconds (its socket

@@ -6,10 +6,8 @@ fallback while Redis is unreachable, local memory on the embedded default).
   (docs/decisions/0019, 0030);
 - add the first free key and read others (`ADD_FIRST_SCRIPT`, `add_first_on`): a drain's send slot and its
   target's slow mark;
-- raise a flag and push only if it was down, else mark it (`ADD_THEN_PUSH_SCRIPT`): a hint due now and its
-  wake-up (no fallback: a list only Redis holds);
-- read a key and delete it with others (`TAKE_SCRIPT`, `take_on`): a drain's slot and flag given back
-  (docs/decisions/0039).
+- raise a flag and push only if it was down (`ADD_THEN_PUSH_SCRIPT`): a hint due now and its wake-up
+  (no fallback: a list only Redis holds; docs/decisions/0039).
 """
 
 from __future__ import annotations
@@ -39,23 +37,14 @@ end
 return out
 """
 
-# KEYS: a flag, a list. ARGV: the flag's value, its seconds, the value to push, the mark. Raises the flag
-# when it is down and then pushes: 1. When it is up already, it becomes the mark (its expiry kept), so
-# whoever lowers it can tell a push was skipped meanwhile: 0.
+# KEYS: a flag, a list. ARGV: the flag's value, its seconds, the value to push. Raises the flag when it is
+# down and then pushes; returns 1 when it did both, 0 when the flag was already up (nothing pushed).
 _ADD_THEN_PUSH = """
 if redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then
   redis.call('RPUSH', KEYS[2], ARGV[3])
   return 1
 end
-redis.call('SET', KEYS[1], ARGV[4], 'XX', 'KEEPTTL')
 return 0
-"""
-
-# KEYS: the key to take, then keys to delete with it. Returns its value (false: missing), all deleted.
-_TAKE = """
-local value = redis.call('GET', KEYS[1])
-redis.call('DEL', unpack(KEYS))
-return value
 """
 
 # KEYS: the candidates, then the keys to read. ARGV: the number of candidates n, the value, its seconds.
@@ -88,7 +77,6 @@ class Script:
 COUNT_AND_GET_SCRIPT = Script(_COUNT_AND_GET)
 ADD_THEN_PUSH_SCRIPT = Script(_ADD_THEN_PUSH)
 ADD_FIRST_SCRIPT = Script(_ADD_FIRST)
-TAKE_SCRIPT = Script(_TAKE)
 
 
 @dataclass(frozen=True)
@@ -126,13 +114,6 @@ def add_first_on(cache: Any, keys: Sequence[str], seconds: int, reads: Sequence[
     return taken, [cache.get(key) for key in reads]
 
 
-def take_on(cache: Any, key: str, also: Sequence[str]) -> Any:
-    """`cache_take` with a backend's own operations (two of them: a read, then the deletes)."""
-    value = cache.get(key)
-    cache.delete_many([key, *also])
-    return value
-
-
 # --- On the default cache: Redis's script, or the backend's own operations -----------------------
 
 
@@ -159,22 +140,12 @@ def cache_add_first(keys: Sequence[str], seconds: int, reads: Sequence[str] = ()
     return own(keys, seconds, reads) if own is not None else add_first_on(cache, keys, seconds, reads)
 
 
-def cache_add_then_push(key: str, seconds: int, list_key: str, value: str, *, mark: int) -> bool | None:
+def cache_add_then_push(key: str, seconds: int, list_key: str, value: str) -> bool | None:
     """Raise the flag `key` (a cache key, as `cache.add(key, 1, seconds)` would) and, only if it was
-    down, append `value` to the list `list_key` (from cache_list_key); a flag up already is set to `mark`
-    (its expiry kept), so whoever lowers it (cache_take) can tell a push was skipped meanwhile. One round
-    trip, through the breaker. True: raised and pushed; False: the flag was up already, nothing pushed;
-    None: the default cache is not Redis or Redis is unreachable, nothing done."""
+    down, append `value` to the list `list_key` (from cache_list_key): one round trip, through the
+    breaker. True: raised and pushed; False: the flag was up already, nothing pushed; None: the default
+    cache is not Redis or Redis is unreachable, nothing done."""
     from django.core.cache import cache
 
     own = getattr(cache, "add_then_push", None)
-    return None if own is None else own(key, seconds, list_key, value, mark)
-
-
-def cache_take(key: str, also: Sequence[str] = ()) -> Any:
-    """The value of `key` (None: missing), deleted along with the keys of `also`: one round trip to
-    Redis (through the breaker; while it is unreachable, on the fallback, the deletes replayed later)."""
-    from django.core.cache import cache
-
-    own = getattr(cache, "take", None)
-    return own(key, also) if own is not None else take_on(cache, key, also)
+    return None if own is None else own(key, seconds, list_key, value)

@@ -69,16 +69,14 @@ def push(task: str, args: Sequence[Any]) -> bool:
     return cache_list_push(cache_list_key(_list_name(task)), _payload(args))
 
 
-def push_flagged(task: str, args: Sequence[Any], *, flag: str, seconds: int, mark: int) -> bool | None:
+def push_flagged(task: str, args: Sequence[Any], *, flag: str, seconds: int) -> bool | None:
     """`push`, only when the cache key `flag` is down, raising it for `seconds`, in one round trip (a
-    hint flag: one wake-up waiting per group is enough); a flag found up is set to `mark`, so whoever
-    lowers it knows a wake-up was skipped. True: pushed; False: the flag was up, a wake-up is on its way
-    (or a run under way looks again), nothing pushed; None: no lists or Redis unreachable, nothing done
-    (the caller's flag and Celery hint then)."""
+    hint flag: one wake-up waiting per group is enough). True: pushed; False: the flag was up, a wake-up
+    is on its way (or a run under way looks again), nothing pushed; None: no lists or Redis unreachable,
+    nothing done (the caller's flag and Celery hint then)."""
     if not listening():
         return None
-    payload = _payload(args)
-    return cache_add_then_push(flag, seconds, cache_list_key(_list_name(task)), payload, mark=mark)
+    return cache_add_then_push(flag, seconds, cache_list_key(_list_name(task)), _payload(args))
 
 
 class Listener:

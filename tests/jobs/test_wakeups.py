@@ -11,7 +11,6 @@ import time
 import redis
 from django.core.cache import cache
 
-from core.cache_scripts import cache_take
 from core.logs import request_id_var
 from jobs import wakeups
 from tests.webhooks.support import wait_for
@@ -74,22 +73,19 @@ def test_a_push_while_redis_is_down_says_no_at_once_so_the_caller_publishes_to_c
 
 def test_a_flagged_wake_up_raises_its_flag_and_pushes_in_one_script_call_once(private_redis_cache) -> None:
     before = private_redis_cache.command_calls()
-    assert wakeups.push_flagged(TASK, [1], flag="tests:flag", seconds=10, mark=2) is True
+    assert wakeups.push_flagged(TASK, [1], flag="tests:flag", seconds=10) is True
     after = private_redis_cache.command_calls()
     scripts = sum(after.get(name, 0) - before.get(name, 0) for name in ("evalsha", "eval"))
     assert scripts >= 1  # the SET and the RPUSH below ran inside it
     assert after["set"] - before.get("set", 0) == 1 and after["rpush"] - before.get("rpush", 0) == 1
 
     assert cache.get("tests:flag") == 1  # as cache.add(flag, 1) leaves it, so cache.delete lowers it
-    assert wakeups.push_flagged(TASK, [2], flag="tests:flag", seconds=10, mark=2) is False  # a wake-up waits
+    assert wakeups.push_flagged(TASK, [2], flag="tests:flag", seconds=10) is False  # a wake-up waits
     assert [wake["args"] for wake in _waiting(private_redis_cache)] == [[1]]
-    assert cache.get("tests:flag") == 2  # marked: whoever lowers it knows a wake-up was skipped
     assert 0 < redis.Redis.from_url(private_redis_cache.url).ttl(cache.make_key("tests:flag")) <= 10
 
-    cache.set("tests:other", "x")
-    assert cache_take("tests:flag", ["tests:other"]) == 2  # lowered (with another key) and read at once
-    assert cache.get("tests:flag") is None and cache.get("tests:other") is None
-    assert wakeups.push_flagged(TASK, [3], flag="tests:flag", seconds=10, mark=2) is True
+    cache.delete("tests:flag")  # the hint taken
+    assert wakeups.push_flagged(TASK, [3], flag="tests:flag", seconds=10) is True
     assert [wake["args"] for wake in _waiting(private_redis_cache)] == [[1], [3]]
 
 
@@ -97,11 +93,11 @@ def test_a_flagged_wake_up_does_nothing_without_lists_or_with_redis_down(
     private_redis_cache, settings
 ) -> None:
     settings.PONTE_WAKE_LIST = False
-    assert wakeups.push_flagged(TASK, [1], flag="tests:flag", seconds=10, mark=2) is None
+    assert wakeups.push_flagged(TASK, [1], flag="tests:flag", seconds=10) is None
     assert cache.get("tests:flag") is None
     settings.PONTE_WAKE_LIST = True
     private_redis_cache.stop()
-    assert wakeups.push_flagged(TASK, [2], flag="tests:flag", seconds=10, mark=2) is None
+    assert wakeups.push_flagged(TASK, [2], flag="tests:flag", seconds=10) is None
 
 
 def test_a_listener_runs_each_wake_up_under_its_request_id(private_redis_cache) -> None:

@@ -16,7 +16,7 @@ from django.conf import settings
 from jobs import drain
 from webhooks.outbox import deliveries, throttle
 from webhooks.outbox.deliveries import FINISHED, WAITING, TargetDrain
-from webhooks.outbox.hints import enqueue_on_commit, flags_marked
+from webhooks.outbox.hints import enqueue_on_commit
 from webhooks.outbox.store import store
 
 
@@ -28,9 +28,6 @@ class Drained:
     outcomes: dict[int, str]
     no_slot: bool = False
     flag_down: bool = False
-    # With the flag down: whether an event may have been committed since the last claim without a hint of
-    # its own (it found the flag up). Not when the flag went down as raised, unmarked (throttle).
-    unseen: bool = True
     slow: bool = False  # the target's slow mark as this drain left it (throttle.remember_speed)
 
 
@@ -51,8 +48,7 @@ def _drain(target_url: str, *, deadline: float, hint_id: int) -> Drained:
             drained.flag_down = ran.exhausted and time.monotonic() < deadline
     finally:
         # Nothing more found: the hint flag goes down with the slot, one round trip for both.
-        flag = throttle.slot_release(slot, hint_taken_for=target_url if drained.flag_down else None)
-        drained.unseen = flag != throttle.HINT_RAISED or not flags_marked()
+        throttle.slot_release(slot, hint_taken_for=target_url if drained.flag_down else None)
         slow, answered = turns.slow, turns.answered
         throttle.remember_speed(target_url, slow=slow, answered=answered and not slow, was_slow=was_slow)
         drained.slow = slow or (was_slow and not answered)
@@ -65,8 +61,8 @@ def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
     The target's hint flag (webhooks.outbox.throttle) stays set while the drain runs, so the events committed
     meanwhile add no hints: this drain takes them in its next batch. Only when it finds nothing more
     does it clear the flag, then looks once more: a delivery committed just before the flag was cleared
-    is sent here, one committed after publishes its own hint. With the wake-up lists an event that finds
-    the flag up marks it, so a flag that comes down unmarked spares that last look (decision 0039).
+    is sent here, one committed after publishes its own hint. The look also finds what became due
+    meanwhile without a commit (a claim that lapsed, a retry's time): never skip it (decision 0039).
 
     "delivered", "retry" or "dead" when it was attempted here; "done" when it had already finished;
     "not-claimed" when it was not due, or held, or left for another drain; "missing" when it is gone.
@@ -90,11 +86,7 @@ def delivery_attempt(*, delivery_id: int, target_url: str = "") -> str:
                 delay = float(settings.PONTE_WEBHOOK_BUSY_TARGET_DEFER_SECONDS) if drained.slow else 0
                 enqueue_on_commit([(delivery_id, target_url)], countdown=delay, force=True)
             break
-        # The last claim found no more than it took: nothing else was due then, and the flag is down. An
-        # event committed since found the flag up and published no hint; unless none did (the flag went
-        # down unmarked), look once more.
-        if not drained.unseen:
-            break
+        # The last claim found no more than it took: nothing else was due then, and the flag is down.
         if not deliveries.due_exists(target_url) or not throttle.hint_wanted(target_url):
             break  # nothing left, or a newer hint is on its way for what is
     if delivery_id in outcomes:

@@ -57,23 +57,15 @@ def _publish(per_target: dict[str, int], countdown: float, force: bool) -> None:
 
 
 def _woken_once(delivery_id: int, target_url: str) -> bool | None:
-    """The target's flag and its wake-up in one round trip (jobs.wakeups.push_flagged), the flag marked
-    when it was up; None when there are no lists or Redis is away: then the flag and the hint one after
-    the other, as below. (The lists are in the Redis cache, which every process shares: the flag is
-    kept wherever there are lists.)"""
+    """The target's flag and its wake-up in one round trip (jobs.wakeups.push_flagged); None when there are
+    no lists or Redis is away: then the flag and the hint one after the other, as below. (The lists are
+    in the Redis cache, which every process shares: the flag is kept wherever there are lists.)"""
     return wakeups.push_flagged(
         DELIVER_TASK,
         [delivery_id, target_url],
         flag=throttle.hint_flag(target_url),
         seconds=throttle.HINT_FLAG_SECONDS,
-        mark=throttle.HINT_SKIPPED,
     )
-
-
-def flags_marked() -> bool:
-    """Whether an event that finds its target's flag up marks it (throttle.HINT_SKIPPED): hints due now
-    go on the wake-up lists (_woken_once), in every process alike (one environment)."""
-    return wakeups.listening()
 
 
 def _wake(delivery_id: int, target_url: str) -> bool:

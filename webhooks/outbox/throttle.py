@@ -22,13 +22,8 @@ import hashlib
 from django.conf import settings
 from django.core.cache import cache
 
-from core.cache_scripts import cache_add_first, cache_take
+from core.cache_scripts import cache_add_first
 
-# The hint flag's values: raised with a hint, and marked by an event that found it up and published no
-# hint of its own (webhooks.outbox.hints, with the wake-up lists): a drain lowering a flag still raised
-# knows no event committed since its last look was left without a hint.
-HINT_RAISED = 1
-HINT_SKIPPED = 2
 # A flag outliving its hint (lost with the broker) only delays deliveries until the next hint or the
 # sweeper; a hint outliving its flag (a long queue) only makes one more hint. So: short.
 HINT_FLAG_SECONDS = 10
@@ -95,16 +90,16 @@ def slot_take(target_url: str) -> tuple[str | None, bool]:
     return (None if taken is None else keys[taken]), slow
 
 
-def slot_release(key: str | None, *, hint_taken_for: str | None = None) -> int | None:
+def slot_release(key: str | None, *, hint_taken_for: str | None = None) -> None:
     """Give the slot back; with `hint_taken_for`, lower that target's hint flag too (hint_taken), in
-    the same round trip, and say what the flag was as it went down: HINT_RAISED when no event found it
-    up since it was raised, HINT_SKIPPED when one did (and published no hint), None when it was missing
-    or is not kept. A drain that found nothing more does both as it ends."""
-    if hint_taken_for is None or not _flag_kept():
-        if key:
-            cache.delete(key)
-        return None
-    return cache_take(hint_flag(hint_taken_for), [key] if key else [])
+    the same round trip: a drain that found nothing more does both as it ends."""
+    keys = [key] if key else []
+    if hint_taken_for is not None and _flag_kept():
+        keys.append(hint_flag(hint_taken_for))
+    if len(keys) == 1:
+        cache.delete(keys[0])
+    elif keys:
+        cache.delete_many(keys)
 
 
 # --- Hint flag -----------------------------------------------------------------------------------
@@ -126,9 +121,9 @@ def hint_wanted(target_url: str, *, force: bool = False) -> bool:
         return True
     key = hint_flag(target_url)
     if force:
-        cache.set(key, HINT_RAISED, timeout=HINT_FLAG_SECONDS)
+        cache.set(key, 1, timeout=HINT_FLAG_SECONDS)
         return True
-    return bool(cache.add(key, HINT_RAISED, timeout=HINT_FLAG_SECONDS))
+    return bool(cache.add(key, 1, timeout=HINT_FLAG_SECONDS))
 
 
 def hint_taken(target_url: str) -> None:
